@@ -1,0 +1,364 @@
+package load
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/drasim/drasim/sim/snapshot"
+	yamlv3 "go.yaml.in/yaml/v3"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	sigsjson "sigs.k8s.io/json"
+)
+
+type loader struct {
+	opts     Options
+	snap     *snapshot.Snapshot
+	warnings []Warning
+	errs     Errors
+	// skippedFirst remembers where each skipped kind was first seen, so the
+	// one warning per kind can point at an example.
+	skippedFirst map[string]snapshot.Source
+}
+
+func newLoader(opts Options) *loader {
+	return &loader{opts: opts, snap: snapshot.New(), skippedFirst: map[string]snapshot.Source{}}
+}
+
+func (l *loader) errorf(src snapshot.Source, object, field, format string, args ...any) {
+	l.errs = append(l.errs, &Error{Source: src, Object: object, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (l *loader) warnf(src snapshot.Source, format string, args ...any) {
+	l.warnings = append(l.warnings, Warning{Source: src, Message: fmt.Sprintf(format, args...)})
+}
+
+func (l *loader) addFile(name string, data []byte) {
+	docs, err := splitDocuments(data)
+	if err != nil {
+		de := err.(*docError)
+		l.errorf(snapshot.Source{File: name, Doc: de.index, Item: -1}, "", "", "not valid YAML or JSON: %v", de.err)
+	}
+	for _, d := range docs {
+		src := snapshot.Source{File: name, Doc: d.index, Item: -1, Line: d.node.Line}
+		root := d.node
+		if root.Kind == yamlv3.DocumentNode {
+			if len(root.Content) == 0 {
+				continue
+			}
+			root = root.Content[0]
+		}
+		if root.Kind == yamlv3.ScalarNode && (root.Tag == "!!null" || root.Value == "") {
+			continue // an empty document, e.g. after a trailing ---
+		}
+		if root.Kind != yamlv3.MappingNode {
+			l.errorf(src, "", "", "document is not an object (found a YAML %s)", nodeKindName(root.Kind))
+			continue
+		}
+		src.Line = root.Line
+		var generic map[string]any
+		if err := root.Decode(&generic); err != nil {
+			l.errorf(src, "", "", "cannot read document: %v", err)
+			continue
+		}
+		kind, _ := generic["kind"].(string)
+		items, hasItems := generic["items"]
+		if hasItems && kind == "" {
+			// Dumps cut out of documentation often lose the `kind: List`
+			// line; an object with items and no kind can only be a list.
+			l.warnf(src, "document has items but no kind; read as a List")
+			kind = "List"
+		}
+		if hasItems && strings.HasSuffix(kind, "List") {
+			list, ok := items.([]any)
+			if !ok && items != nil {
+				l.errorf(src, kind, "items", "must be a list")
+				continue
+			}
+			itemNodes := mappingValue(root, "items")
+			for i, it := range list {
+				isrc := src
+				isrc.Item = i
+				if itemNodes != nil && i < len(itemNodes.Content) {
+					isrc.Line = itemNodes.Content[i].Line
+				}
+				obj, ok := it.(map[string]any)
+				if !ok {
+					l.errorf(isrc, "", fmt.Sprintf("items[%d]", i), "list item is not an object")
+					continue
+				}
+				l.addObject(isrc, obj)
+			}
+			continue
+		}
+		l.addObject(src, generic)
+	}
+}
+
+func nodeKindName(k yamlv3.Kind) string {
+	switch k {
+	case yamlv3.SequenceNode:
+		return "list"
+	case yamlv3.ScalarNode:
+		return "scalar"
+	case yamlv3.AliasNode:
+		return "alias"
+	}
+	return "node"
+}
+
+func mappingValue(m *yamlv3.Node, key string) *yamlv3.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// kindKey is group/kind, the key of the decoder table.
+type kindKey struct{ group, kind string }
+
+// resourceKinds are the resource.k8s.io kinds drasim models; their versions
+// need conversion rather than plain decoding.
+var resourceKinds = map[string]bool{
+	"DeviceClass": true, "ResourceSlice": true, "ResourceClaim": true,
+	"ResourceClaimTemplate": true, "DeviceTaintRule": true,
+}
+
+func splitAPIVersion(av string) (group, version string) {
+	if i := strings.LastIndex(av, "/"); i >= 0 {
+		return av[:i], av[i+1:]
+	}
+	return "", av
+}
+
+func (l *loader) addObject(src snapshot.Source, obj map[string]any) {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	name := objectName(obj)
+	display := kind
+	if name != "" {
+		display = fmt.Sprintf("%s %q", kind, name)
+	}
+	if apiVersion == "" || kind == "" {
+		missing := "apiVersion"
+		if apiVersion != "" {
+			missing = "kind"
+		}
+		hint := "is this a Kubernetes object?"
+		for k := range obj {
+			if strings.EqualFold(k, missing) && k != missing {
+				hint = fmt.Sprintf("found %q: field names are case-sensitive", k)
+			}
+		}
+		l.errorf(src, display, missing, "required field is missing; %s", hint)
+		return
+	}
+	group, version := splitAPIVersion(apiVersion)
+	if group == "resource.k8s.io" && resourceKinds[kind] {
+		switch version {
+		case "v1":
+			if kind == "ResourceSlice" {
+				l.rejectBasicWrapper(src, display, obj)
+			}
+		case "v1beta2":
+			// v1beta2 has the shape of v1.
+		case "v1beta1":
+			if err := convertV1beta1(kind, obj); err != nil {
+				l.errorf(src, display, "", "cannot convert from resource.k8s.io/v1beta1: %v", err)
+				return
+			}
+		default:
+			l.errorf(src, display, "apiVersion", "resource.k8s.io/%s is not supported: drasim models resource.k8s.io/v1 "+
+				"(and converts v1beta1 and v1beta2); %s objects of the classic DRA API were removed in Kubernetes 1.32, "+
+				"rewrite this object for resource.k8s.io/v1", version, version)
+			return
+		}
+		obj["apiVersion"] = "resource.k8s.io/v1"
+	}
+	decode, ok := decoders[kindKey{group, kind}]
+	if !ok || (group != "resource.k8s.io" && version != "v1") {
+		key := apiVersion + "/" + kind
+		if _, seen := l.skippedFirst[key]; !seen {
+			l.skippedFirst[key] = src
+		}
+		l.snap.Skipped[key]++
+		return
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		l.errorf(src, display, "", "cannot encode: %v", err)
+		return
+	}
+	decode(l, src, display, data)
+}
+
+func objectName(obj map[string]any) string {
+	md, _ := obj["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	if ns, _ := md["namespace"].(string); ns != "" && name != "" {
+		return ns + "/" + name
+	}
+	return name
+}
+
+// rejectBasicWrapper catches a common mistake in published manifests: a
+// resource.k8s.io/v1 slice whose devices still use the v1beta1 `basic:`
+// wrapper. The API server would reject it (kubectl validates strictly), and a
+// silently empty device would make every simulation wrong.
+func (l *loader) rejectBasicWrapper(src snapshot.Source, display string, obj map[string]any) {
+	spec, _ := obj["spec"].(map[string]any)
+	devices, _ := spec["devices"].([]any)
+	for i, d := range devices {
+		dm, _ := d.(map[string]any)
+		if _, has := dm["basic"]; has {
+			l.errorf(src, display, fmt.Sprintf("spec.devices[%d].basic", i),
+				"the `basic` wrapper belongs to resource.k8s.io/v1beta1; in v1 the device fields (attributes, capacity, ...) stand directly in the device: remove the wrapper or set apiVersion: resource.k8s.io/v1beta1")
+			delete(dm, "basic")
+		}
+	}
+}
+
+// decodeInto decodes data strictly into out; unknown or duplicate fields are
+// warnings unless Options.Strict is set. It reports false on a fatal error.
+func (l *loader) decodeInto(src snapshot.Source, display string, data []byte, out any) bool {
+	strictErrs, err := sigsjson.UnmarshalStrict(data, out, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			l.errorf(src, display, te.Field, "expected %s, found a JSON %s", typeName(te.Type.String()), te.Value)
+		} else {
+			l.errorf(src, display, "", "cannot decode: %v", err)
+		}
+		return false
+	}
+	for _, se := range strictErrs {
+		if l.opts.Strict {
+			l.errorf(src, display, "", "%v", se)
+		} else {
+			l.warnf(src, "%s: %v (ignored; --strict makes this an error)", display, se)
+		}
+	}
+	return true
+}
+
+// typeName turns a Go type into words a manifest author knows.
+func typeName(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "map["):
+		return "a map"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	case goType == "string":
+		return "a string"
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "uint"), strings.HasPrefix(goType, "float"):
+		return "a number"
+	case goType == "bool":
+		return "true or false"
+	}
+	if i := strings.LastIndex(goType, "."); i >= 0 {
+		goType = goType[i+1:]
+	}
+	return "an object (" + goType + ")"
+}
+
+type decodeFunc func(l *loader, src snapshot.Source, display string, data []byte)
+
+// typed builds the decoder for one kind: decode, default, then append.
+func typed[T any](kind string, namespaced bool, meta func(*T) *metav1.ObjectMeta, add func(*snapshot.Snapshot, *T), defaults func(*T)) decodeFunc {
+	return func(l *loader, src snapshot.Source, display string, data []byte) {
+		obj := new(T)
+		if !l.decodeInto(src, display, data, obj) {
+			return
+		}
+		m := meta(obj)
+		if namespaced && m.Namespace == "" {
+			m.Namespace = metav1.NamespaceDefault
+		}
+		if !namespaced {
+			m.Namespace = ""
+		}
+		if m.Name == "" {
+			if m.GenerateName != "" {
+				l.errorf(src, display, "metadata.name", "required; generateName %q is only resolved by the API server, give the object a name", m.GenerateName)
+			} else {
+				l.errorf(src, display, "metadata.name", "required field is missing")
+			}
+			return
+		}
+		ref := snapshot.Ref{Kind: kind, Namespace: m.Namespace, Name: m.Name}
+		if prev, dup := l.snap.Sources[ref]; dup {
+			l.errorf(src, ref.String(), "metadata.name", "duplicate object: already defined at %s", prev)
+			return
+		}
+		if defaults != nil {
+			defaults(obj)
+		}
+		l.snap.Sources[ref] = src
+		add(l.snap, obj)
+	}
+}
+
+var decoders = map[kindKey]decodeFunc{
+	{"", "Namespace"}: typed("Namespace", false, func(o *v1.Namespace) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *v1.Namespace) { s.Namespaces = append(s.Namespaces, o) }, nil),
+	{"", "Node"}: typed("Node", false, func(o *v1.Node) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *v1.Node) { s.Nodes = append(s.Nodes, o) }, nil),
+	{"", "Pod"}: typed("Pod", true, func(o *v1.Pod) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *v1.Pod) { s.Pods = append(s.Pods, o) }, DefaultPod),
+	{"scheduling.k8s.io", "PriorityClass"}: typed("PriorityClass", false, func(o *schedulingv1.PriorityClass) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *schedulingv1.PriorityClass) { s.PriorityClasses = append(s.PriorityClasses, o) }, nil),
+	{"apps", "Deployment"}: typed("Deployment", true, func(o *appsv1.Deployment) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *appsv1.Deployment) { s.Deployments = append(s.Deployments, o) }, nil),
+	{"apps", "ReplicaSet"}: typed("ReplicaSet", true, func(o *appsv1.ReplicaSet) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *appsv1.ReplicaSet) { s.ReplicaSets = append(s.ReplicaSets, o) }, nil),
+	{"apps", "StatefulSet"}: typed("StatefulSet", true, func(o *appsv1.StatefulSet) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *appsv1.StatefulSet) { s.StatefulSets = append(s.StatefulSets, o) }, nil),
+	{"apps", "DaemonSet"}: typed("DaemonSet", true, func(o *appsv1.DaemonSet) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *appsv1.DaemonSet) { s.DaemonSets = append(s.DaemonSets, o) }, nil),
+	{"batch", "Job"}: typed("Job", true, func(o *batchv1.Job) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *batchv1.Job) { s.Jobs = append(s.Jobs, o) }, nil),
+	{"resource.k8s.io", "DeviceClass"}: typed("DeviceClass", false, func(o *resourceapi.DeviceClass) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *resourceapi.DeviceClass) { s.DeviceClasses = append(s.DeviceClasses, o) }, nil),
+	{"resource.k8s.io", "ResourceSlice"}: typed("ResourceSlice", false, func(o *resourceapi.ResourceSlice) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *resourceapi.ResourceSlice) { s.ResourceSlices = append(s.ResourceSlices, o) }, DefaultResourceSlice),
+	{"resource.k8s.io", "ResourceClaim"}: typed("ResourceClaim", true, func(o *resourceapi.ResourceClaim) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *resourceapi.ResourceClaim) { s.ResourceClaims = append(s.ResourceClaims, o) },
+		func(o *resourceapi.ResourceClaim) { DefaultClaimSpec(&o.Spec) }),
+	{"resource.k8s.io", "ResourceClaimTemplate"}: typed("ResourceClaimTemplate", true, func(o *resourceapi.ResourceClaimTemplate) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *resourceapi.ResourceClaimTemplate) {
+			s.ResourceClaimTemplates = append(s.ResourceClaimTemplates, o)
+		},
+		func(o *resourceapi.ResourceClaimTemplate) { DefaultClaimSpec(&o.Spec.Spec) }),
+	{"resource.k8s.io", "DeviceTaintRule"}: typed("DeviceTaintRule", false, func(o *resourceapi.DeviceTaintRule) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *resourceapi.DeviceTaintRule) { s.DeviceTaintRules = append(s.DeviceTaintRules, o) }, nil),
+}
+
+func (l *loader) finish(files []string) (*Result, error) {
+	// One warning per skipped kind, in a stable order.
+	keys := make([]string, 0, len(l.snap.Skipped))
+	for k := range l.snap.Skipped {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		n := l.snap.Skipped[k]
+		l.warnf(l.skippedFirst[k], "skipped %d object(s) of kind %s: drasim does not model it", n, k)
+	}
+	if len(l.errs) > 0 {
+		return &Result{Snapshot: l.snap, Warnings: l.warnings, Files: files}, l.errs
+	}
+	if !l.opts.KeepControllers {
+		l.warnings = append(l.warnings, expandWorkloads(l.snap)...)
+	}
+	resolvePriorities(l.snap)
+	return &Result{Snapshot: l.snap, Warnings: l.warnings, Files: files}, nil
+}

@@ -1,0 +1,203 @@
+package load
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/drasim/drasim/sim/snapshot"
+	yamlv3 "go.yaml.in/yaml/v3"
+)
+
+// Options controls loading.
+type Options struct {
+	// Strict turns unknown and duplicate fields into errors instead of warnings.
+	Strict bool
+	// Stdin is read when a path is "-".
+	Stdin io.Reader
+	// KeepControllers leaves workload controllers unexpanded: no pods are
+	// generated for them (useful for `inspect` of raw manifests).
+	KeepControllers bool
+}
+
+// Warning is something suspicious but legal found while loading.
+type Warning struct {
+	Source  snapshot.Source `json:"source"`
+	Message string          `json:"message"`
+}
+
+func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Source, w.Message) }
+
+// Error is one problem with the input. Loading collects all of them before
+// giving up, so a user sees every broken object in one run.
+type Error struct {
+	Source snapshot.Source
+	Object string // e.g. `ResourceSlice "a"`; empty when the document has no identity yet
+	Field  string // JSON path, e.g. spec.devices[2].basic
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Source.String())
+	if e.Object != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Object)
+	}
+	if e.Field != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Errors is the list of problems found; it is returned as one error.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Result is what Load returns besides the snapshot.
+type Result struct {
+	Snapshot *snapshot.Snapshot
+	Warnings []Warning
+	// Files lists every file read, in reading order.
+	Files []string
+}
+
+// Files expands paths into the files to read: directories are walked
+// recursively for .yaml, .yml and .json files, in lexical order so that
+// loading is deterministic.
+func Files(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if p == "-" {
+			out = append(out, p)
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			switch strings.ToLower(filepath.Ext(path)) {
+			case ".yaml", ".yml", ".json":
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
+		}
+		sort.Strings(found)
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: directory holds no .yaml, .yml or .json files", p)
+		}
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Load reads every path (see Files) into one snapshot.
+func Load(paths []string, opts Options) (*Result, error) {
+	files, err := Files(paths)
+	if err != nil {
+		return nil, err
+	}
+	l := newLoader(opts)
+	for _, f := range files {
+		var data []byte
+		name := f
+		if f == "-" {
+			name = "<stdin>"
+			if opts.Stdin == nil {
+				return nil, errors.New("-: no standard input to read")
+			}
+			data, err = io.ReadAll(opts.Stdin)
+		} else {
+			data, err = os.ReadFile(f)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
+		}
+		l.addFile(name, data)
+	}
+	return l.finish(files)
+}
+
+// LoadBytes reads one in-memory file, named name in messages.
+func LoadBytes(name string, data []byte, opts Options) (*Result, error) {
+	l := newLoader(opts)
+	l.addFile(name, data)
+	return l.finish([]string{name})
+}
+
+// rawObject is one object of a document, before it is typed.
+type rawObject struct {
+	src  snapshot.Source
+	json []byte
+	obj  map[string]any
+}
+
+// splitDocuments parses a file into its YAML (or JSON) documents and returns
+// each as a generic value with the line it starts on. An empty document is
+// dropped, as kubectl does.
+func splitDocuments(data []byte) ([]yamlDoc, error) {
+	dec := yamlv3.NewDecoder(bytes.NewReader(data))
+	var docs []yamlDoc
+	for i := 0; ; i++ {
+		var node yamlv3.Node
+		err := dec.Decode(&node)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return docs, &docError{index: i, err: err}
+		}
+		docs = append(docs, yamlDoc{index: i, node: &node})
+	}
+}
+
+type yamlDoc struct {
+	index int
+	node  *yamlv3.Node
+}
+
+type docError struct {
+	index int
+	err   error
+}
+
+func (e *docError) Error() string { return e.err.Error() }

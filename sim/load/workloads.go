@@ -1,0 +1,309 @@
+package load
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	"github.com/drasim/drasim/sim/snapshot"
+	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+)
+
+// suffixAlphabet is the alphabet kube uses for random name suffixes
+// (k8s.io/apimachinery/pkg/util/rand): no vowels, no confusable digits.
+const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// Suffix returns a deterministic kube-style suffix of n characters for key.
+// Real controllers draw it at random; drasim hashes the owner and index so
+// that the same snapshot always yields the same names.
+func Suffix(key string, n int) string {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	v := h.Sum64()
+	out := make([]byte, n)
+	for i := range out {
+		out[i] = suffixAlphabet[v%uint64(len(suffixAlphabet))]
+		v /= uint64(len(suffixAlphabet))
+		if v == 0 {
+			h.Write([]byte{byte(i)})
+			v = h.Sum64()
+		}
+	}
+	return string(out)
+}
+
+// templateHash mimics the pod-template-hash label: a stable hash of the
+// template, rendered in the suffix alphabet.
+func templateHash(owner string, tmpl *v1.PodTemplateSpec) string {
+	return Suffix(fmt.Sprintf("%s/%v", owner, tmpl.Spec.String()), 10)
+}
+
+type ownerKey struct {
+	kind, namespace, name string
+}
+
+// expandWorkloads adds the pods that workload controllers would create and
+// that the snapshot does not already hold. It returns warnings for what it
+// cannot model.
+func expandWorkloads(s *snapshot.Snapshot) []Warning {
+	var warnings []Warning
+	owned := map[ownerKey]int{}
+	ownedNames := map[string]bool{}
+	for _, p := range s.Pods {
+		ownedNames[p.Namespace+"/"+p.Name] = true
+		if ref := metav1.GetControllerOf(p); ref != nil {
+			owned[ownerKey{ref.Kind, p.Namespace, ref.Name}]++
+		}
+	}
+	// ReplicaSets owned by a Deployment in the snapshot count toward it.
+	deployments := map[ownerKey]bool{}
+	for _, d := range s.Deployments {
+		deployments[ownerKey{"Deployment", d.Namespace, d.Name}] = true
+	}
+	for _, rs := range s.ReplicaSets {
+		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" {
+			owned[ownerKey{"Deployment", rs.Namespace, ref.Name}] += owned[ownerKey{"ReplicaSet", rs.Namespace, rs.Name}]
+		}
+	}
+
+	add := func(ownerRef snapshot.Ref, pod *v1.Pod) {
+		DefaultPod(pod)
+		ref := snapshot.Ref{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name}
+		s.Pods = append(s.Pods, pod)
+		s.Sources[ref] = s.Sources[ownerRef]
+		s.Generated[ref] = true
+	}
+
+	for _, d := range s.Deployments {
+		want := replicas(d.Spec.Replicas)
+		have := owned[ownerKey{"Deployment", d.Namespace, d.Name}]
+		ref := snapshot.Ref{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name}
+		hash := templateHash(ref.String(), &d.Spec.Template)
+		rsName := d.Name + "-" + hash
+		for i := 0; have < want; i++ {
+			name := rsName + "-" + Suffix(fmt.Sprintf("%s/%d", rsName, i), 5)
+			if ownedNames[d.Namespace+"/"+name] {
+				continue
+			}
+			add(ref, podFromTemplate(&d.Spec.Template, d.Namespace, name, "ReplicaSet", rsName, map[string]string{"pod-template-hash": hash}))
+			have++
+		}
+	}
+	for _, rs := range s.ReplicaSets {
+		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" && deployments[ownerKey{"Deployment", rs.Namespace, ref.Name}] {
+			continue // the Deployment speaks for it
+		}
+		want := replicas(rs.Spec.Replicas)
+		have := owned[ownerKey{"ReplicaSet", rs.Namespace, rs.Name}]
+		ref := snapshot.Ref{Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}
+		for i := 0; have < want; i++ {
+			name := rs.Name + "-" + Suffix(fmt.Sprintf("%s/%d", rs.Name, i), 5)
+			if ownedNames[rs.Namespace+"/"+name] {
+				continue
+			}
+			add(ref, podFromTemplate(&rs.Spec.Template, rs.Namespace, name, "ReplicaSet", rs.Name, nil))
+			have++
+		}
+	}
+	for _, ss := range s.StatefulSets {
+		want := replicas(ss.Spec.Replicas)
+		ref := snapshot.Ref{Kind: "StatefulSet", Namespace: ss.Namespace, Name: ss.Name}
+		if len(ss.Spec.VolumeClaimTemplates) > 0 {
+			warnings = append(warnings, Warning{Source: s.Sources[ref], Message: fmt.Sprintf("%s: volumeClaimTemplates are not modelled; its pods are scheduled without volumes", ref)})
+		}
+		start := 0
+		if ss.Spec.Ordinals != nil {
+			start = int(ss.Spec.Ordinals.Start)
+		}
+		for i := start; i < start+want; i++ {
+			name := fmt.Sprintf("%s-%d", ss.Name, i)
+			if ownedNames[ss.Namespace+"/"+name] {
+				continue
+			}
+			pod := podFromTemplate(&ss.Spec.Template, ss.Namespace, name, "StatefulSet", ss.Name,
+				map[string]string{"statefulset.kubernetes.io/pod-name": name, "apps.kubernetes.io/pod-index": fmt.Sprint(i)})
+			add(ref, pod)
+		}
+	}
+	for _, j := range s.Jobs {
+		ref := snapshot.Ref{Kind: "Job", Namespace: j.Namespace, Name: j.Name}
+		want := jobActive(j)
+		have := owned[ownerKey{"Job", j.Namespace, j.Name}]
+		for i := 0; have < want; i++ {
+			name := j.Name + "-" + Suffix(fmt.Sprintf("%s/%d", j.Name, i), 5)
+			if ownedNames[j.Namespace+"/"+name] {
+				continue
+			}
+			labels := map[string]string{"batch.kubernetes.io/job-name": j.Name, "job-name": j.Name}
+			if j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == batchv1.IndexedCompletion {
+				labels["batch.kubernetes.io/job-completion-index"] = fmt.Sprint(i)
+			}
+			add(ref, podFromTemplate(&j.Spec.Template, j.Namespace, name, "Job", j.Name, labels))
+			have++
+		}
+	}
+	for _, ds := range s.DaemonSets {
+		ref := snapshot.Ref{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name}
+		onNode := map[string]bool{}
+		for _, p := range s.Pods {
+			if c := metav1.GetControllerOf(p); c != nil && c.Kind == "DaemonSet" && c.Name == ds.Name && p.Namespace == ds.Namespace {
+				onNode[daemonPodNode(p)] = true
+			}
+		}
+		for _, n := range s.Nodes {
+			if onNode[n.Name] || !daemonShouldRun(ds, n) {
+				continue
+			}
+			name := ds.Name + "-" + Suffix(ds.Namespace+"/"+ds.Name+"/"+n.Name, 5)
+			pod := podFromTemplate(&ds.Spec.Template, ds.Namespace, name, "DaemonSet", ds.Name, nil)
+			pinToNode(pod, n.Name)
+			addDaemonTolerations(pod)
+			add(ref, pod)
+		}
+	}
+	return warnings
+}
+
+func replicas(r *int32) int {
+	if r == nil {
+		return 1
+	}
+	return int(*r)
+}
+
+// jobActive is how many pods a Job runs at once: parallelism (default 1),
+// bounded by the completions still outstanding.
+func jobActive(j *batchv1.Job) int {
+	if j.Spec.Suspend != nil && *j.Spec.Suspend {
+		return 0
+	}
+	want := 1
+	if j.Spec.Parallelism != nil {
+		want = int(*j.Spec.Parallelism)
+	}
+	if j.Spec.Completions != nil {
+		left := int(*j.Spec.Completions) - int(j.Status.Succeeded)
+		if left < want {
+			want = left
+		}
+	}
+	if want < 0 {
+		want = 0
+	}
+	return want
+}
+
+func podFromTemplate(t *v1.PodTemplateSpec, namespace, name, ownerKind, ownerName string, extraLabels map[string]string) *v1.Pod {
+	pod := &v1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: *t.ObjectMeta.DeepCopy(),
+		Spec:       *t.Spec.DeepCopy(),
+	}
+	pod.Name = name
+	pod.Namespace = namespace
+	pod.UID = types.UID("drasim-" + namespace + "-" + name)
+	if len(extraLabels) > 0 && pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	for k, v := range extraLabels {
+		pod.Labels[k] = v
+	}
+	apiVersion := "apps/v1"
+	if ownerKind == "Job" {
+		apiVersion = "batch/v1"
+	}
+	controller := true
+	pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: apiVersion, Kind: ownerKind, Name: ownerName, Controller: &controller}}
+	pod.Status = v1.PodStatus{Phase: v1.PodPending}
+	return pod
+}
+
+// daemonPodNode returns the node a daemon pod runs on or is pinned to.
+func daemonPodNode(p *v1.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for _, f := range t.MatchFields {
+				if f.Key == "metadata.name" && len(f.Values) == 1 {
+					return f.Values[0]
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// pinToNode sets the node affinity the DaemonSet controller uses to bind a
+// daemon pod to its node (metadata.name matchFields), replacing any
+// metadata.name term the template had.
+func pinToNode(pod *v1.Pod, node string) {
+	term := v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}}}
+	if pod.Spec.Affinity == nil {
+		pod.Spec.Affinity = &v1.Affinity{}
+	}
+	if pod.Spec.Affinity.NodeAffinity == nil {
+		pod.Spec.Affinity.NodeAffinity = &v1.NodeAffinity{}
+	}
+	req := pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if req == nil || len(req.NodeSelectorTerms) == 0 {
+		pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{term}}
+		return
+	}
+	for i := range req.NodeSelectorTerms {
+		t := &req.NodeSelectorTerms[i]
+		t.MatchFields = append([]v1.NodeSelectorRequirement(nil), term.MatchFields...)
+	}
+}
+
+// daemonTolerations are the tolerations the DaemonSet controller adds to
+// every daemon pod.
+var daemonTolerations = []v1.Toleration{
+	{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
+	{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
+	{Key: v1.TaintNodeDiskPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+	{Key: v1.TaintNodeMemoryPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+	{Key: v1.TaintNodePIDPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+	{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+}
+
+func addDaemonTolerations(pod *v1.Pod) {
+	for _, t := range daemonTolerations {
+		present := false
+		for _, have := range pod.Spec.Tolerations {
+			if have.Key == t.Key && have.Effect == t.Effect {
+				present = true
+				break
+			}
+		}
+		if !present {
+			pod.Spec.Tolerations = append(pod.Spec.Tolerations, t)
+		}
+	}
+	if pod.Spec.HostNetwork {
+		pod.Spec.Tolerations = append(pod.Spec.Tolerations, v1.Toleration{Key: v1.TaintNodeNetworkUnavailable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule})
+	}
+}
+
+// daemonShouldRun mirrors the DaemonSet controller's predicate: the node
+// matches the template's nodeSelector and required node affinity, and the pod
+// (with the controller's added tolerations) tolerates the node's NoSchedule
+// and NoExecute taints.
+func daemonShouldRun(ds *appsv1.DaemonSet, node *v1.Node) bool {
+	pod := &v1.Pod{Spec: *ds.Spec.Template.Spec.DeepCopy()}
+	addDaemonTolerations(pod)
+	if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok {
+		return false
+	}
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, func(t *v1.Taint) bool {
+		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+	}, false)
+	return !untolerated
+}

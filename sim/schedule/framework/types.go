@@ -1,0 +1,114 @@
+package framework
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// MaxNodeScore and MinNodeScore bound every normalized plugin score.
+const (
+	MaxNodeScore int64 = 100
+	MinNodeScore int64 = 0
+)
+
+// CycleState carries data from a plugin's PreFilter/PreScore to its Filter and
+// Score calls for one pod's scheduling cycle. Plugins use their own name as
+// the key. It is written in PreFilter/PreScore (one goroutine) and only read
+// in Filter/Score, which may run in parallel.
+type CycleState struct {
+	data map[string]any
+	// SkipFilterPlugins and SkipScorePlugins name plugins whose Pre* call
+	// returned Skip.
+	SkipFilterPlugins map[string]bool
+	SkipScorePlugins  map[string]bool
+}
+
+// NewCycleState returns an empty state.
+func NewCycleState() *CycleState {
+	return &CycleState{data: map[string]any{}, SkipFilterPlugins: map[string]bool{}, SkipScorePlugins: map[string]bool{}}
+}
+
+// Write stores v under key.
+func (c *CycleState) Write(key string, v any) { c.data[key] = v }
+
+// Read returns the value under key, or nil.
+func (c *CycleState) Read(key string) any { return c.data[key] }
+
+// NodeScore is one node's score from one plugin.
+type NodeScore struct {
+	Name  string
+	Score int64
+}
+
+// PreFilterResult narrows the nodes to evaluate; nil NodeNames means all.
+type PreFilterResult struct {
+	NodeNames map[string]bool
+}
+
+// AllNodes reports whether the result does not narrow anything.
+func (r *PreFilterResult) AllNodes() bool { return r == nil || r.NodeNames == nil }
+
+// Plugin is the common part of every plugin.
+type Plugin interface {
+	Name() string
+}
+
+// PreFilterPlugin runs once per pod before filtering. A Skip status means the
+// plugin's Filter is skipped for this pod; a rejection fails the pod on every
+// node with that status.
+type PreFilterPlugin interface {
+	Plugin
+	PreFilter(ctx context.Context, state *CycleState, pod *v1.Pod, nodes []*NodeInfo) (*PreFilterResult, *Status)
+}
+
+// FilterPlugin decides whether the pod fits one node. It must not modify
+// nodeInfo and may be called concurrently for different nodes.
+type FilterPlugin interface {
+	Plugin
+	Filter(ctx context.Context, state *CycleState, pod *v1.Pod, nodeInfo *NodeInfo) *Status
+}
+
+// PreScorePlugin runs once per pod with the feasible nodes. Skip means the
+// plugin's Score is skipped for this pod.
+type PreScorePlugin interface {
+	Plugin
+	PreScore(ctx context.Context, state *CycleState, pod *v1.Pod, nodes []*NodeInfo) *Status
+}
+
+// ScorePlugin ranks a feasible node. Scores are normalized to
+// [MinNodeScore, MaxNodeScore] by NormalizeScore (when the plugin has one)
+// and then multiplied by the plugin's weight.
+type ScorePlugin interface {
+	Plugin
+	Score(ctx context.Context, state *CycleState, pod *v1.Pod, nodeInfo *NodeInfo) (int64, *Status)
+}
+
+// ScoreNormalizer is implemented by score plugins that normalize their raw
+// scores across all scored nodes.
+type ScoreNormalizer interface {
+	NormalizeScore(ctx context.Context, state *CycleState, pod *v1.Pod, scores []NodeScore) *Status
+}
+
+// ReservePlugin commits (or undoes) what a plugin needs for the chosen node,
+// e.g. the DRA plugin's device allocation.
+type ReservePlugin interface {
+	Plugin
+	Reserve(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string) *Status
+	Unreserve(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string)
+}
+
+// NodeLister gives plugins that look across nodes (topology spread, inter-pod
+// affinity) the current view of the cluster.
+type NodeLister interface {
+	// List returns every node, in the snapshot's stable order.
+	List() []*NodeInfo
+	// Get returns one node, or nil.
+	Get(name string) *NodeInfo
+	// HavePodsWithAffinityList returns nodes with at least one pod that has
+	// (anti-)affinity terms.
+	HavePodsWithAffinityList() []*NodeInfo
+	// HavePodsWithRequiredAntiAffinityList returns nodes with at least one pod
+	// that has required anti-affinity terms.
+	HavePodsWithRequiredAntiAffinityList() []*NodeInfo
+}

@@ -1,0 +1,107 @@
+package snapshot
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+)
+
+// Source says where an object was read from. Doc is the zero-based index of
+// the YAML document in the file; Item is the index inside a List (-1 when the
+// object was not inside a List); Line is 1-based and 0 when unknown.
+type Source struct {
+	File string `json:"file"`
+	Doc  int    `json:"doc"`
+	Item int    `json:"item"`
+	Line int    `json:"line,omitempty"`
+}
+
+// String renders the source as "file:line (document N)" for messages.
+func (s Source) String() string {
+	loc := s.File
+	if s.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", s.File, s.Line)
+	}
+	if s.Item >= 0 {
+		return fmt.Sprintf("%s (document %d, item %d)", loc, s.Doc+1, s.Item)
+	}
+	return fmt.Sprintf("%s (document %d)", loc, s.Doc+1)
+}
+
+// Ref identifies an object: its kind, namespace (empty for cluster-scoped
+// kinds) and name.
+type Ref struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// String renders the reference the way drasim's messages name objects:
+// `ResourceSlice "node-a-gpu"` or `Pod "team-a/train-0"`.
+func (r Ref) String() string {
+	if r.Namespace != "" {
+		return fmt.Sprintf("%s %q", r.Kind, r.Namespace+"/"+r.Name)
+	}
+	return fmt.Sprintf("%s %q", r.Kind, r.Name)
+}
+
+// Snapshot is everything drasim knows about one cluster. Slices keep the order
+// in which objects were read (files in lexical order, documents in file order);
+// that order is the documented tie-break wherever kube has none.
+type Snapshot struct {
+	Namespaces             []*v1.Namespace
+	Nodes                  []*v1.Node
+	Pods                   []*v1.Pod
+	PriorityClasses        []*schedulingv1.PriorityClass
+	Deployments            []*appsv1.Deployment
+	ReplicaSets            []*appsv1.ReplicaSet
+	StatefulSets           []*appsv1.StatefulSet
+	DaemonSets             []*appsv1.DaemonSet
+	Jobs                   []*batchv1.Job
+	DeviceClasses          []*resourceapi.DeviceClass
+	ResourceSlices         []*resourceapi.ResourceSlice
+	ResourceClaims         []*resourceapi.ResourceClaim
+	ResourceClaimTemplates []*resourceapi.ResourceClaimTemplate
+	DeviceTaintRules       []*resourceapi.DeviceTaintRule
+
+	// Sources maps each loaded object to where it came from. Objects made by
+	// drasim itself (pods of workload controllers) point at their controller's
+	// source.
+	Sources map[Ref]Source
+
+	// Skipped counts documents of kinds drasim does not model, by
+	// "apiVersion/kind".
+	Skipped map[string]int
+
+	// Generated lists pods that drasim made from workload controllers, so that
+	// reports can tell them from pods that were in the dump.
+	Generated map[Ref]bool
+}
+
+// New returns an empty snapshot ready to be filled.
+func New() *Snapshot {
+	return &Snapshot{
+		Sources:   map[Ref]Source{},
+		Skipped:   map[string]int{},
+		Generated: map[Ref]bool{},
+	}
+}
+
+// SourceOf returns where the object was read from, if known.
+func (s *Snapshot) SourceOf(r Ref) (Source, bool) {
+	src, ok := s.Sources[r]
+	return src, ok
+}
+
+// Where names an object and its origin for messages:
+// `ResourceSlice "a" (file.yaml:12 (document 3))`.
+func (s *Snapshot) Where(r Ref) string {
+	if src, ok := s.Sources[r]; ok {
+		return fmt.Sprintf("%s: %s", src, r)
+	}
+	return r.String()
+}
