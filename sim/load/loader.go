@@ -315,7 +315,9 @@ var decoders = map[kindKey]decodeFunc{
 	{"", "Pod"}: typed("Pod", true, func(o *v1.Pod) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *v1.Pod) { s.Pods = append(s.Pods, o) }, DefaultPod),
 	{"scheduling.k8s.io", "PriorityClass"}: typed("PriorityClass", false, func(o *schedulingv1.PriorityClass) *metav1.ObjectMeta { return &o.ObjectMeta },
-		func(s *snapshot.Snapshot, o *schedulingv1.PriorityClass) { s.PriorityClasses = append(s.PriorityClasses, o) }, nil),
+		func(s *snapshot.Snapshot, o *schedulingv1.PriorityClass) {
+			s.PriorityClasses = append(s.PriorityClasses, o)
+		}, nil),
 	{"apps", "Deployment"}: typed("Deployment", true, func(o *appsv1.Deployment) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *appsv1.Deployment) { s.Deployments = append(s.Deployments, o) }, nil),
 	{"apps", "ReplicaSet"}: typed("ReplicaSet", true, func(o *appsv1.ReplicaSet) *metav1.ObjectMeta { return &o.ObjectMeta },
@@ -329,9 +331,13 @@ var decoders = map[kindKey]decodeFunc{
 	{"resource.k8s.io", "DeviceClass"}: typed("DeviceClass", false, func(o *resourceapi.DeviceClass) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *resourceapi.DeviceClass) { s.DeviceClasses = append(s.DeviceClasses, o) }, nil),
 	{"resource.k8s.io", "ResourceSlice"}: typed("ResourceSlice", false, func(o *resourceapi.ResourceSlice) *metav1.ObjectMeta { return &o.ObjectMeta },
-		func(s *snapshot.Snapshot, o *resourceapi.ResourceSlice) { s.ResourceSlices = append(s.ResourceSlices, o) }, DefaultResourceSlice),
+		func(s *snapshot.Snapshot, o *resourceapi.ResourceSlice) {
+			s.ResourceSlices = append(s.ResourceSlices, o)
+		}, DefaultResourceSlice),
 	{"resource.k8s.io", "ResourceClaim"}: typed("ResourceClaim", true, func(o *resourceapi.ResourceClaim) *metav1.ObjectMeta { return &o.ObjectMeta },
-		func(s *snapshot.Snapshot, o *resourceapi.ResourceClaim) { s.ResourceClaims = append(s.ResourceClaims, o) },
+		func(s *snapshot.Snapshot, o *resourceapi.ResourceClaim) {
+			s.ResourceClaims = append(s.ResourceClaims, o)
+		},
 		func(o *resourceapi.ResourceClaim) { DefaultClaimSpec(&o.Spec) }),
 	{"resource.k8s.io", "ResourceClaimTemplate"}: typed("ResourceClaimTemplate", true, func(o *resourceapi.ResourceClaimTemplate) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *resourceapi.ResourceClaimTemplate) {
@@ -339,7 +345,9 @@ var decoders = map[kindKey]decodeFunc{
 		},
 		func(o *resourceapi.ResourceClaimTemplate) { DefaultClaimSpec(&o.Spec.Spec) }),
 	{"resource.k8s.io", "DeviceTaintRule"}: typed("DeviceTaintRule", false, func(o *resourceapi.DeviceTaintRule) *metav1.ObjectMeta { return &o.ObjectMeta },
-		func(s *snapshot.Snapshot, o *resourceapi.DeviceTaintRule) { s.DeviceTaintRules = append(s.DeviceTaintRules, o) }, nil),
+		func(s *snapshot.Snapshot, o *resourceapi.DeviceTaintRule) {
+			s.DeviceTaintRules = append(s.DeviceTaintRules, o)
+		}, nil),
 }
 
 func (l *loader) finish(files []string) (*Result, error) {

@@ -2,8 +2,8 @@ package load
 
 import (
 	"fmt"
-	"hash/fnv"
 
+	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
@@ -15,33 +15,10 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 )
 
-// suffixAlphabet is the alphabet kube uses for random name suffixes
-// (k8s.io/apimachinery/pkg/util/rand): no vowels, no confusable digits.
-const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
-// Suffix returns a deterministic kube-style suffix of n characters for key.
-// Real controllers draw it at random; drasim hashes the owner and index so
-// that the same snapshot always yields the same names.
-func Suffix(key string, n int) string {
-	h := fnv.New64a()
-	h.Write([]byte(key))
-	v := h.Sum64()
-	out := make([]byte, n)
-	for i := range out {
-		out[i] = suffixAlphabet[v%uint64(len(suffixAlphabet))]
-		v /= uint64(len(suffixAlphabet))
-		if v == 0 {
-			h.Write([]byte{byte(i)})
-			v = h.Sum64()
-		}
-	}
-	return string(out)
-}
-
 // templateHash mimics the pod-template-hash label: a stable hash of the
 // template, rendered in the suffix alphabet.
 func templateHash(owner string, tmpl *v1.PodTemplateSpec) string {
-	return Suffix(fmt.Sprintf("%s/%v", owner, tmpl.Spec.String()), 10)
+	return kubenames.Suffix(fmt.Sprintf("%s/%v", owner, tmpl.Spec.String()), 10)
 }
 
 type ownerKey struct {
@@ -86,8 +63,13 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 		ref := snapshot.Ref{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name}
 		hash := templateHash(ref.String(), &d.Spec.Template)
 		rsName := d.Name + "-" + hash
+		if _, listed := s.Sources[snapshot.Ref{Kind: "ReplicaSet", Namespace: d.Namespace, Name: rsName}]; !listed {
+			// Pods drasim made for this Deployment in an earlier run (an
+			// output snapshot) name the ReplicaSet that is not in the dump.
+			have += owned[ownerKey{"ReplicaSet", d.Namespace, rsName}]
+		}
 		for i := 0; have < want; i++ {
-			name := rsName + "-" + Suffix(fmt.Sprintf("%s/%d", rsName, i), 5)
+			name := rsName + "-" + kubenames.Suffix(fmt.Sprintf("%s/%d", rsName, i), 5)
 			if ownedNames[d.Namespace+"/"+name] {
 				continue
 			}
@@ -103,7 +85,7 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 		have := owned[ownerKey{"ReplicaSet", rs.Namespace, rs.Name}]
 		ref := snapshot.Ref{Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}
 		for i := 0; have < want; i++ {
-			name := rs.Name + "-" + Suffix(fmt.Sprintf("%s/%d", rs.Name, i), 5)
+			name := rs.Name + "-" + kubenames.Suffix(fmt.Sprintf("%s/%d", rs.Name, i), 5)
 			if ownedNames[rs.Namespace+"/"+name] {
 				continue
 			}
@@ -136,7 +118,7 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 		want := jobActive(j)
 		have := owned[ownerKey{"Job", j.Namespace, j.Name}]
 		for i := 0; have < want; i++ {
-			name := j.Name + "-" + Suffix(fmt.Sprintf("%s/%d", j.Name, i), 5)
+			name := j.Name + "-" + kubenames.Suffix(fmt.Sprintf("%s/%d", j.Name, i), 5)
 			if ownedNames[j.Namespace+"/"+name] {
 				continue
 			}
@@ -160,7 +142,7 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 			if onNode[n.Name] || !daemonShouldRun(ds, n) {
 				continue
 			}
-			name := ds.Name + "-" + Suffix(ds.Namespace+"/"+ds.Name+"/"+n.Name, 5)
+			name := ds.Name + "-" + kubenames.Suffix(ds.Namespace+"/"+ds.Name+"/"+n.Name, 5)
 			pod := podFromTemplate(&ds.Spec.Template, ds.Namespace, name, "DaemonSet", ds.Name, nil)
 			pinToNode(pod, n.Name)
 			addDaemonTolerations(pod)

@@ -1,0 +1,208 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Exit codes. CI pipelines rely on them: "too full" (3) is not "broken" (1).
+const (
+	ExitOK         = 0
+	ExitFailure    = 1 // invalid input or a failure while running
+	ExitUsage      = 2 // the command line itself is wrong
+	ExitGateFailed = 3 // a capacity gate failed (drasim check)
+)
+
+// Streams are the standard streams a command reads and writes.
+type Streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// ExitError carries the exit code a failed command should end with.
+type ExitError struct {
+	Code int
+	Err  error
+	// Quiet means the command already printed what went wrong.
+	Quiet bool
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// Main runs drasim with the process's arguments and streams and exits.
+func Main() {
+	os.Exit(Run(Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.Args[1:]))
+}
+
+// Run executes one drasim command line and returns its exit code. Errors are
+// printed to streams.Err as one "drasim: ..." message, without usage text.
+func Run(streams Streams, args []string) int {
+	root := NewRootCommand(streams)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	code := ExitFailure
+	var ee *ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.Code
+		if ee.Quiet {
+			return code
+		}
+	case isCobraUsageError(err):
+		code = ExitUsage
+	}
+	msg := strings.TrimRight(err.Error(), "\n")
+	fmt.Fprintf(streams.Err, "drasim: %s\n", strings.ReplaceAll(msg, "\n", "\n  "))
+	if code == ExitUsage {
+		fmt.Fprintln(streams.Err, "Run 'drasim --help' for usage.")
+	}
+	return code
+}
+
+// isCobraUsageError recognizes the errors cobra itself returns for a wrong
+// command line; cobra has no typed errors for them.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "bad flag syntax", "invalid output format"} {
+		if strings.HasPrefix(msg, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// GlobalOptions are the flags every command has.
+type GlobalOptions struct {
+	ConfigFile string
+	Verbosity  int
+	Output     string
+	NoColor    bool
+}
+
+// NewRootCommand builds the drasim command tree.
+func NewRootCommand(streams Streams) *cobra.Command {
+	g := &GlobalOptions{}
+	v := viper.New()
+	root := &cobra.Command{
+		Use:   "drasim",
+		Short: "Simulate Kubernetes scheduling with Dynamic Resource Allocation on a cluster snapshot",
+		Long: `drasim replays kube-scheduler v1.37 on a snapshot of a cluster (Nodes,
+ResourceSlices, DeviceClasses, ResourceClaims, Pods and workloads, as
+'kubectl get -o yaml' writes them) with the real DRA allocator, and reports
+what fits, what does not and why.
+
+Configuration: flags win over DRASIM_* environment variables, which win over
+the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
+--config).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return applyConfig(cmd, v, g.ConfigFile)
+		},
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.Err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: err}
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/drasim/config.yaml, then ./drasim.yaml)")
+	pf.IntVarP(&g.Verbosity, "verbosity", "v", 0, "log verbosity: 0 quiet, 1 progress, 2 details")
+	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml")
+	pf.BoolVar(&g.NoColor, "no-color", false, "do not color the output")
+
+	root.AddCommand(
+		NewVersionCommand(streams, g),
+		NewCompletionCommand(streams),
+		NewValidateCommand(streams, g),
+		NewInspectCommand(streams, g),
+		NewSimulateCommand(streams, g),
+		NewExplainCommand(streams, g),
+	)
+	return root
+}
+
+// applyConfig fills every flag the user did not set from the environment
+// (DRASIM_FLAG_NAME) or the config file (flag-name: value), in that order.
+func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) error {
+	v.SetEnvPrefix("DRASIM")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	file := explicit
+	if file == "" {
+		file = defaultConfigFile()
+	}
+	if file != "" {
+		v.SetConfigFile(file)
+		if err := v.ReadInConfig(); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("config file %s: %w", file, err)}
+		}
+	}
+	var ferr error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if ferr != nil || f.Changed || f.Name == "config" || f.Name == "help" {
+			return
+		}
+		if !v.IsSet(f.Name) {
+			return
+		}
+		val := v.Get(f.Name)
+		var s string
+		switch t := val.(type) {
+		case []any:
+			parts := make([]string, len(t))
+			for i, p := range t {
+				parts[i] = fmt.Sprint(p)
+			}
+			s = strings.Join(parts, ",")
+		default:
+			s = fmt.Sprint(t)
+		}
+		if err := f.Value.Set(s); err != nil {
+			ferr = &ExitError{Code: ExitUsage, Err: fmt.Errorf("setting %q from environment or config: %w", f.Name, err)}
+		}
+	})
+	return ferr
+}
+
+func defaultConfigFile() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, ".config")
+		}
+	}
+	for _, candidate := range []string{filepath.Join(dir, "drasim", "config.yaml"), "drasim.yaml"} {
+		if dir == "" && strings.HasPrefix(candidate, "drasim/") {
+			continue
+		}
+		if st, err := os.Stat(candidate); err == nil && !st.IsDir() {
+			return candidate
+		}
+	}
+	return ""
+}

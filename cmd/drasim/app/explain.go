@@ -1,0 +1,102 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/drasim/drasim/report"
+	"github.com/drasim/drasim/sim"
+	"github.com/spf13/cobra"
+)
+
+type explainFlags struct {
+	input  inputFlags
+	engine engineFlags
+}
+
+// NewExplainCommand shows, for one pending pod, what every node said.
+func NewExplainCommand(streams Streams, g *GlobalOptions) *cobra.Command {
+	f := &explainFlags{}
+	cmd := &cobra.Command{
+		Use:   "explain [NAMESPACE/]POD [-f SNAPSHOT]...",
+		Short: "Show, node by node, why a pending pod goes where it goes (or nowhere)",
+		Long: `Replay the queue up to the pod, then show its scheduling cycle: for each node
+the first filter that rejected it and why, or, for feasible nodes, each
+plugin's normalized and weighted score and the devices (and prioritized-list
+alternatives) the allocator would choose there. Without -f, uses the demo.`,
+		Example: `  drasim explain default/train-0 -f cluster-dump.yaml`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
+				return err
+			}
+			ns, name := "default", args[0]
+			if before, after, ok := strings.Cut(args[0], "/"); ok {
+				ns, name = before, after
+			}
+			res, err := loadOrDemo(streams, &f.input)
+			if err != nil {
+				return err
+			}
+			opts, err := f.engine.options(res.Files)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ex, err := sim.Explain(ctx, res.Snapshot, opts, ns, name)
+			if err != nil {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			if g.Output == "table" {
+				return writeExplanation(streams.Out, ex)
+			}
+			return writeStructured(streams.Out, g.Output, ex)
+		},
+	}
+	f.input.add(cmd.Flags())
+	f.engine.add(cmd.Flags())
+	return cmd
+}
+
+func writeExplanation(w io.Writer, ex *sim.Explanation) error {
+	fmt.Fprintf(w, "Pod %s, position %d of %d in the queue.\n", ex.Pod, ex.QueuePosition, ex.QueueLength)
+	switch {
+	case ex.Node != "":
+		fmt.Fprintf(w, "Would be scheduled on %s.\n", ex.Node)
+	default:
+		fmt.Fprintf(w, "Does not fit: %s\n", ex.Message)
+	}
+	if ex.PreFilter != "" {
+		fmt.Fprintf(w, "Rejected before any node was tried by %s\n", ex.PreFilter)
+		return nil
+	}
+	t := report.Table{Header: []string{"Node", "Verdict", "Score", "Details"}}
+	for _, n := range ex.Nodes {
+		if !n.Feasible {
+			t.Append(n.Name, "rejected", "-", n.Plugin+": "+n.Reason)
+			continue
+		}
+		verdict := "feasible"
+		if n.Chosen {
+			verdict = "CHOSEN"
+		}
+		var parts []string
+		for _, s := range n.Scores {
+			parts = append(parts, fmt.Sprintf("%s=%d", s.Plugin, s.Weighted))
+		}
+		for _, d := range n.Devices {
+			dev := d.Device
+			if d.Alternative != "" {
+				dev += fmt.Sprintf(" [%s #%d]", d.Alternative, d.AlternativeRank)
+			}
+			parts = append(parts, dev)
+		}
+		t.Append(n.Name, verdict, fmt.Sprint(n.Total), strings.Join(parts, " "))
+	}
+	return t.Write(w)
+}

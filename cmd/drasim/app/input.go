@@ -1,0 +1,39 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/drasim/drasim/sim/load"
+	"github.com/spf13/pflag"
+)
+
+// inputFlags are the snapshot flags of every command that reads one.
+type inputFlags struct {
+	Files  []string
+	Strict bool
+}
+
+func (f *inputFlags) add(fs *pflag.FlagSet) {
+	fs.StringArrayVarP(&f.Files, "filename", "f", nil, "snapshot file or directory (repeatable; - reads standard input)")
+	fs.BoolVar(&f.Strict, "strict", false, "treat unknown and duplicate fields as errors")
+}
+
+// load reads the snapshot and prints loader warnings to stderr. A load
+// failure is an ExitError with code 1 that lists every problem.
+func (f *inputFlags) load(streams Streams, opts load.Options) (*load.Result, error) {
+	if len(f.Files) == 0 {
+		return nil, usageErrorf("no snapshot given: use -f FILE or -f DIR (repeatable, - for standard input)")
+	}
+	opts.Strict = f.Strict
+	opts.Stdin = streams.In
+	res, err := load.Load(f.Files, opts)
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(streams.Err, "warning: %s\n", w)
+		}
+	}
+	if err != nil {
+		return res, &ExitError{Code: ExitFailure, Err: err}
+	}
+	return res, nil
+}

@@ -1,0 +1,44 @@
+package app
+
+import (
+	"github.com/drasim/drasim/report"
+	"github.com/drasim/drasim/sim/inspect"
+	"github.com/drasim/drasim/sim/load"
+	"github.com/spf13/cobra"
+)
+
+type inspectFlags struct {
+	input   inputFlags
+	GroupBy string
+	Raw     bool
+}
+
+// NewInspectCommand summarizes what a snapshot holds.
+func NewInspectCommand(streams Streams, g *GlobalOptions) *cobra.Command {
+	f := &inspectFlags{}
+	cmd := &cobra.Command{
+		Use:   "inspect -f SNAPSHOT...",
+		Short: "Summarize the nodes, devices, claims, pods and workloads of a snapshot",
+		Example: `  drasim inspect -f cluster-dump.yaml
+  drasim inspect -f dump/ --group-by topology.kubernetes.io/zone -o yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
+				return err
+			}
+			res, err := f.input.load(streams, load.Options{KeepControllers: f.Raw})
+			if err != nil {
+				return err
+			}
+			sum := inspect.Summarize(res.Snapshot, inspect.Options{GroupBy: f.GroupBy})
+			if g.Output == "table" {
+				return report.WriteInspectTable(streams.Out, sum)
+			}
+			return writeStructured(streams.Out, g.Output, sum)
+		},
+	}
+	f.input.add(cmd.Flags())
+	cmd.Flags().StringVar(&f.GroupBy, "group-by", "node.kubernetes.io/instance-type", "node label to group nodes by")
+	cmd.Flags().BoolVar(&f.Raw, "no-expand", false, "do not add the pods that workload controllers would create")
+	return cmd
+}

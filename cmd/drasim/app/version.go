@@ -1,0 +1,46 @@
+package app
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Modelled versions: what drasim's scheduling and API handling follow.
+const (
+	KubernetesVersion = "v1.37.2"
+	ResourceAPI       = "resource.k8s.io/v1"
+)
+
+type versionInfo struct {
+	Version           string `json:"version"`
+	KubernetesVersion string `json:"kubernetesVersion"`
+	ResourceAPI       string `json:"resourceAPI"`
+	GoVersion         string `json:"goVersion"`
+}
+
+// NewVersionCommand prints drasim's module version and the Kubernetes
+// version it models.
+func NewVersionCommand(streams Streams, g *GlobalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print drasim's version and the Kubernetes version it models",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			info := versionInfo{Version: "(devel)", KubernetesVersion: KubernetesVersion, ResourceAPI: ResourceAPI}
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				if bi.Main.Version != "" {
+					info.Version = bi.Main.Version
+				}
+				info.GoVersion = bi.GoVersion
+			}
+			if g.Output == "table" {
+				_, err := fmt.Fprintf(streams.Out, "drasim %s (models kube-scheduler %s, %s; built with %s)\n",
+					info.Version, info.KubernetesVersion, info.ResourceAPI, info.GoVersion)
+				return err
+			}
+			return writeStructured(streams.Out, g.Output, info)
+		},
+	}
+}

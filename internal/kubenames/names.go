@@ -1,0 +1,37 @@
+// Package kubenames makes object names the way Kubernetes controllers do,
+// but deterministically: where a controller draws a random suffix, drasim
+// derives it from a key so that the same input always gives the same names.
+package kubenames
+
+import "hash/fnv"
+
+// suffixAlphabet is the alphabet of kube's random suffixes
+// (k8s.io/apimachinery/pkg/util/rand): no vowels, no confusable digits.
+const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// Suffix returns an n-character kube-style suffix derived from key.
+func Suffix(key string, n int) string {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	v := h.Sum64()
+	out := make([]byte, n)
+	for i := range out {
+		if v == 0 {
+			h.Write([]byte{byte(i)})
+			v = h.Sum64()
+		}
+		out[i] = suffixAlphabet[v%uint64(len(suffixAlphabet))]
+		v /= uint64(len(suffixAlphabet))
+	}
+	return string(out)
+}
+
+// GenerateName appends a suffix to base the way the API server resolves
+// generateName: the base is cut so that the name stays within maxLen.
+func GenerateName(base, key string, maxLen int) string {
+	const n = 5
+	if len(base) > maxLen-n {
+		base = base[:maxLen-n]
+	}
+	return base + Suffix(key, n)
+}

@@ -1,0 +1,105 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/drasim/drasim/sim/result"
+)
+
+// maxScheduledRows bounds the scheduled-pods table; the full list is in the
+// JSON/YAML output.
+const maxScheduledRows = 40
+
+// WriteSimulationTable renders a replay for a person: what went in, what
+// fit, and, for every pod that did not, kube's message.
+func WriteSimulationTable(w io.Writer, r *result.Result) error {
+	in := r.Inputs
+	fmt.Fprintf(w, "Replayed %d pending pod(s) on %d node(s) with %d device(s) (kube-scheduler %s, seed %d", in.PendingPods, in.Nodes, in.Devices, in.KubernetesVersion, in.Seed)
+	if in.FeatureGates != "" {
+		fmt.Fprintf(w, ", feature gates %s", in.FeatureGates)
+	}
+	if in.ScoreAllNodes {
+		fmt.Fprint(w, ", scoring all nodes")
+	}
+	fmt.Fprintln(w, ").")
+	s := r.Summary
+	fmt.Fprintf(w, "Scheduled: %d   Unschedulable: %d   Already bound: %d", s.Scheduled, s.Unschedulable, s.AlreadyBound)
+	if s.Gated > 0 {
+		fmt.Fprintf(w, "   Gated: %d", s.Gated)
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(w, "   Other scheduler: %d", s.Skipped)
+	}
+	fmt.Fprintln(w)
+
+	scheduled := Table{Header: []string{"Pod", "Node", "Devices"}}
+	shown := 0
+	for _, p := range r.Pods {
+		if p.Phase != result.PhaseScheduled {
+			continue
+		}
+		shown++
+		if shown > maxScheduledRows {
+			continue
+		}
+		scheduled.Append(p.Key(), p.Node, devicesCell(p))
+	}
+	if len(scheduled.Rows) > 0 {
+		fmt.Fprintln(w, "\nSCHEDULED")
+		if err := scheduled.Write(w); err != nil {
+			return err
+		}
+		if shown > maxScheduledRows {
+			fmt.Fprintf(w, "... and %d more (all of them in -o json)\n", shown-maxScheduledRows)
+		}
+	}
+	pending := Table{Header: []string{"Pod", "Why"}}
+	for _, p := range r.Pods {
+		switch p.Phase {
+		case result.PhaseUnschedulable, result.PhaseGated, result.PhaseSkipped:
+			pending.Append(p.Key(), p.Message)
+		}
+	}
+	if len(pending.Rows) > 0 {
+		fmt.Fprintln(w, "\nPENDING")
+		if err := pending.Write(w); err != nil {
+			return err
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	return nil
+}
+
+// devicesCell lists a pod's devices compactly: "gpu: a100-0 (2nd choice)".
+func devicesCell(p result.Pod) string {
+	var parts []string
+	for _, c := range p.Claims {
+		for _, d := range c.Devices {
+			s := d.Device
+			if d.Alternative != "" {
+				s += fmt.Sprintf(" (%s, %s choice)", d.Alternative, ordinal(d.AlternativeRank))
+			}
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ordinal(n int) string {
+	switch n {
+	case 1:
+		return "1st"
+	case 2:
+		return "2nd"
+	case 3:
+		return "3rd"
+	}
+	return fmt.Sprintf("%dth", n)
+}

@@ -1,0 +1,17 @@
+// Package scenarios holds drasim's example snapshots. Each is also a golden
+// test (its expected results, recorded from the real kube-scheduler v1.37.2,
+// are in oracle/) and a benchmark fixture. The demo is compiled into the
+// binary so that `drasim simulate` works on a fresh machine.
+package scenarios
+
+import _ "embed"
+
+// DemoName is the file name of the embedded demo scenario.
+const DemoName = "00-demo.yaml"
+
+// Demo returns the demo snapshot: a small mixed GPU cluster with
+// prioritized-list claims.
+func Demo() []byte { return demo }
+
+//go:embed 00-demo.yaml
+var demo []byte

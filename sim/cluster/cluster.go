@@ -1,0 +1,252 @@
+package cluster
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/drasim/drasim/internal/kubenames"
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/snapshot"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/utils/ptr"
+)
+
+// Cluster is the mutable state of one replay. Build copies every object it
+// may change, so the snapshot stays as loaded.
+type Cluster struct {
+	Snapshot *snapshot.Snapshot
+	// Nodes in kube-scheduler's snapshot order (see orderNodes).
+	Nodes  []*framework.NodeInfo
+	byName map[string]*framework.NodeInfo
+	DRA    *dra.State
+	// Pods holds every pod drasim tracks, in snapshot order (copies).
+	Pods []*v1.Pod
+	// Queue is the pending pods in scheduling order.
+	Queue []*v1.Pod
+	// Gated and Skipped are pending pods drasim does not attempt.
+	Gated, Skipped []*v1.Pod
+	// Bound are the pods already running when the replay starts.
+	Bound      []*v1.Pod
+	Namespaces map[string]*v1.Namespace
+	Warnings   []string
+	// podOrder is each pod's position in the snapshot (the tie-break).
+	podOrder map[types.UID]int
+}
+
+// Build makes the replay state from a snapshot.
+func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
+	c := &Cluster{Snapshot: s, byName: map[string]*framework.NodeInfo{}, Namespaces: map[string]*v1.Namespace{}, podOrder: map[types.UID]int{}}
+	for _, ns := range s.Namespaces {
+		c.Namespaces[ns.Name] = ns
+	}
+	for _, n := range orderNodes(s.Nodes) {
+		ni := framework.NewNodeInfo(n.DeepCopy())
+		c.Nodes = append(c.Nodes, ni)
+		c.byName[n.Name] = ni
+	}
+	framework.SetImageStates(c.Nodes)
+
+	claims := append([]*resourceapi.ResourceClaim(nil), s.ResourceClaims...)
+	templates := map[string]*resourceapi.ResourceClaimTemplate{}
+	for _, t := range s.ResourceClaimTemplates {
+		templates[t.Namespace+"/"+t.Name] = t
+	}
+	for i, orig := range s.Pods {
+		pod := orig.DeepCopy()
+		if pod.UID == "" {
+			pod.UID = types.UID("drasim-" + pod.Namespace + "-" + pod.Name)
+		}
+		c.podOrder[pod.UID] = i
+		if pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed || pod.DeletionTimestamp != nil {
+			continue // the scheduler's cache ignores terminated pods
+		}
+		c.Pods = append(c.Pods, pod)
+		claims = append(claims, c.claimsFromTemplates(pod, templates)...)
+	}
+	c.DRA = dra.NewState(gates, s.DeviceClasses, s.ResourceSlices, s.DeviceTaintRules, claims)
+
+	for _, pod := range c.Pods {
+		switch {
+		case pod.Spec.NodeName != "":
+			ni := c.byName[pod.Spec.NodeName]
+			if ni == nil {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("Pod %q is bound to node %q, which is not in the snapshot; its usage is ignored", pod.Namespace+"/"+pod.Name, pod.Spec.NodeName))
+				continue
+			}
+			ni.AddPod(pod)
+			c.Bound = append(c.Bound, pod)
+		case pod.Spec.SchedulerName != "" && pod.Spec.SchedulerName != v1.DefaultSchedulerName:
+			c.Skipped = append(c.Skipped, pod)
+		case len(pod.Spec.SchedulingGates) > 0:
+			c.Gated = append(c.Gated, pod)
+		default:
+			c.Queue = append(c.Queue, pod)
+		}
+	}
+	c.sortQueue()
+	return c
+}
+
+// Node returns a node's view, or nil.
+func (c *Cluster) Node(name string) *framework.NodeInfo { return c.byName[name] }
+
+// Order returns a pod's position in the snapshot.
+func (c *Cluster) Order(pod *v1.Pod) int { return c.podOrder[pod.UID] }
+
+// sortQueue orders pending pods as kube-scheduler's PrioritySort does:
+// higher priority first, then earlier creation; the snapshot order breaks
+// the remaining ties (kube uses the time each pod entered the queue).
+func (c *Cluster) sortQueue() {
+	sort.SliceStable(c.Queue, func(i, j int) bool {
+		a, b := c.Queue[i], c.Queue[j]
+		pa, pb := corev1helpers.PodPriority(a), corev1helpers.PodPriority(b)
+		if pa != pb {
+			return pa > pb
+		}
+		ta, tb := a.CreationTimestamp, b.CreationTimestamp
+		if !ta.Equal(&tb) {
+			return ta.Before(&tb)
+		}
+		return c.podOrder[a.UID] < c.podOrder[b.UID]
+	})
+}
+
+// claimsFromTemplates does the resource-claim controller's work for one pod:
+// a claim per resourceClaimTemplateName entry that has no claim yet, named
+// <pod>-<claim>-<suffix>, owned by the pod, recorded in the pod's status.
+func (c *Cluster) claimsFromTemplates(pod *v1.Pod, templates map[string]*resourceapi.ResourceClaimTemplate) []*resourceapi.ResourceClaim {
+	var out []*resourceapi.ResourceClaim
+	for _, pc := range pod.Spec.ResourceClaims {
+		if pc.ResourceClaimTemplateName == nil {
+			continue
+		}
+		if hasClaimStatus(pod, pc.Name) {
+			continue // made earlier, by the real controller; the dump holds it
+		}
+		tmpl := templates[pod.Namespace+"/"+*pc.ResourceClaimTemplateName]
+		if tmpl == nil {
+			continue // the scheduler reports the pod as waiting for its claim
+		}
+		name := kubenames.GenerateName(pod.Name+"-"+pc.Name+"-", pod.Namespace+"/"+pod.Name+"/"+pc.Name, 63)
+		claim := &resourceapi.ResourceClaim{
+			TypeMeta: metav1.TypeMeta{APIVersion: "resource.k8s.io/v1", Kind: "ResourceClaim"},
+			ObjectMeta: metav1.ObjectMeta{
+				Name:         name,
+				Namespace:    pod.Namespace,
+				GenerateName: pod.Name + "-" + pc.Name + "-",
+				UID:          types.UID("drasim-claim-" + pod.Namespace + "-" + name),
+				Labels:       copyMap(tmpl.Spec.ObjectMeta.Labels),
+				Annotations:  copyMap(tmpl.Spec.ObjectMeta.Annotations),
+				OwnerReferences: []metav1.OwnerReference{{
+					APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID,
+					Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+				}},
+			},
+			Spec: *tmpl.Spec.Spec.DeepCopy(),
+		}
+		if claim.Annotations == nil {
+			claim.Annotations = map[string]string{}
+		}
+		claim.Annotations["resource.kubernetes.io/pod-claim-name"] = pc.Name
+		pod.Status.ResourceClaimStatuses = append(pod.Status.ResourceClaimStatuses, v1.PodResourceClaimStatus{Name: pc.Name, ResourceClaimName: &claim.Name})
+		out = append(out, claim)
+	}
+	return out
+}
+
+func hasClaimStatus(pod *v1.Pod, name string) bool {
+	for _, st := range pod.Status.ResourceClaimStatuses {
+		if st.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// orderNodes returns the nodes in the order kube-scheduler's snapshot lists
+// them: the node tree takes nodes as the informer lists them (by name) and
+// interleaves zones round-robin, zones in order of first appearance.
+func orderNodes(nodes []*v1.Node) []*v1.Node {
+	sorted := append([]*v1.Node(nil), nodes...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	var zones []string
+	byZone := map[string][]*v1.Node{}
+	for _, n := range sorted {
+		z := zoneKey(n)
+		if _, ok := byZone[z]; !ok {
+			zones = append(zones, z)
+		}
+		byZone[z] = append(byZone[z], n)
+	}
+	out := make([]*v1.Node, 0, len(nodes))
+	for len(out) < len(sorted) {
+		for _, z := range zones {
+			if list := byZone[z]; len(list) > 0 {
+				out = append(out, list[0])
+				byZone[z] = list[1:]
+			}
+		}
+	}
+	return out
+}
+
+// zoneKey mirrors kube's utilnode.GetZoneKey: region and zone labels.
+func zoneKey(n *v1.Node) string {
+	zone, region := n.Labels[v1.LabelTopologyZone], n.Labels[v1.LabelTopologyRegion]
+	if zone == "" {
+		zone = n.Labels[v1.LabelFailureDomainBetaZone]
+	}
+	if region == "" {
+		region = n.Labels[v1.LabelFailureDomainBetaRegion]
+	}
+	if zone == "" && region == "" {
+		return ""
+	}
+	return region + ":\x00:" + zone
+}
+
+// List implements framework.NodeLister.
+func (c *Cluster) List() []*framework.NodeInfo { return c.Nodes }
+
+// Get implements framework.NodeLister.
+func (c *Cluster) Get(name string) *framework.NodeInfo { return c.byName[name] }
+
+// HavePodsWithAffinityList implements framework.NodeLister.
+func (c *Cluster) HavePodsWithAffinityList() []*framework.NodeInfo {
+	var out []*framework.NodeInfo
+	for _, n := range c.Nodes {
+		if len(n.PodsWithAffinity) > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// HavePodsWithRequiredAntiAffinityList implements framework.NodeLister.
+func (c *Cluster) HavePodsWithRequiredAntiAffinityList() []*framework.NodeInfo {
+	var out []*framework.NodeInfo
+	for _, n := range c.Nodes {
+		if len(n.PodsWithRequiredAntiAffinity) > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+var _ framework.NodeLister = (*Cluster)(nil)

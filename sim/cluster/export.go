@@ -1,0 +1,84 @@
+package cluster
+
+import (
+	"fmt"
+	"io"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+)
+
+// list is the shape of `kubectl get -o yaml` output for several kinds.
+type list struct {
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Items      []any          `json:"items"`
+	Metadata   map[string]any `json:"metadata"`
+}
+
+// WriteSnapshot writes the cluster as it stands (after a replay: pods with
+// their nodes and conditions, claims with their allocations) as one List,
+// in the shape `kubectl get -o yaml` writes, so that drasim can load it
+// again and it can be compared with a real cluster's dump.
+func (c *Cluster) WriteSnapshot(w io.Writer) error {
+	s := c.Snapshot
+	var items []any
+	add := func(gv schema.GroupVersion, kind string, obj interface{ GetObjectKind() schema.ObjectKind }) {
+		obj.GetObjectKind().SetGroupVersionKind(gv.WithKind(kind))
+		items = append(items, obj)
+	}
+	core := v1.SchemeGroupVersion
+	for _, o := range s.Namespaces {
+		add(core, "Namespace", o.DeepCopy())
+	}
+	for _, o := range s.PriorityClasses {
+		add(schedulingv1.SchemeGroupVersion, "PriorityClass", o.DeepCopy())
+	}
+	for _, o := range s.DeviceClasses {
+		add(resourceapi.SchemeGroupVersion, "DeviceClass", o.DeepCopy())
+	}
+	for _, o := range s.Nodes {
+		add(core, "Node", o.DeepCopy())
+	}
+	for _, o := range s.ResourceSlices {
+		add(resourceapi.SchemeGroupVersion, "ResourceSlice", o.DeepCopy())
+	}
+	for _, o := range s.DeviceTaintRules {
+		add(resourceapi.SchemeGroupVersion, "DeviceTaintRule", o.DeepCopy())
+	}
+	for _, o := range s.ResourceClaimTemplates {
+		add(resourceapi.SchemeGroupVersion, "ResourceClaimTemplate", o.DeepCopy())
+	}
+	for _, o := range c.DRA.Claims() {
+		add(resourceapi.SchemeGroupVersion, "ResourceClaim", o.DeepCopy())
+	}
+	for _, o := range s.Deployments {
+		add(appsv1.SchemeGroupVersion, "Deployment", o.DeepCopy())
+	}
+	for _, o := range s.ReplicaSets {
+		add(appsv1.SchemeGroupVersion, "ReplicaSet", o.DeepCopy())
+	}
+	for _, o := range s.StatefulSets {
+		add(appsv1.SchemeGroupVersion, "StatefulSet", o.DeepCopy())
+	}
+	for _, o := range s.DaemonSets {
+		add(appsv1.SchemeGroupVersion, "DaemonSet", o.DeepCopy())
+	}
+	for _, o := range s.Jobs {
+		add(batchv1.SchemeGroupVersion, "Job", o.DeepCopy())
+	}
+	for _, o := range c.Pods {
+		add(core, "Pod", o.DeepCopy())
+	}
+	data, err := yaml.Marshal(list{APIVersion: "v1", Kind: "List", Items: items, Metadata: map[string]any{"resourceVersion": ""}})
+	if err != nil {
+		return fmt.Errorf("encoding snapshot: %w", err)
+	}
+	_, err = w.Write(data)
+	return err
+}

@@ -1,0 +1,428 @@
+package dra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/drasim/drasim/sim/schedule/framework"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/dynamic-resource-allocation/structured"
+)
+
+// Name is the plugin's name in kube-scheduler's profile.
+const Name = "DynamicResources"
+
+// Reasons, as kube-scheduler v1.37 words them.
+const (
+	ReasonCannotAllocate      = "cannot allocate all claims"
+	ReasonClaimNotOnNode      = "resourceclaim not available on the node"
+	ReasonClaimInUse          = "resourceclaim in use"
+	ReasonCannotFitExtended   = "cannot fit resource"
+	ReasonExtendedClaimFailed = "cannot schedule extended resource claim"
+)
+
+// Plugin is the DynamicResources plugin: PreFilter collects the pod's claims
+// and sets up the allocator, Filter asks it for each node, Score ranks nodes
+// by the prioritized-list alternatives they can satisfy, and Reserve records
+// the chosen node's allocation in the claims.
+type Plugin struct {
+	state    *State
+	celCache *cel.Cache
+}
+
+var (
+	_ framework.PreFilterPlugin = (*Plugin)(nil)
+	_ framework.FilterPlugin    = (*Plugin)(nil)
+	_ framework.ScorePlugin     = (*Plugin)(nil)
+	_ framework.ScoreNormalizer = (*Plugin)(nil)
+	_ framework.ReservePlugin   = (*Plugin)(nil)
+)
+
+// New returns the plugin working on state. One CEL cache serves the whole
+// run, as one serves kube-scheduler's whole life.
+func New(state *State) *Plugin {
+	return &Plugin{
+		state: state,
+		celCache: cel.NewCache(10, cel.Features{
+			EnableConsumableCapacity: state.gates["DRAConsumableCapacity"],
+			EnableListTypeAttributes: state.gates["DRAListTypeAttributes"],
+		}),
+	}
+}
+
+// Name implements framework.Plugin.
+func (p *Plugin) Name() string { return Name }
+
+// cycleData is what PreFilter learns about one pod, for Filter, Score and
+// Reserve.
+type cycleData struct {
+	// claims are the pod's claims in pod.spec.resourceClaims order, then the
+	// in-memory extended-resource claim, if any.
+	claims []*resourceapi.ResourceClaim
+	// availableOnNodes is set for claims that are already allocated.
+	availableOnNodes []*nodeaffinity.NodeSelector
+	extendedClaim    *resourceapi.ResourceClaim
+	extendedRequests map[v1.ResourceName]int64
+	userClaims       int
+	allocator        structured.Allocator
+
+	mu              sync.Mutex
+	nodeAllocations map[string]nodeAllocation
+}
+
+type nodeAllocation struct {
+	results       []resourceapi.AllocationResult // one per claim to allocate, in claims order
+	extendedClaim *resourceapi.ResourceClaim     // the node's variant of the extended-resource claim
+	mappings      []v1.ContainerExtendedResourceRequest
+}
+
+func (d *cycleData) toAllocate() []int {
+	var idx []int
+	for i, c := range d.claims {
+		if c.Status.Allocation == nil {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+func readCycle(cs *framework.CycleState) *cycleData {
+	d, _ := cs.Read(Name).(*cycleData)
+	return d
+}
+
+// PodClaims returns the pod's ResourceClaims in spec order, resolving
+// template claims through pod.status.resourceClaimStatuses as kube does.
+func (p *Plugin) PodClaims(pod *v1.Pod) ([]*resourceapi.ResourceClaim, error) {
+	var out []*resourceapi.ResourceClaim
+	for i := range pod.Spec.ResourceClaims {
+		pc := &pod.Spec.ResourceClaims[i]
+		name, mustCheckOwner, err := resourceclaim.Name(pod, pc)
+		if err != nil {
+			return nil, err
+		}
+		if name == nil {
+			continue
+		}
+		claim, err := p.state.Claim(pod.Namespace, *name)
+		if err != nil {
+			return nil, err
+		}
+		if claim.DeletionTimestamp != nil {
+			return nil, fmt.Errorf("resourceclaim %q is being deleted", claim.Name)
+		}
+		if mustCheckOwner {
+			if err := resourceclaim.IsForPod(pod, claim, false); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, claim)
+	}
+	return out, nil
+}
+
+// PreFilter implements framework.PreFilterPlugin.
+func (p *Plugin) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	claims, err := p.PodClaims(pod)
+	if err != nil {
+		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
+	}
+	d := &cycleData{claims: claims, userClaims: len(claims), nodeAllocations: map[string]nodeAllocation{}}
+	if ext := p.extendedRequests(pod); len(ext) > 0 {
+		d.extendedRequests = ext
+		d.extendedClaim = p.findExtendedClaim(pod)
+		if d.extendedClaim == nil {
+			d.extendedClaim = newExtendedClaim(pod)
+		}
+		d.claims = append(d.claims, d.extendedClaim)
+	}
+	if len(d.claims) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	d.availableOnNodes = make([]*nodeaffinity.NodeSelector, len(d.claims))
+	numToAllocate := 0
+	for i, claim := range d.claims {
+		if claim.Status.Allocation != nil && !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, false) {
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonClaimInUse)
+		}
+		if claim.Status.Allocation != nil {
+			if ns := claim.Status.Allocation.NodeSelector; ns != nil {
+				sel, err := nodeaffinity.NewNodeSelector(ns)
+				if err != nil {
+					return nil, framework.AsStatus(fmt.Errorf("claim %s: allocation node selector: %w", claim.Name, err))
+				}
+				d.availableOnNodes[i] = sel
+			}
+			continue
+		}
+		numToAllocate++
+		if claim == d.extendedClaim {
+			continue
+		}
+		for _, req := range claim.Spec.Devices.Requests {
+			switch {
+			case req.Exactly != nil:
+				if st := p.checkClass(req.Exactly.DeviceClassName, req.Name); st != nil {
+					return nil, st
+				}
+			case len(req.FirstAvailable) > 0:
+				if !p.state.gates["DRAPrioritizedList"] {
+					return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable,
+						fmt.Sprintf("resource claim %s/%s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", claim.Namespace, claim.Name, req.Name))
+				}
+				for _, sub := range req.FirstAvailable {
+					if st := p.checkClass(sub.DeviceClassName, req.Name+"/"+sub.Name); st != nil {
+						return nil, st
+					}
+				}
+			default:
+				return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable,
+					fmt.Sprintf("resource claim %s/%s, request %s: unknown request type", claim.Namespace, claim.Name, req.Name))
+			}
+		}
+	}
+	if numToAllocate > 0 {
+		alloc, err := structured.NewAllocator(ctx, p.state.features, p.state.AllocatedState(), p.state, p.state.slices, p.celCache)
+		if err != nil {
+			return nil, framework.AsStatus(err)
+		}
+		d.allocator = alloc
+	}
+	cs.Write(Name, d)
+	return nil, nil
+}
+
+func (p *Plugin) checkClass(className, requestName string) *framework.Status {
+	if className == "" {
+		return framework.AsStatus(fmt.Errorf("request %s: unsupported request type", requestName))
+	}
+	if _, err := p.state.Get(className); err != nil {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("request %s: device class %s does not exist", requestName, className))
+	}
+	return nil
+}
+
+// Filter implements framework.FilterPlugin.
+func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
+	d := readCycle(cs)
+	if d == nil {
+		return nil
+	}
+	node := ni.Node()
+	nodeExtClaim, mappings, st := p.filterExtended(d, pod, ni)
+	if st != nil {
+		return st
+	}
+	if nodeExtClaim == nil && d.userClaims == 0 {
+		return nil
+	}
+	unavailable := false
+	for i, claim := range d.claims {
+		if sel := d.availableOnNodes[i]; sel != nil && !sel.Match(node) {
+			unavailable = true
+		}
+		_ = claim
+	}
+	var results []resourceapi.AllocationResult
+	if d.allocator != nil {
+		var toAllocate []*resourceapi.ResourceClaim
+		for _, i := range d.toAllocate() {
+			c := d.claims[i]
+			if c == d.extendedClaim {
+				if nodeExtClaim == nil {
+					continue // satisfied by the node's own extended resources
+				}
+				c = nodeExtClaim
+			}
+			toAllocate = append(toAllocate, c)
+		}
+		res, err := d.allocator.Allocate(ctx, node, toAllocate)
+		switch {
+		case errors.Is(err, structured.ErrFailedAllocationOnNode):
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
+		case err != nil:
+			return framework.AsStatus(err)
+		}
+		if len(res) != len(toAllocate) {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonCannotAllocate)
+		}
+		results = res
+	}
+	if unavailable {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonClaimNotOnNode)
+	}
+	if d.allocator != nil {
+		d.mu.Lock()
+		d.nodeAllocations[node.Name] = nodeAllocation{results: results, extendedClaim: nodeExtClaim, mappings: mappings}
+		d.mu.Unlock()
+	}
+	return nil
+}
+
+// Score implements framework.ScorePlugin: for every request with
+// firstAvailable, 8 minus the index of the subrequest the allocator chose.
+func (p *Plugin) Score(_ context.Context, cs *framework.CycleState, _ *v1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
+	if !p.state.gates["DRAPrioritizedList"] {
+		return 0, nil
+	}
+	d := readCycle(cs)
+	if d == nil || len(d.claims) == 0 {
+		return 0, nil
+	}
+	d.mu.Lock()
+	alloc, found := d.nodeAllocations[ni.Node().Name]
+	d.mu.Unlock()
+	if !found {
+		return 0, nil
+	}
+	score, err := prioritizedListScore(d, alloc)
+	if err != nil {
+		return 0, framework.AsStatus(err)
+	}
+	return score, nil
+}
+
+func prioritizedListScore(d *cycleData, alloc nodeAllocation) (int64, error) {
+	var score int64
+	next := 0
+	for _, claim := range d.claims {
+		var allocation *resourceapi.AllocationResult
+		if claim.Status.Allocation != nil {
+			allocation = claim.Status.Allocation
+		} else {
+			if claim == d.extendedClaim && alloc.extendedClaim == nil {
+				continue
+			}
+			if next >= len(alloc.results) {
+				return 0, fmt.Errorf("number of allocations %d is smaller than number of claims needing allocation", len(alloc.results))
+			}
+			allocation = &alloc.results[next]
+			next++
+		}
+		chosen := sets.New[string]()
+		for _, r := range allocation.Devices.Results {
+			if resourceclaim.IsSubRequestRef(r.Request) {
+				chosen.Insert(r.Request)
+			}
+		}
+		for _, req := range claim.Spec.Devices.Requests {
+			for i, sub := range req.FirstAvailable {
+				if chosen.Has(resourceclaim.CreateSubRequestRef(req.Name, sub.Name)) {
+					score += int64(resourceapi.FirstAvailableDeviceRequestMaxSize - i)
+				}
+			}
+		}
+	}
+	return score, nil
+}
+
+// NormalizeScore implements framework.ScoreNormalizer: score*100/max.
+func (p *Plugin) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *v1.Pod, scores []framework.NodeScore) *framework.Status {
+	var highest int64
+	for _, s := range scores {
+		highest = max(highest, s.Score)
+	}
+	if highest == 0 {
+		return nil
+	}
+	for i := range scores {
+		scores[i].Score = framework.MaxNodeScore * scores[i].Score / highest
+	}
+	return nil
+}
+
+// Reserve implements framework.ReservePlugin: the allocation found for the
+// chosen node is written into the claims (status.allocation, finalizer) and
+// every claim of the pod is reserved for it, which is what PreBind persists
+// in a real cluster.
+func (p *Plugin) Reserve(_ context.Context, cs *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
+	d := readCycle(cs)
+	if d == nil {
+		return nil
+	}
+	alloc := d.nodeAllocations[nodeName]
+	next := 0
+	for _, i := range d.toAllocate() {
+		claim := d.claims[i]
+		if claim == d.extendedClaim {
+			if alloc.extendedClaim == nil {
+				continue
+			}
+			claim = p.materializeExtendedClaim(pod, alloc.extendedClaim)
+			d.claims[i] = claim
+			setExtendedStatus(pod, claim.Name, alloc.mappings)
+		}
+		if next >= len(alloc.results) {
+			return framework.AsStatus(fmt.Errorf("internal error: no allocation for claim %s on node %s", claim.Name, nodeName))
+		}
+		if err := p.state.Allocate(claim, &alloc.results[next]); err != nil {
+			return framework.AsStatus(err)
+		}
+		next++
+	}
+	for _, claim := range d.claims {
+		if claim == d.extendedClaim && claim.Name == specialClaimName {
+			continue
+		}
+		p.state.Reserve(claim, pod)
+	}
+	return nil
+}
+
+// Unreserve implements framework.ReservePlugin. drasim binds in the same
+// step as it reserves, so nothing is ever unreserved.
+func (p *Plugin) Unreserve(context.Context, *framework.CycleState, *v1.Pod, string) {}
+
+// ChosenAllocation returns the allocation Filter found for a node, for
+// explanations: one result per claim that needed allocation.
+func ChosenAllocation(cs *framework.CycleState, nodeName string) []resourceapi.AllocationResult {
+	d := readCycle(cs)
+	if d == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.nodeAllocations[nodeName].results
+}
+
+// sortedResourceNames returns the keys of m in order.
+func sortedResourceNames(m map[v1.ResourceName]int64) []v1.ResourceName {
+	out := make([]v1.ResourceName, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// State returns the DRA state the plugin works on.
+func (p *Plugin) State() *State { return p.state }
+
+// Alternative returns the firstAvailable subrequest that a result's
+// request reference ("request/subrequest") names in the claim, with its
+// 1-based rank, or "" and 0 when the reference is not a subrequest.
+func Alternative(c *resourceapi.ResourceClaim, ref string) (string, int) {
+	if !resourceclaim.IsSubRequestRef(ref) {
+		return "", 0
+	}
+	base := resourceclaim.BaseRequestRef(ref)
+	for _, req := range c.Spec.Devices.Requests {
+		if req.Name != base {
+			continue
+		}
+		for i, sub := range req.FirstAvailable {
+			if resourceclaim.CreateSubRequestRef(req.Name, sub.Name) == ref {
+				return sub.Name, i + 1
+			}
+		}
+	}
+	return "", 0
+}

@@ -1,0 +1,279 @@
+package dra
+
+import (
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
+)
+
+// State is the DRA side of the cluster: what kube-scheduler's DRA manager
+// (the claim assume cache, the slice tracker and the class lister) knows.
+// It is mutated only by the scheduling loop, one pod at a time.
+type State struct {
+	gates    Gates
+	features structured.Features
+
+	classes     map[string]*resourceapi.DeviceClass
+	classList   []*resourceapi.DeviceClass
+	slices      []*resourceapi.ResourceSlice // with DeviceTaintRules applied
+	claims      map[string]*resourceapi.ResourceClaim
+	claimOrder  []string
+	extResource map[v1.ResourceName]*resourceapi.DeviceClass
+
+	allocated   sets.Set[structured.DeviceID]
+	sharedIDs   sets.Set[structured.SharedDeviceID]
+	capacities  structured.ConsumedCapacityCollection
+	revision    int64
+	cachedRev   int64
+	cachedState *structured.AllocatedState
+}
+
+// NewState builds the DRA state from the snapshot's objects. Claims are
+// copied, so the state can record allocations without touching the input.
+func NewState(gates Gates, classes []*resourceapi.DeviceClass, slices []*resourceapi.ResourceSlice, rules []*resourceapi.DeviceTaintRule, claims []*resourceapi.ResourceClaim) *State {
+	s := &State{
+		gates:       gates,
+		features:    gates.AllocatorFeatures(),
+		classes:     map[string]*resourceapi.DeviceClass{},
+		claims:      map[string]*resourceapi.ResourceClaim{},
+		extResource: map[v1.ResourceName]*resourceapi.DeviceClass{},
+		allocated:   sets.New[structured.DeviceID](),
+		sharedIDs:   sets.New[structured.SharedDeviceID](),
+		capacities:  structured.NewConsumedCapacityCollection(),
+		cachedRev:   -1,
+	}
+	for _, c := range classes {
+		s.classes[c.Name] = c
+		s.classList = append(s.classList, c)
+	}
+	if gates["DRAExtendedResource"] {
+		s.indexExtendedResources()
+	}
+	if !gates["DRADeviceTaintRules"] {
+		rules = nil
+	}
+	for _, sl := range slices {
+		s.slices = append(s.slices, applyTaintRules(sl, rules))
+	}
+	for _, c := range claims {
+		s.AddClaim(c.DeepCopy())
+	}
+	return s
+}
+
+// indexExtendedResources maps extended resource names to the classes that
+// provide them: the explicit spec.extendedResourceName and the implicit
+// deviceclass.resource.kubernetes.io/<class>. When several classes name the
+// same resource, kube picks the newest (then by name); drasim, without
+// creation times in most snapshots, uses the same rule with the class name
+// as the last tie-break.
+func (s *State) indexExtendedResources() {
+	sorted := append([]*resourceapi.DeviceClass(nil), s.classList...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		ti, tj := sorted[i].CreationTimestamp, sorted[j].CreationTimestamp
+		if !ti.Equal(&tj) {
+			return tj.Before(&ti)
+		}
+		return sorted[i].Name < sorted[j].Name
+	})
+	for _, c := range sorted {
+		implicit := v1.ResourceName(resourceapi.ResourceDeviceClassPrefix + c.Name)
+		if _, ok := s.extResource[implicit]; !ok {
+			s.extResource[implicit] = c
+		}
+		if c.Spec.ExtendedResourceName != nil {
+			name := v1.ResourceName(*c.Spec.ExtendedResourceName)
+			if _, ok := s.extResource[name]; !ok {
+				s.extResource[name] = c
+			}
+		}
+	}
+}
+
+// ExtendedResourceClass returns the class that provides an extended resource
+// through DRA, or nil.
+func (s *State) ExtendedResourceClass(name v1.ResourceName) *resourceapi.DeviceClass {
+	return s.extResource[name]
+}
+
+// ExtendedResourceNames lists the extended resources DeviceClasses provide.
+func (s *State) ExtendedResourceNames() sets.Set[v1.ResourceName] {
+	out := sets.New[v1.ResourceName]()
+	for n := range s.extResource {
+		out.Insert(n)
+	}
+	return out
+}
+
+// applyTaintRules returns the slice with the taints of every matching
+// DeviceTaintRule added to its devices, as the scheduler's slice tracker
+// does. The input slice is never modified.
+func applyTaintRules(slice *resourceapi.ResourceSlice, rules []*resourceapi.DeviceTaintRule) *resourceapi.ResourceSlice {
+	patched := slice
+	for _, rule := range rules {
+		sel := rule.Spec.DeviceSelector
+		if sel == nil {
+			continue // no selector selects nothing
+		}
+		if sel.Driver != nil && *sel.Driver != slice.Spec.Driver {
+			continue
+		}
+		if sel.Pool != nil && *sel.Pool != slice.Spec.Pool.Name {
+			continue
+		}
+		for i, d := range slice.Spec.Devices {
+			if sel.Device != nil && *sel.Device != d.Name {
+				continue
+			}
+			if patched == slice {
+				patched = slice.DeepCopy()
+			}
+			patched.Spec.Devices[i].Taints = append(patched.Spec.Devices[i].Taints, rule.Spec.Taint)
+		}
+	}
+	return patched
+}
+
+func claimKey(namespace, name string) string { return namespace + "/" + name }
+
+// AddClaim adds a claim (from the snapshot or made from a template) and
+// marks its allocated devices.
+func (s *State) AddClaim(c *resourceapi.ResourceClaim) {
+	key := claimKey(c.Namespace, c.Name)
+	if _, exists := s.claims[key]; !exists {
+		s.claimOrder = append(s.claimOrder, key)
+	}
+	s.claims[key] = c
+	s.markAllocated(c)
+}
+
+// Claim returns a claim by namespace and name.
+func (s *State) Claim(namespace, name string) (*resourceapi.ResourceClaim, error) {
+	c, ok := s.claims[claimKey(namespace, name)]
+	if !ok {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, name)
+	}
+	return c, nil
+}
+
+// Claims returns every claim in the order they were added.
+func (s *State) Claims() []*resourceapi.ResourceClaim {
+	out := make([]*resourceapi.ResourceClaim, len(s.claimOrder))
+	for i, k := range s.claimOrder {
+		out[i] = s.claims[k]
+	}
+	return out
+}
+
+// Slices returns the slices with DeviceTaintRules applied.
+func (s *State) Slices() []*resourceapi.ResourceSlice { return s.slices }
+
+// Classes returns the device classes in snapshot order.
+func (s *State) Classes() []*resourceapi.DeviceClass { return s.classList }
+
+// Gates returns the feature gates in force.
+func (s *State) Gates() Gates { return s.gates }
+
+// List implements structured.DeviceClassLister.
+func (s *State) List() ([]*resourceapi.DeviceClass, error) { return s.classList, nil }
+
+// Get implements structured.DeviceClassLister.
+func (s *State) Get(name string) (*resourceapi.DeviceClass, error) {
+	c, ok := s.classes[name]
+	if !ok {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Group: "resource.k8s.io", Resource: "deviceclasses"}, name)
+	}
+	return c, nil
+}
+
+var _ structured.DeviceClassLister = (*State)(nil)
+
+// markAllocated records a claim's allocated devices the way the scheduler's
+// allocated-devices tracker does: admin-access results are not exclusive,
+// results with a share ID are shared allocations with consumed capacity.
+func (s *State) markAllocated(c *resourceapi.ResourceClaim) {
+	if c.Status.Allocation == nil {
+		return
+	}
+	s.revision++
+	for _, r := range c.Status.Allocation.Devices.Results {
+		if ptr.Deref(r.AdminAccess, false) {
+			continue
+		}
+		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+		if s.features.ConsumableCapacity && r.ShareID != nil {
+			s.sharedIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
+			if r.ConsumedCapacity != nil {
+				s.capacities.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+			}
+			continue
+		}
+		s.allocated.Insert(id)
+	}
+}
+
+// AllocatedState returns the allocated devices for a new allocator. The
+// allocator only reads it; the copy is shared until the state changes.
+func (s *State) AllocatedState() structured.AllocatedState {
+	if s.cachedRev != s.revision || s.cachedState == nil {
+		st := structured.AllocatedState{
+			AllocatedDevices:         s.allocated.Clone(),
+			AllocatedSharedDeviceIDs: s.sharedIDs.Clone(),
+			AggregatedCapacity:       s.capacities.Clone(),
+		}
+		if !s.features.ConsumableCapacity {
+			st.AllocatedSharedDeviceIDs = sets.New[structured.SharedDeviceID]()
+			st.AggregatedCapacity = structured.NewConsumedCapacityCollection()
+		}
+		s.cachedState = &st
+		s.cachedRev = s.revision
+	}
+	return *s.cachedState
+}
+
+// Allocate records an allocation result for a claim, as the scheduler's
+// Reserve and PreBind do: the claim gets the result, the finalizer, and the
+// pod in reservedFor; the devices become allocated.
+func (s *State) Allocate(c *resourceapi.ResourceClaim, result *resourceapi.AllocationResult) error {
+	if c.Status.Allocation != nil {
+		return fmt.Errorf("claim %s/%s is already allocated", c.Namespace, c.Name)
+	}
+	c.Status.Allocation = result.DeepCopy()
+	if !containsString(c.Finalizers, resourceapi.Finalizer) {
+		c.Finalizers = append(c.Finalizers, resourceapi.Finalizer)
+	}
+	s.markAllocated(c)
+	return nil
+}
+
+// Reserve adds the pod to the claim's reservedFor, unless it is already there.
+func (s *State) Reserve(c *resourceapi.ResourceClaim, pod *v1.Pod) {
+	for _, r := range c.Status.ReservedFor {
+		if r.UID == pod.UID && r.Name == pod.Name {
+			return
+		}
+	}
+	c.Status.ReservedFor = append(c.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID})
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// HasDeviceClass reports whether a DeviceClass provides the extended
+// resource (noderesources.DRAExtendedResources).
+func (s *State) HasDeviceClass(name v1.ResourceName) bool {
+	return s.gates["DRAExtendedResource"] && s.extResource[name] != nil
+}

@@ -1,0 +1,135 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/snapshot"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+)
+
+// Explanation tells, for one pod, what every node said in the pod's
+// scheduling cycle.
+type Explanation struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Pod        string `json:"pod"`
+	// QueuePosition is the pod's 1-based place in the scheduling queue; the
+	// pods before it were scheduled first, as in a replay.
+	QueuePosition int    `json:"queuePosition"`
+	QueueLength   int    `json:"queueLength"`
+	Node          string `json:"node,omitempty"`
+	Message       string `json:"message,omitempty"`
+	// PreFilter is set when the pod was rejected before any node was tried.
+	PreFilter string            `json:"preFilter,omitempty"`
+	Nodes     []NodeExplanation `json:"nodes"`
+}
+
+// NodeExplanation is one node's verdict.
+type NodeExplanation struct {
+	Name     string `json:"name"`
+	Feasible bool   `json:"feasible"`
+	Chosen   bool   `json:"chosen,omitempty"`
+	// Plugin and Reason name the first filter that rejected the node.
+	Plugin string               `json:"plugin,omitempty"`
+	Reason string               `json:"reason,omitempty"`
+	Total  int64                `json:"total,omitempty"`
+	Scores []result.PluginScore `json:"scores,omitempty"`
+	// Devices are what the allocator would give the pod on this node.
+	Devices []result.Device `json:"devices,omitempty"`
+}
+
+// Explain replays the queue up to the pod and then reports its cycle node
+// by node. It returns an error when the pod is not in the snapshot or not
+// pending.
+func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespace, name string) (*Explanation, error) {
+	c, draPlugin, profile, err := setup(snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	so := opts.scheduleOptions()
+	so.KeepNodeStatuses = true
+	s := schedule.New(c, profile, so)
+	ex := &Explanation{APIVersion: "drasim.io/v1alpha1", Kind: "PodExplanation", Pod: namespace + "/" + name, QueueLength: len(c.Queue), Nodes: []NodeExplanation{}}
+	for i, pod := range c.Queue {
+		if pod.Namespace != namespace || pod.Name != name {
+			if a := s.SchedulePod(ctx, pod); a.Err != nil {
+				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+			}
+			continue
+		}
+		ex.QueuePosition = i + 1
+		toAllocate := unallocatedClaims(draPlugin, pod)
+		a := s.Evaluate(ctx, pod)
+		if a.Err != nil {
+			return nil, a.Err
+		}
+		ex.Node, ex.Message = a.Node, a.Message
+		if a.PreFilterStatus != nil {
+			ex.PreFilter = fmt.Sprintf("%s: %s", a.PreFilterStatus.Plugin(), a.PreFilterStatus.Message())
+		}
+		for _, nr := range a.Nodes {
+			ne := NodeExplanation{Name: nr.Node, Feasible: nr.Status == nil, Chosen: nr.Node == a.Node, Total: nr.Total}
+			if nr.Status != nil {
+				ne.Plugin, ne.Reason = nr.Status.Plugin(), nr.Status.Message()
+			}
+			for _, ps := range nr.Scores {
+				ne.Scores = append(ne.Scores, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})
+			}
+			if ne.Feasible {
+				ne.Devices = devicesOf(toAllocate, dra.ChosenAllocation(a.State, nr.Node))
+			}
+			ex.Nodes = append(ex.Nodes, ne)
+		}
+		sort.SliceStable(ex.Nodes, func(i, j int) bool {
+			a, b := ex.Nodes[i], ex.Nodes[j]
+			if a.Feasible != b.Feasible {
+				return a.Feasible
+			}
+			if a.Total != b.Total {
+				return a.Total > b.Total
+			}
+			return a.Name < b.Name
+		})
+		return ex, nil
+	}
+	for _, pod := range c.Pods {
+		if pod.Namespace == namespace && pod.Name == name {
+			if pod.Spec.NodeName != "" {
+				return nil, fmt.Errorf("pod %s/%s is already bound to node %s; explain looks at pending pods", namespace, name, pod.Spec.NodeName)
+			}
+			return nil, fmt.Errorf("pod %s/%s is not in the scheduling queue (scheduling gates or another scheduler)", namespace, name)
+		}
+	}
+	return nil, fmt.Errorf("pod %s/%s is not in the snapshot", namespace, name)
+}
+
+func unallocatedClaims(p *dra.Plugin, pod *v1.Pod) []*resourceapi.ResourceClaim {
+	claims, _ := p.PodClaims(pod)
+	var out []*resourceapi.ResourceClaim
+	for _, c := range claims {
+		if c.Status.Allocation == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func devicesOf(claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) []result.Device {
+	var out []result.Device
+	for i, r := range results {
+		for _, d := range r.Devices.Results {
+			dev := result.Device{Request: d.Request, Driver: d.Driver, Pool: d.Pool, Device: d.Device}
+			if i < len(claims) {
+				dev.Alternative, dev.AlternativeRank = dra.Alternative(claims[i], d.Request)
+			}
+			out = append(out, dev)
+		}
+	}
+	return out
+}

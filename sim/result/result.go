@@ -1,0 +1,172 @@
+package result
+
+// APIVersion and Kind of a serialized result.
+const (
+	APIVersion = "drasim.io/v1alpha1"
+	Kind       = "SimulationResult"
+)
+
+// Pod phases in a result.
+const (
+	// PhaseScheduled: drasim placed the pod in this replay.
+	PhaseScheduled = "Scheduled"
+	// PhaseUnschedulable: no node fits; Message says why.
+	PhaseUnschedulable = "Unschedulable"
+	// PhaseBound: the pod was already running in the snapshot.
+	PhaseBound = "Bound"
+	// PhaseGated: the pod has scheduling gates and is not attempted.
+	PhaseGated = "Gated"
+	// PhaseSkipped: the pod is for another scheduler.
+	PhaseSkipped = "Skipped"
+)
+
+// Result is everything one replay decided.
+type Result struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Inputs     Inputs   `json:"inputs"`
+	Summary    Summary  `json:"summary"`
+	Pods       []Pod    `json:"pods"`
+	Nodes      []Node   `json:"nodes"`
+	Events     []Event  `json:"events"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+// Inputs summarizes what the replay started from and how it was configured.
+type Inputs struct {
+	Files             []string `json:"files,omitempty"`
+	Nodes             int      `json:"nodes"`
+	Pods              int      `json:"pods"`
+	PendingPods       int      `json:"pendingPods"`
+	Devices           int      `json:"devices"`
+	ResourceClaims    int      `json:"resourceClaims"`
+	Seed              int64    `json:"seed"`
+	FeatureGates      string   `json:"featureGates,omitempty"`
+	ScoringStrategy   string   `json:"scoringStrategy"`
+	ScoreAllNodes     bool     `json:"scoreAllNodes,omitempty"`
+	KubernetesVersion string   `json:"kubernetesVersion"`
+}
+
+// Summary counts pods by outcome.
+type Summary struct {
+	Scheduled     int `json:"scheduled"`
+	Unschedulable int `json:"unschedulable"`
+	AlreadyBound  int `json:"alreadyBound"`
+	Gated         int `json:"gated,omitempty"`
+	Skipped       int `json:"skipped,omitempty"`
+}
+
+// Pod is one pod's outcome.
+type Pod struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Owner is "Kind/name" of the controlling workload, if any.
+	Owner    string `json:"owner,omitempty"`
+	Priority int32  `json:"priority"`
+	Phase    string `json:"phase"`
+	Node     string `json:"node,omitempty"`
+	// Message is the PodScheduled condition's message for pending pods,
+	// worded as kube-scheduler words it.
+	Message string `json:"message,omitempty"`
+	// Reasons counts the nodes that rejected the pod, by plugin and reason.
+	Reasons []Reason `json:"reasons,omitempty"`
+	Claims  []Claim  `json:"claims,omitempty"`
+	// Score is the chosen node's score, per plugin, after weighting.
+	Score          *Score `json:"score,omitempty"`
+	FeasibleNodes  int    `json:"feasibleNodes,omitempty"`
+	EvaluatedNodes int    `json:"evaluatedNodes,omitempty"`
+	// Attempt is the replay pass in which the pod was scheduled (1 = first).
+	Attempt int `json:"attempt,omitempty"`
+}
+
+// Key returns "namespace/name".
+func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+// Reason is one rejection reason with how many nodes gave it.
+type Reason struct {
+	Plugin string `json:"plugin"`
+	Reason string `json:"reason"`
+	Nodes  int    `json:"nodes"`
+}
+
+// Claim is one of the pod's ResourceClaims and what it got.
+type Claim struct {
+	// PodClaimName is the entry in pod.spec.resourceClaims ("" for the
+	// scheduler-made extended-resource claim).
+	PodClaimName string   `json:"podClaimName,omitempty"`
+	Name         string   `json:"name"`
+	Template     string   `json:"template,omitempty"`
+	Shared       bool     `json:"shared,omitempty"`
+	Devices      []Device `json:"devices,omitempty"`
+}
+
+// Device is one allocated device.
+type Device struct {
+	Request string `json:"request"`
+	Driver  string `json:"driver"`
+	Pool    string `json:"pool"`
+	Device  string `json:"device"`
+	// Alternative is the chosen firstAvailable subrequest and its 1-based
+	// rank, when the request had alternatives.
+	Alternative     string `json:"alternative,omitempty"`
+	AlternativeRank int    `json:"alternativeRank,omitempty"`
+	AdminAccess     bool   `json:"adminAccess,omitempty"`
+	ShareID         string `json:"shareID,omitempty"`
+}
+
+// ID returns "request|driver/pool/device", the oracle's device key.
+func (d Device) ID() string { return d.Request + "|" + d.Driver + "/" + d.Pool + "/" + d.Device }
+
+// Score is a node's total score and its parts.
+type Score struct {
+	Total   int64         `json:"total"`
+	Plugins []PluginScore `json:"plugins"`
+}
+
+// PluginScore is one plugin's normalized score and its weighted value.
+type PluginScore struct {
+	Plugin   string `json:"plugin"`
+	Raw      int64  `json:"raw"`
+	Weighted int64  `json:"weighted"`
+}
+
+// Node is one node's usage after the replay.
+type Node struct {
+	Name          string   `json:"name"`
+	Group         string   `json:"group,omitempty"`
+	CPU           Quantity `json:"cpu"`
+	Memory        Quantity `json:"memory"`
+	Pods          Count    `json:"pods"`
+	Devices       Count    `json:"devices"`
+	Unschedulable bool     `json:"unschedulable,omitempty"`
+}
+
+// Quantity is requested against allocatable, in canonical Kubernetes form
+// and in base units (millicores for CPU, bytes for memory).
+type Quantity struct {
+	Requested        string `json:"requested"`
+	Allocatable      string `json:"allocatable"`
+	RequestedValue   int64  `json:"requestedValue"`
+	AllocatableValue int64  `json:"allocatableValue"`
+}
+
+// Count is used against total.
+type Count struct {
+	Used  int `json:"used"`
+	Total int `json:"total"`
+}
+
+// Event is one scheduling decision, in the order they were made.
+type Event struct {
+	Seq     int    `json:"seq"`
+	Type    string `json:"type"`
+	Pod     string `json:"pod"`
+	Node    string `json:"node,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Event types.
+const (
+	EventScheduled        = "Scheduled"
+	EventFailedScheduling = "FailedScheduling"
+)

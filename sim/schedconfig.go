@@ -1,0 +1,137 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/plugins/config"
+	v1 "k8s.io/api/core/v1"
+	schedv1 "k8s.io/kube-scheduler/config/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// LoadSchedulerConfig reads a KubeSchedulerConfiguration
+// (kubescheduler.config.k8s.io/v1) and returns the settings of its
+// default-scheduler profile that drasim models: score weights, disabled
+// plugins, plugin args and percentageOfNodesToScore.
+func LoadSchedulerConfig(path string) (schedule.PluginConfig, error) {
+	var out schedule.PluginConfig
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return out, fmt.Errorf("scheduler config: %w", err)
+	}
+	var cfg schedv1.KubeSchedulerConfiguration
+	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
+		return out, fmt.Errorf("scheduler config %s: %w", path, err)
+	}
+	if cfg.Kind != "" && cfg.Kind != "KubeSchedulerConfiguration" {
+		return out, fmt.Errorf("scheduler config %s: kind is %q, want KubeSchedulerConfiguration", path, cfg.Kind)
+	}
+	if cfg.APIVersion != "" && cfg.APIVersion != schedv1.SchemeGroupVersion.String() {
+		return out, fmt.Errorf("scheduler config %s: apiVersion %q is not supported, use %s", path, cfg.APIVersion, schedv1.SchemeGroupVersion)
+	}
+	if cfg.PercentageOfNodesToScore != nil {
+		out.PercentageOfNodesToScore = *cfg.PercentageOfNodesToScore
+	}
+	var profile *schedv1.KubeSchedulerProfile
+	for i := range cfg.Profiles {
+		p := &cfg.Profiles[i]
+		if p.SchedulerName == nil || *p.SchedulerName == v1.DefaultSchedulerName {
+			profile = p
+			break
+		}
+	}
+	if profile == nil {
+		if len(cfg.Profiles) > 0 {
+			return out, fmt.Errorf("scheduler config %s: no profile for %q; drasim replays the default scheduler", path, v1.DefaultSchedulerName)
+		}
+		return out, nil
+	}
+	if profile.PercentageOfNodesToScore != nil {
+		out.PercentageOfNodesToScore = *profile.PercentageOfNodesToScore
+	}
+	out.Weights = map[string]int64{}
+	out.Disabled = map[string]bool{}
+	if pl := profile.Plugins; pl != nil {
+		for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Score} {
+			for _, p := range set.Enabled {
+				if p.Weight != nil {
+					out.Weights[p.Name] = int64(*p.Weight)
+				}
+			}
+		}
+		for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Filter, pl.Score, pl.PreFilter, pl.PreScore} {
+			for _, p := range set.Disabled {
+				out.Disabled[p.Name] = true
+			}
+		}
+	}
+	for _, pc := range profile.PluginConfig {
+		raw := pc.Args.Raw
+		if len(raw) == 0 {
+			continue
+		}
+		var err error
+		switch pc.Name {
+		case "NodeResourcesFit":
+			var a schedv1.NodeResourcesFitArgs
+			if err = json.Unmarshal(raw, &a); err == nil {
+				out.NodeResourcesFit = convertFitArgs(a)
+			}
+		case "NodeResourcesBalancedAllocation":
+			var a schedv1.NodeResourcesBalancedAllocationArgs
+			if err = json.Unmarshal(raw, &a); err == nil {
+				out.BalancedAllocation.Resources = convertResources(a.Resources)
+			}
+		case "PodTopologySpread":
+			var a schedv1.PodTopologySpreadArgs
+			if err = json.Unmarshal(raw, &a); err == nil {
+				out.PodTopologySpread = config.PodTopologySpreadArgs{DefaultConstraints: a.DefaultConstraints, DefaultingType: config.PodTopologySpreadConstraintsDefaulting(a.DefaultingType)}
+			}
+		case "InterPodAffinity":
+			var a schedv1.InterPodAffinityArgs
+			if err = json.Unmarshal(raw, &a); err == nil {
+				out.InterPodAffinity = config.InterPodAffinityArgs{HardPodAffinityWeight: a.HardPodAffinityWeight}
+				if a.IgnorePreferredTermsOfExistingPods {
+					out.InterPodAffinity.IgnorePreferredTermsOfExistingPods = true
+				}
+			}
+		case "NodeAffinity":
+			var a schedv1.NodeAffinityArgs
+			if err = json.Unmarshal(raw, &a); err == nil {
+				out.NodeAffinity = config.NodeAffinityArgs{AddedAffinity: a.AddedAffinity}
+			}
+		default:
+			continue // args of plugins drasim does not model are ignored
+		}
+		if err != nil {
+			return out, fmt.Errorf("scheduler config %s: pluginConfig %s: %w", path, pc.Name, err)
+		}
+	}
+	return out, nil
+}
+
+func convertResources(rs []schedv1.ResourceSpec) []config.ResourceSpec {
+	out := make([]config.ResourceSpec, len(rs))
+	for i, r := range rs {
+		out[i] = config.ResourceSpec{Name: r.Name, Weight: r.Weight}
+	}
+	return out
+}
+
+func convertFitArgs(a schedv1.NodeResourcesFitArgs) config.NodeResourcesFitArgs {
+	out := config.NodeResourcesFitArgs{IgnoredResources: a.IgnoredResources, IgnoredResourceGroups: a.IgnoredResourceGroups}
+	if s := a.ScoringStrategy; s != nil {
+		cs := &config.ScoringStrategy{Type: config.ScoringStrategyType(s.Type), Resources: convertResources(s.Resources)}
+		if r := s.RequestedToCapacityRatio; r != nil {
+			cs.RequestedToCapacityRatio = &config.RequestedToCapacityRatioParam{}
+			for _, p := range r.Shape {
+				cs.RequestedToCapacityRatio.Shape = append(cs.RequestedToCapacityRatio.Shape, config.UtilizationShapePoint{Utilization: p.Utilization, Score: p.Score})
+			}
+		}
+		out.ScoringStrategy = cs
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+package schedule
+
+import (
+	"fmt"
+
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/schedule/plugins/config"
+	"github.com/drasim/drasim/sim/schedule/plugins/imagelocality"
+	"github.com/drasim/drasim/sim/schedule/plugins/interpodaffinity"
+	"github.com/drasim/drasim/sim/schedule/plugins/nodeaffinity"
+	"github.com/drasim/drasim/sim/schedule/plugins/nodename"
+	"github.com/drasim/drasim/sim/schedule/plugins/nodeports"
+	"github.com/drasim/drasim/sim/schedule/plugins/noderesources"
+	"github.com/drasim/drasim/sim/schedule/plugins/nodeunschedulable"
+	"github.com/drasim/drasim/sim/schedule/plugins/podtopologyspread"
+	"github.com/drasim/drasim/sim/schedule/plugins/tainttoleration"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// PluginConfig is the part of a KubeSchedulerConfiguration profile drasim
+// honours: plugin args, score weights, disabled plugins and sampling.
+type PluginConfig struct {
+	NodeResourcesFit   config.NodeResourcesFitArgs
+	BalancedAllocation config.NodeResourcesBalancedAllocationArgs
+	PodTopologySpread  config.PodTopologySpreadArgs
+	InterPodAffinity   config.InterPodAffinityArgs
+	NodeAffinity       config.NodeAffinityArgs
+	// Weights overrides score weights by plugin name; a weight of 0 keeps
+	// the default.
+	Weights map[string]int64
+	// Disabled names plugins switched off (at every extension point).
+	Disabled map[string]bool
+	// PercentageOfNodesToScore: 0 means adaptive.
+	PercentageOfNodesToScore int32
+}
+
+// DefaultWeights are the score weights of kube-scheduler v1.37's default
+// profile (pkg/scheduler/apis/config/v1/default_plugins.go).
+func DefaultWeights() map[string]int64 {
+	return map[string]int64{
+		tainttoleration.Name:                 3,
+		nodeaffinity.Name:                    2,
+		noderesources.Name:                   1,
+		noderesources.BalancedAllocationName: 1,
+		podtopologyspread.Name:               2,
+		interpodaffinity.Name:                2,
+		dra.Name:                             2,
+		imagelocality.Name:                   1,
+	}
+}
+
+// NewProfile wires the default profile's plugins in kube's order. Each
+// stage says why it stands where it does: cheap checks that reject whole
+// nodes come first so the expensive ones (affinity across pods, device
+// allocation) run on fewer nodes.
+func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*Profile, error) {
+	weights := DefaultWeights()
+	for name, w := range cfg.Weights {
+		if w != 0 {
+			weights[name] = w
+		}
+	}
+	var extended noderesources.DRAExtendedResources = c.DRA
+	fit, err := noderesources.NewFit(cfg.NodeResourcesFit, extended)
+	if err != nil {
+		return nil, err
+	}
+	balanced, err := noderesources.NewBalancedAllocation(cfg.BalancedAllocation, extended)
+	if err != nil {
+		return nil, err
+	}
+	affinity, err := nodeaffinity.New(cfg.NodeAffinity)
+	if err != nil {
+		return nil, err
+	}
+	spread, err := podtopologyspread.New(cfg.PodTopologySpread, c, workloadsOf(c))
+	if err != nil {
+		return nil, err
+	}
+	interPod, err := interpodaffinity.New(cfg.InterPodAffinity, c, interpodaffinity.NewNamespaces(c.Snapshot.Namespaces))
+	if err != nil {
+		return nil, err
+	}
+	taints := tainttoleration.New()
+	images, err := imagelocality.New(c)
+	if err != nil {
+		return nil, err
+	}
+	ports := nodeports.New()
+
+	// The default profile's plugins in kube's multi-point order: node-level
+	// switches and names first, then taints and affinity, ports and
+	// resources, the cross-pod constraints, and device allocation, the
+	// most expensive check, last among the filters (DynamicResources stands
+	// before DefaultPreemption upstream so that freeing an idle claim is
+	// tried before evicting a pod). Each plugin joins every extension point
+	// it implements, in this order.
+	chain := []framework.Plugin{
+		nodename.New(), nodeunschedulable.New(), taints, affinity, ports, fit, spread, interPod, draPlugin, balanced, images,
+	}
+	p := &Profile{PercentageOfNodesToScore: cfg.PercentageOfNodesToScore}
+	for _, pl := range chain {
+		if cfg.Disabled[pl.Name()] {
+			continue
+		}
+		if x, ok := pl.(framework.PreFilterPlugin); ok {
+			p.PreFilter = append(p.PreFilter, x)
+		}
+		if x, ok := pl.(framework.FilterPlugin); ok {
+			p.Filter = append(p.Filter, x)
+		}
+		if x, ok := pl.(framework.PreScorePlugin); ok {
+			p.PreScore = append(p.PreScore, x)
+		}
+		if x, ok := pl.(framework.ScorePlugin); ok {
+			p.Score = append(p.Score, WeightedScore{Plugin: x, Weight: weights[pl.Name()]})
+		}
+		if x, ok := pl.(framework.ReservePlugin); ok {
+			p.Reserve = append(p.Reserve, x)
+		}
+	}
+	for name := range cfg.Disabled {
+		if _, known := weights[name]; !known && !isFilterOnly(name) {
+			return nil, fmt.Errorf("unknown plugin %q in disabled plugins", name)
+		}
+	}
+	return p, nil
+}
+
+func isFilterOnly(name string) bool {
+	switch name {
+	case "NodeUnschedulable", "NodeName", "NodePorts":
+		return true
+	}
+	return false
+}
+
+// workloadsOf gives PodTopologySpread's default constraints the selectors
+// kube would find: the snapshot's ReplicaSets and StatefulSets, plus the
+// ReplicaSet a Deployment would own when the dump does not list it.
+func workloadsOf(c *cluster.Cluster) *podtopologyspread.Workloads {
+	rss := append([]*appsv1.ReplicaSet(nil), c.Snapshot.ReplicaSets...)
+	for _, d := range c.Snapshot.Deployments {
+		rss = append(rss, &appsv1.ReplicaSet{
+			ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace},
+			Spec:       appsv1.ReplicaSetSpec{Selector: d.Spec.Selector, Template: d.Spec.Template},
+		})
+	}
+	return podtopologyspread.NewWorkloads(nil, nil, rss, c.Snapshot.StatefulSets)
+}

@@ -1,0 +1,82 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/snapshot"
+)
+
+// KubernetesVersion is the kube-scheduler release drasim follows.
+const KubernetesVersion = "v1.37.2"
+
+// Options configure one replay.
+type Options struct {
+	// Gates are the DRA feature gates (dra.DefaultGates when nil).
+	Gates dra.Gates
+	// Plugins are the scheduler profile's plugin settings.
+	Plugins schedule.PluginConfig
+	// Seed drives the tie-break between equally scored nodes.
+	Seed int64
+	// ScoreAllNodes disables kube's node sampling.
+	ScoreAllNodes bool
+	// Parallelism is the number of filter workers (default GOMAXPROCS).
+	Parallelism int
+	// Files are recorded in the result's inputs.
+	Files []string
+}
+
+// Run is a finished replay: the cluster after it and the result.
+type Run struct {
+	Cluster *cluster.Cluster
+	Result  *result.Result
+	DRA     *dra.Plugin
+}
+
+// setup builds the cluster state and the profile for a snapshot.
+func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin, *schedule.Profile, error) {
+	gates := opts.Gates
+	if gates == nil {
+		gates = dra.DefaultGates()
+	}
+	c := cluster.Build(snap, gates)
+	draPlugin := dra.New(c.DRA)
+	profile, err := schedule.NewProfile(c, draPlugin, opts.Plugins)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("scheduler profile: %w", err)
+	}
+	return c, draPlugin, profile, nil
+}
+
+func (o Options) scheduleOptions() schedule.Options {
+	return schedule.Options{Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism}
+}
+
+// Simulate replays every pending pod of the snapshot. The snapshot itself
+// is not changed.
+func Simulate(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Run, error) {
+	c, draPlugin, profile, err := setup(snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := schedule.Replay(ctx, c, profile, opts.scheduleOptions(), draPlugin)
+	if err != nil {
+		return nil, err
+	}
+	res.Inputs.Files = opts.Files
+	res.Inputs.KubernetesVersion = KubernetesVersion
+	res.Inputs.FeatureGates = c.DRA.Gates().String()
+	res.Inputs.ScoringStrategy = scoringStrategy(opts.Plugins)
+	return &Run{Cluster: c, Result: res, DRA: draPlugin}, nil
+}
+
+func scoringStrategy(p schedule.PluginConfig) string {
+	if s := p.NodeResourcesFit.ScoringStrategy; s != nil && s.Type != "" {
+		return string(s.Type)
+	}
+	return "LeastAllocated"
+}
