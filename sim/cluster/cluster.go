@@ -250,3 +250,61 @@ func (c *Cluster) HavePodsWithRequiredAntiAffinityList() []*framework.NodeInfo {
 }
 
 var _ framework.NodeLister = (*Cluster)(nil)
+
+// Fork returns an independent copy of the cluster for what-if runs, in the
+// way cluster-autoscaler forks its snapshot: try on the fork, then keep or
+// drop it. Pods are deep-copied; the snapshot is shared read-only.
+func (c *Cluster) Fork() *Cluster {
+	f := &Cluster{
+		Snapshot:   c.Snapshot,
+		byName:     make(map[string]*framework.NodeInfo, len(c.byName)),
+		DRA:        c.DRA.Clone(),
+		Namespaces: c.Namespaces,
+		Warnings:   append([]string(nil), c.Warnings...),
+		podOrder:   c.podOrder,
+	}
+	copies := make(map[*v1.Pod]*v1.Pod, len(c.Pods))
+	for _, p := range c.Pods {
+		cp := p.DeepCopy()
+		copies[p] = cp
+		f.Pods = append(f.Pods, cp)
+	}
+	remap := func(list []*v1.Pod) []*v1.Pod {
+		out := make([]*v1.Pod, 0, len(list))
+		for _, p := range list {
+			if cp, ok := copies[p]; ok {
+				out = append(out, cp)
+			} else {
+				out = append(out, p.DeepCopy())
+			}
+		}
+		return out
+	}
+	f.Queue, f.Gated, f.Skipped, f.Bound = remap(c.Queue), remap(c.Gated), remap(c.Skipped), remap(c.Bound)
+	for _, n := range c.Nodes {
+		cn := n.Clone()
+		f.Nodes = append(f.Nodes, cn)
+		f.byName[cn.Node().Name] = cn
+	}
+	return f
+}
+
+// AddNode adds a node (and its ResourceSlices) to the cluster, e.g. a node
+// a scale-up would create. It keeps kube's node order.
+func (c *Cluster) AddNode(node *v1.Node, slices []*resourceapi.ResourceSlice) {
+	ni := framework.NewNodeInfo(node)
+	c.Nodes = append(c.Nodes, ni)
+	c.byName[node.Name] = ni
+	c.DRA.AddSlices(slices, c.Snapshot.DeviceTaintRules)
+}
+
+// AddPending queues a pod for scheduling (e.g. a probe pod) at the end of
+// the queue.
+func (c *Cluster) AddPending(pod *v1.Pod) {
+	if pod.UID == "" {
+		pod.UID = types.UID("drasim-" + pod.Namespace + "-" + pod.Name)
+	}
+	c.podOrder[pod.UID] = len(c.podOrder)
+	c.Pods = append(c.Pods, pod)
+	c.Queue = append(c.Queue, pod)
+}

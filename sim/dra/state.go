@@ -277,3 +277,31 @@ func containsString(list []string, s string) bool {
 func (s *State) HasDeviceClass(name v1.ResourceName) bool {
 	return s.gates["DRAExtendedResource"] && s.extResource[name] != nil
 }
+
+// Clone returns an independent copy for what-if runs (fork, try, discard):
+// claims are deep-copied, slices and classes are shared read-only.
+func (s *State) Clone() *State {
+	c := *s
+	c.claims = make(map[string]*resourceapi.ResourceClaim, len(s.claims))
+	for k, v := range s.claims {
+		c.claims[k] = v.DeepCopy()
+	}
+	c.claimOrder = append([]string(nil), s.claimOrder...)
+	c.allocated = s.allocated.Clone()
+	c.sharedIDs = s.sharedIDs.Clone()
+	c.capacities = s.capacities.Clone()
+	c.cachedState = nil
+	c.cachedRev = -1
+	return &c
+}
+
+// AddSlices adds ResourceSlices (e.g. of a node added by a what-if), with
+// the DeviceTaintRules given applied.
+func (s *State) AddSlices(slices []*resourceapi.ResourceSlice, rules []*resourceapi.DeviceTaintRule) {
+	if !s.gates["DRADeviceTaintRules"] {
+		rules = nil
+	}
+	for _, sl := range slices {
+		s.slices = append(s.slices[:len(s.slices):len(s.slices)], applyTaintRules(sl, rules))
+	}
+}

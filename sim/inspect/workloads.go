@@ -4,14 +4,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
-	"github.com/go-logr/logr"
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/utils/ptr"
 )
 
@@ -65,14 +61,14 @@ func summarizeWorkloads(s *snapshot.Snapshot) []Workload {
 	for _, ds := range s.DaemonSets {
 		n := 0
 		for _, node := range s.Nodes {
-			if daemonShouldRun(ds, node) {
+			if load.DaemonShouldRun(ds, node) {
 				n++
 			}
 		}
 		w.add(ownerKey{"DaemonSet", ds.Namespace, ds.Name}, ptr.To(n))
 	}
 	for _, j := range s.Jobs {
-		w.add(ownerKey{"Job", j.Namespace, j.Name}, ptr.To(jobActive(j)))
+		w.add(ownerKey{"Job", j.Namespace, j.Name}, ptr.To(load.JobActive(j)))
 	}
 	for _, p := range s.Pods {
 		k := w.ownerOf(p)
@@ -140,49 +136,4 @@ func replicas(r *int32) int {
 		return 1
 	}
 	return int(*r)
-}
-
-// jobActive is how many pods a Job runs at once: parallelism (default 1),
-// bounded by the completions still outstanding; none when suspended. It
-// mirrors the loader, which generates that many pods.
-func jobActive(j *batchv1.Job) int {
-	if ptr.Deref(j.Spec.Suspend, false) {
-		return 0
-	}
-	want := int(ptr.Deref(j.Spec.Parallelism, 1))
-	if j.Spec.Completions != nil {
-		want = min(want, int(*j.Spec.Completions)-int(j.Status.Succeeded))
-	}
-	return max(want, 0)
-}
-
-// daemonTolerations are the tolerations the DaemonSet controller adds to
-// every daemon pod.
-var daemonTolerations = []v1.Toleration{
-	{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
-	{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
-	{Key: v1.TaintNodeDiskPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-	{Key: v1.TaintNodeMemoryPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-	{Key: v1.TaintNodePIDPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-	{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-}
-
-// daemonShouldRun is the DaemonSet controller's predicate, as the loader
-// applies it when it generates daemon pods: the node matches the template's
-// nodeSelector and required node affinity, and the pod, with the
-// controller's tolerations, tolerates the node's NoSchedule and NoExecute
-// taints.
-func daemonShouldRun(ds *appsv1.DaemonSet, node *v1.Node) bool {
-	pod := &v1.Pod{Spec: *ds.Spec.Template.Spec.DeepCopy()}
-	pod.Spec.Tolerations = append(pod.Spec.Tolerations, daemonTolerations...)
-	if pod.Spec.HostNetwork {
-		pod.Spec.Tolerations = append(pod.Spec.Tolerations, v1.Toleration{Key: v1.TaintNodeNetworkUnavailable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule})
-	}
-	if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok {
-		return false
-	}
-	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, func(t *v1.Taint) bool {
-		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-	}, false)
-	return !untolerated
 }

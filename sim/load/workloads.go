@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -32,10 +33,17 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 	var warnings []Warning
 	owned := map[ownerKey]int{}
 	ownedNames := map[string]bool{}
+	// rsOfDeployment counts pods whose ReplicaSet is missing from the dump
+	// but whose name and pod-template-hash say which Deployment made it.
+	rsOfDeployment := map[ownerKey]int{}
 	for _, p := range s.Pods {
 		ownedNames[p.Namespace+"/"+p.Name] = true
 		if ref := metav1.GetControllerOf(p); ref != nil {
 			owned[ownerKey{ref.Kind, p.Namespace, ref.Name}]++
+			hash := p.Labels["pod-template-hash"]
+			if _, listed := s.Sources[snapshot.Ref{Kind: "ReplicaSet", Namespace: p.Namespace, Name: ref.Name}]; ref.Kind == "ReplicaSet" && !listed && hash != "" && strings.HasSuffix(ref.Name, "-"+hash) {
+				rsOfDeployment[ownerKey{"Deployment", p.Namespace, strings.TrimSuffix(ref.Name, "-"+hash)}]++
+			}
 		}
 	}
 	// ReplicaSets owned by a Deployment in the snapshot count toward it.
@@ -63,11 +71,9 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 		ref := snapshot.Ref{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name}
 		hash := templateHash(ref.String(), &d.Spec.Template)
 		rsName := d.Name + "-" + hash
-		if _, listed := s.Sources[snapshot.Ref{Kind: "ReplicaSet", Namespace: d.Namespace, Name: rsName}]; !listed {
-			// Pods drasim made for this Deployment in an earlier run (an
-			// output snapshot) name the ReplicaSet that is not in the dump.
-			have += owned[ownerKey{"ReplicaSet", d.Namespace, rsName}]
-		}
+		// Pods of ReplicaSets the dump does not list (including those drasim
+		// made in an earlier run) still count toward their Deployment.
+		have += rsOfDeployment[ownerKey{"Deployment", d.Namespace, d.Name}]
 		for i := 0; have < want; i++ {
 			name := rsName + "-" + kubenames.Suffix(fmt.Sprintf("%s/%d", rsName, i), 5)
 			if ownedNames[d.Namespace+"/"+name] {
@@ -115,7 +121,7 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 	}
 	for _, j := range s.Jobs {
 		ref := snapshot.Ref{Kind: "Job", Namespace: j.Namespace, Name: j.Name}
-		want := jobActive(j)
+		want := JobActive(j)
 		have := owned[ownerKey{"Job", j.Namespace, j.Name}]
 		for i := 0; have < want; i++ {
 			name := j.Name + "-" + kubenames.Suffix(fmt.Sprintf("%s/%d", j.Name, i), 5)
@@ -139,7 +145,7 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 			}
 		}
 		for _, n := range s.Nodes {
-			if onNode[n.Name] || !daemonShouldRun(ds, n) {
+			if onNode[n.Name] || !DaemonShouldRun(ds, n) {
 				continue
 			}
 			name := ds.Name + "-" + kubenames.Suffix(ds.Namespace+"/"+ds.Name+"/"+n.Name, 5)
@@ -159,9 +165,9 @@ func replicas(r *int32) int {
 	return int(*r)
 }
 
-// jobActive is how many pods a Job runs at once: parallelism (default 1),
+// JobActive is how many pods a Job runs at once: parallelism (default 1),
 // bounded by the completions still outstanding.
-func jobActive(j *batchv1.Job) int {
+func JobActive(j *batchv1.Job) int {
 	if j.Spec.Suspend != nil && *j.Spec.Suspend {
 		return 0
 	}
@@ -274,11 +280,11 @@ func addDaemonTolerations(pod *v1.Pod) {
 	}
 }
 
-// daemonShouldRun mirrors the DaemonSet controller's predicate: the node
+// DaemonShouldRun mirrors the DaemonSet controller's predicate: the node
 // matches the template's nodeSelector and required node affinity, and the pod
 // (with the controller's added tolerations) tolerates the node's NoSchedule
 // and NoExecute taints.
-func daemonShouldRun(ds *appsv1.DaemonSet, node *v1.Node) bool {
+func DaemonShouldRun(ds *appsv1.DaemonSet, node *v1.Node) bool {
 	pod := &v1.Pod{Spec: *ds.Spec.Template.Spec.DeepCopy()}
 	addDaemonTolerations(pod)
 	if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok {
