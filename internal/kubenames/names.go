@@ -3,7 +3,11 @@
 // derives it from a key so that the same input always gives the same names.
 package kubenames
 
-import "hash/fnv"
+import (
+	"crypto/sha1"
+	"fmt"
+	"hash/fnv"
+)
 
 // suffixAlphabet is the alphabet of kube's random suffixes
 // (k8s.io/apimachinery/pkg/util/rand): no vowels, no confusable digits.
@@ -34,4 +38,14 @@ func GenerateName(base, key string, maxLen int) string {
 		base = base[:maxLen-n]
 	}
 	return base + Suffix(key, n)
+}
+
+// UID returns a deterministic RFC 4122 (version 5 style) UID for key, for
+// objects and share IDs that the API server or the allocator would give a
+// random one.
+func UID(key string) string {
+	sum := sha1.Sum([]byte(key))
+	sum[6] = (sum[6] & 0x0f) | 0x50
+	sum[8] = (sum[8] & 0x3f) | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
 }

@@ -59,7 +59,7 @@ func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
 	for i, orig := range s.Pods {
 		pod := orig.DeepCopy()
 		if pod.UID == "" {
-			pod.UID = types.UID("drasim-" + pod.Namespace + "-" + pod.Name)
+			pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
 		}
 		c.podOrder[pod.UID] = i
 		if pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed || pod.DeletionTimestamp != nil {
@@ -139,7 +139,7 @@ func (c *Cluster) claimsFromTemplates(pod *v1.Pod, templates map[string]*resourc
 				Name:         name,
 				Namespace:    pod.Namespace,
 				GenerateName: pod.Name + "-" + pc.Name + "-",
-				UID:          types.UID("drasim-claim-" + pod.Namespace + "-" + name),
+				UID:          types.UID(kubenames.UID("claim/" + pod.Namespace + "/" + name)),
 				Labels:       copyMap(tmpl.Spec.ObjectMeta.Labels),
 				Annotations:  copyMap(tmpl.Spec.ObjectMeta.Annotations),
 				OwnerReferences: []metav1.OwnerReference{{
@@ -302,7 +302,7 @@ func (c *Cluster) AddNode(node *v1.Node, slices []*resourceapi.ResourceSlice) {
 // the queue.
 func (c *Cluster) AddPending(pod *v1.Pod) {
 	if pod.UID == "" {
-		pod.UID = types.UID("drasim-" + pod.Namespace + "-" + pod.Name)
+		pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
 	}
 	c.podOrder[pod.UID] = len(c.podOrder)
 	c.Pods = append(c.Pods, pod)

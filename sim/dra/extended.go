@@ -241,7 +241,7 @@ func containerDeviceRequest(index int, c *v1.Container, rName v1.ResourceName, c
 func (p *Plugin) materializeExtendedClaim(pod *v1.Pod, nodeClaim *resourceapi.ResourceClaim) *resourceapi.ResourceClaim {
 	c := nodeClaim.DeepCopy()
 	c.Name = kubenames.GenerateName(c.GenerateName, pod.Namespace+"/"+pod.Name+"/extended", 63)
-	c.UID = types.UID("drasim-claim-" + c.Namespace + "-" + c.Name)
+	c.UID = types.UID(kubenames.UID("claim/" + c.Namespace + "/" + c.Name))
 	p.state.AddClaim(c)
 	return c
 }

@@ -2,7 +2,11 @@ package dra
 
 import (
 	"fmt"
+
 	"sort"
+
+	"github.com/drasim/drasim/internal/kubenames"
+	"k8s.io/apimachinery/pkg/types"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -246,6 +250,15 @@ func (s *State) Allocate(c *resourceapi.ResourceClaim, result *resourceapi.Alloc
 		return fmt.Errorf("claim %s/%s is already allocated", c.Namespace, c.Name)
 	}
 	c.Status.Allocation = result.DeepCopy()
+	// The allocator draws share IDs at random; drasim derives them from
+	// the claim so that the same input gives the same output.
+	for i := range c.Status.Allocation.Devices.Results {
+		r := &c.Status.Allocation.Devices.Results[i]
+		if r.ShareID != nil {
+			id := types.UID(kubenames.UID(fmt.Sprintf("share/%s/%s/%d", c.Namespace, c.Name, i)))
+			r.ShareID = &id
+		}
+	}
 	if !containsString(c.Finalizers, resourceapi.Finalizer) {
 		c.Finalizers = append(c.Finalizers, resourceapi.Finalizer)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -234,7 +235,7 @@ func (l *loader) decodeInto(src snapshot.Source, display string, data []byte, ou
 	if err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			l.errorf(src, display, te.Field, "expected %s, found a JSON %s", typeName(te.Type.String()), te.Value)
+			l.errorf(src, display, te.Field, "expected %s, found a JSON %s", typeName(te.Type), te.Value)
 		} else {
 			l.errorf(src, display, "", "cannot decode: %v", err)
 		}
@@ -251,23 +252,23 @@ func (l *loader) decodeInto(src snapshot.Source, display string, data []byte, ou
 }
 
 // typeName turns a Go type into words a manifest author knows.
-func typeName(goType string) string {
-	switch {
-	case strings.HasPrefix(goType, "map["):
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Map:
 		return "a map"
-	case strings.HasPrefix(goType, "[]"):
+	case reflect.Slice, reflect.Array:
 		return "a list"
-	case goType == "string":
+	case reflect.String:
 		return "a string"
-	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "uint"), strings.HasPrefix(goType, "float"):
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
 		return "a number"
-	case goType == "bool":
+	case reflect.Bool:
 		return "true or false"
+	case reflect.Pointer:
+		return typeName(t.Elem())
 	}
-	if i := strings.LastIndex(goType, "."); i >= 0 {
-		goType = goType[i+1:]
-	}
-	return "an object (" + goType + ")"
+	return "an object (" + t.Name() + ")"
 }
 
 type decodeFunc func(l *loader, src snapshot.Source, display string, data []byte)
@@ -365,7 +366,11 @@ func (l *loader) finish(files []string) (*Result, error) {
 		return &Result{Snapshot: l.snap, Warnings: l.warnings, Files: files}, l.errs
 	}
 	if !l.opts.KeepControllers {
-		l.warnings = append(l.warnings, expandWorkloads(l.snap)...)
+		warnings, errs := expandWorkloads(l.snap)
+		l.warnings = append(l.warnings, warnings...)
+		if len(errs) > 0 {
+			return &Result{Snapshot: l.snap, Warnings: l.warnings, Files: files}, errs
+		}
 	}
 	resolvePriorities(l.snap)
 	return &Result{Snapshot: l.snap, Warnings: l.warnings, Files: files}, nil

@@ -29,8 +29,22 @@ type ownerKey struct {
 // expandWorkloads adds the pods that workload controllers would create and
 // that the snapshot does not already hold. It returns warnings for what it
 // cannot model.
-func expandWorkloads(s *snapshot.Snapshot) []Warning {
+func expandWorkloads(s *snapshot.Snapshot) ([]Warning, Errors) {
 	var warnings []Warning
+	var errs Errors
+	budget := MaxGeneratedPods
+	// tooMany reports (once per controller) a controller that asks for more
+	// pods than drasim will make; the budget keeps a typo such as
+	// replicas: 100000000 from exhausting memory.
+	tooMany := func(ref snapshot.Ref, field string, want int) bool {
+		if want <= budget {
+			budget -= want
+			return false
+		}
+		errs = append(errs, &Error{Source: s.Sources[ref], Object: ref.String(), Field: field,
+			Msg: fmt.Sprintf("asks for %d pods; drasim makes at most %d pods from workload controllers in one snapshot", want, MaxGeneratedPods)})
+		return true
+	}
 	owned := map[ownerKey]int{}
 	ownedNames := map[string]bool{}
 	// rsOfDeployment counts pods whose ReplicaSet is missing from the dump
@@ -71,6 +85,9 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 		ref := snapshot.Ref{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name}
 		hash := templateHash(ref.String(), &d.Spec.Template)
 		rsName := d.Name + "-" + hash
+		if tooMany(ref, "spec.replicas", want) {
+			continue
+		}
 		// Pods of ReplicaSets the dump does not list (including those drasim
 		// made in an earlier run) still count toward their Deployment.
 		have += rsOfDeployment[ownerKey{"Deployment", d.Namespace, d.Name}]
@@ -90,6 +107,9 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 		want := replicas(rs.Spec.Replicas)
 		have := owned[ownerKey{"ReplicaSet", rs.Namespace, rs.Name}]
 		ref := snapshot.Ref{Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}
+		if tooMany(ref, "spec.replicas", want) {
+			continue
+		}
 		for i := 0; have < want; i++ {
 			name := rs.Name + "-" + kubenames.Suffix(fmt.Sprintf("%s/%d", rs.Name, i), 5)
 			if ownedNames[rs.Namespace+"/"+name] {
@@ -102,6 +122,9 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 	for _, ss := range s.StatefulSets {
 		want := replicas(ss.Spec.Replicas)
 		ref := snapshot.Ref{Kind: "StatefulSet", Namespace: ss.Namespace, Name: ss.Name}
+		if tooMany(ref, "spec.replicas", want) {
+			continue
+		}
 		if len(ss.Spec.VolumeClaimTemplates) > 0 {
 			warnings = append(warnings, Warning{Source: s.Sources[ref], Message: fmt.Sprintf("%s: volumeClaimTemplates are not modelled; its pods are scheduled without volumes", ref)})
 		}
@@ -122,6 +145,9 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 	for _, j := range s.Jobs {
 		ref := snapshot.Ref{Kind: "Job", Namespace: j.Namespace, Name: j.Name}
 		want := JobActive(j)
+		if tooMany(ref, "spec.parallelism", want) {
+			continue
+		}
 		have := owned[ownerKey{"Job", j.Namespace, j.Name}]
 		for i := 0; have < want; i++ {
 			name := j.Name + "-" + kubenames.Suffix(fmt.Sprintf("%s/%d", j.Name, i), 5)
@@ -155,8 +181,11 @@ func expandWorkloads(s *snapshot.Snapshot) []Warning {
 			add(ref, pod)
 		}
 	}
-	return warnings
+	return warnings, errs
 }
+
+// MaxGeneratedPods bounds the pods drasim makes from workload controllers.
+const MaxGeneratedPods = 500_000
 
 func replicas(r *int32) int {
 	if r == nil {
@@ -195,7 +224,7 @@ func podFromTemplate(t *v1.PodTemplateSpec, namespace, name, ownerKind, ownerNam
 	}
 	pod.Name = name
 	pod.Namespace = namespace
-	pod.UID = types.UID("drasim-" + namespace + "-" + name)
+	pod.UID = types.UID(kubenames.UID("pod/" + namespace + "/" + name))
 	if len(extraLabels) > 0 && pod.Labels == nil {
 		pod.Labels = map[string]string{}
 	}

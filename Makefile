@@ -1,0 +1,58 @@
+# drasim's make targets. `make` alone lists them.
+GO      ?= go
+PKGS    := ./...
+BIN     := bin/drasim
+FUZZTIME ?= 10s
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## build bin/drasim
+	$(GO) build -o $(BIN) ./cmd/drasim
+
+.PHONY: install
+install: ## install drasim into $GOBIN (go install ./cmd/drasim)
+	$(GO) install ./cmd/drasim
+
+.PHONY: demo
+demo: ## run the embedded demo scenario
+	$(GO) run ./cmd/drasim simulate
+
+.PHONY: fmt-check
+fmt-check: ## fail if any Go file is not gofmt-ed
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+.PHONY: vet
+vet: ## go vet
+	$(GO) vet $(PKGS)
+
+.PHONY: unit
+unit: ## go test (goldens included: a diff fails)
+	$(GO) test -count=1 $(PKGS)
+
+.PHONY: fuzz-smoke
+fuzz-smoke: ## run each fuzz target briefly ($(FUZZTIME))
+	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./sim/load/
+	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) ./sim/validate/
+
+.PHONY: test
+test: fmt-check vet unit fuzz-smoke ## everything CI runs: gofmt, vet, tests and goldens, a short fuzz
+	@echo "make test: all checks passed"
+
+.PHONY: update
+update: ## regenerate golden files after an intended change
+	$(GO) test ./scenarios/ ./report/ -update
+	$(GO) test ./... >/dev/null
+
+.PHONY: fuzz
+fuzz: ## fuzz the loader and the validator for longer (FUZZTIME=5m make fuzz)
+	$(MAKE) fuzz-smoke FUZZTIME=$(if $(filter 10s,$(FUZZTIME)),2m,$(FUZZTIME))
+
+.PHONY: bench
+bench: ## run the benchmarks (see BENCHMARKS.md)
+	$(GO) test -run '^$$' -bench . -benchmem ./bench/

@@ -1,0 +1,164 @@
+// Package invariants checks what must hold after every simulation, whatever
+// the input: no device allocated twice (unless admin access or a shared
+// allocation within capacity), no shared counter or consumable capacity
+// over-consumed, no node's allocatable exceeded, and every scheduled pod's
+// claims allocated and reserved for it. Tests call Check after each run.
+package invariants
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/drasim/drasim/sim"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+)
+
+// Check returns every violated invariant, as sentences; none means the run
+// is consistent.
+func Check(run *sim.Run) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	type devKey struct{ driver, pool, device string }
+	devices := map[devKey]*resourceapi.Device{}
+	sliceOf := map[devKey]*resourceapi.ResourceSlice{}
+	for _, sl := range run.Cluster.DRA.Slices() {
+		for i := range sl.Spec.Devices {
+			k := devKey{sl.Spec.Driver, sl.Spec.Pool.Name, sl.Spec.Devices[i].Name}
+			devices[k] = &sl.Spec.Devices[i]
+			sliceOf[k] = sl
+		}
+	}
+	exclusive := map[devKey]string{}
+	consumed := map[devKey]map[resourceapi.QualifiedName]resource.Quantity{}
+	counters := map[[3]string]resource.Quantity{} // driver, pool+set, counter
+	for _, c := range run.Cluster.DRA.Claims() {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		claim := c.Namespace + "/" + c.Name
+		for _, r := range c.Status.Allocation.Devices.Results {
+			k := devKey{r.Driver, r.Pool, r.Device}
+			dev := devices[k]
+			if dev == nil {
+				add("claim %s: allocated device %s/%s/%s does not exist", claim, r.Driver, r.Pool, r.Device)
+				continue
+			}
+			if ptr.Deref(r.AdminAccess, false) {
+				continue
+			}
+			if r.ShareID != nil || ptr.Deref(dev.AllowMultipleAllocations, false) {
+				if consumed[k] == nil {
+					consumed[k] = map[resourceapi.QualifiedName]resource.Quantity{}
+				}
+				for name, q := range r.ConsumedCapacity {
+					sum := consumed[k][name]
+					sum.Add(q)
+					consumed[k][name] = sum
+				}
+			} else {
+				if other, taken := exclusive[k]; taken {
+					add("device %s/%s/%s allocated twice: to %s and %s", r.Driver, r.Pool, r.Device, other, claim)
+				}
+				exclusive[k] = claim
+			}
+			for _, cc := range dev.ConsumesCounters {
+				for name, ctr := range cc.Counters {
+					key := [3]string{r.Driver, r.Pool + "/" + cc.CounterSet, name}
+					sum := counters[key]
+					sum.Add(ctr.Value)
+					counters[key] = sum
+				}
+			}
+		}
+	}
+	for k, used := range consumed {
+		dev := devices[k]
+		for name, q := range used {
+			capQ, ok := dev.Capacity[name]
+			if ok && q.Cmp(capQ.Value) > 0 {
+				add("device %s/%s/%s: capacity %s over-consumed: %s of %s", k.driver, k.pool, k.device, name, q.String(), capQ.Value.String())
+			}
+		}
+	}
+	available := map[[3]string]resource.Quantity{}
+	for _, sl := range run.Cluster.DRA.Slices() {
+		for _, cs := range sl.Spec.SharedCounters {
+			for name, ctr := range cs.Counters {
+				available[[3]string{sl.Spec.Driver, sl.Spec.Pool.Name + "/" + cs.Name, name}] = ctr.Value
+			}
+		}
+	}
+	keys := make([][3]string, 0, len(counters))
+	for k := range counters {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+	for _, k := range keys {
+		q := counters[k]
+		if avail, ok := available[k]; ok && q.Cmp(avail) > 0 {
+			add("counter %s in %s of driver %s over-consumed: %s of %s", k[2], k[1], k[0], q.String(), avail.String())
+		}
+	}
+
+	for _, ni := range run.Cluster.Nodes {
+		name := ni.Node().Name
+		if ni.Requested.MilliCPU > ni.Allocatable.MilliCPU && scheduledOn(run, name) {
+			add("node %s: cpu requested %dm exceeds allocatable %dm", name, ni.Requested.MilliCPU, ni.Allocatable.MilliCPU)
+		}
+		if ni.Requested.Memory > ni.Allocatable.Memory && scheduledOn(run, name) {
+			add("node %s: memory requested %d exceeds allocatable %d", name, ni.Requested.Memory, ni.Allocatable.Memory)
+		}
+		if len(ni.Pods) > ni.Allocatable.AllowedPodNumber && scheduledOn(run, name) {
+			add("node %s: %d pods exceed the %d allowed", name, len(ni.Pods), ni.Allocatable.AllowedPodNumber)
+		}
+	}
+
+	byKey := map[string]*v1.Pod{}
+	for _, p := range run.Cluster.Pods {
+		byKey[p.Namespace+"/"+p.Name] = p
+	}
+	for _, out := range run.Result.Pods {
+		if out.Phase != "Scheduled" {
+			continue
+		}
+		pod := byKey[out.Key()]
+		if pod == nil {
+			add("scheduled pod %s is not in the cluster", out.Key())
+			continue
+		}
+		claims, err := run.DRA.PodClaims(pod)
+		if err != nil {
+			add("scheduled pod %s: %v", out.Key(), err)
+		}
+		for _, c := range claims {
+			if c.Status.Allocation == nil {
+				add("scheduled pod %s: claim %s is not allocated", out.Key(), c.Name)
+			}
+			reserved := false
+			for _, r := range c.Status.ReservedFor {
+				if r.UID == pod.UID {
+					reserved = true
+				}
+			}
+			if !reserved {
+				add("scheduled pod %s: claim %s is not reserved for it", out.Key(), c.Name)
+			}
+		}
+	}
+	return problems
+}
+
+// scheduledOn reports whether drasim placed a pod on the node; a dump may
+// already be over-committed, which is not drasim's doing.
+func scheduledOn(run *sim.Run, node string) bool {
+	for _, p := range run.Result.Pods {
+		if p.Phase == "Scheduled" && p.Node == node {
+			return true
+		}
+	}
+	return false
+}

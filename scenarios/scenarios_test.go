@@ -1,0 +1,221 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/drasim/drasim/internal/invariants"
+	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/result"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden results in golden/")
+
+// placement is what the oracle records for one pod.
+type placement struct {
+	Node    *string  `json:"node"`
+	Devices []string `json:"devices"`
+}
+
+type unstable struct {
+	Unstable []string `json:"unstable"`
+	Why      string   `json:"why"`
+}
+
+func scenarioFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios found (err %v)", err)
+	}
+	sort.Strings(files)
+	return files
+}
+
+func simulate(t *testing.T, file string) *sim.Run {
+	t.Helper()
+	res, err := load.Load([]string{file}, load.Options{Strict: true})
+	if err != nil {
+		t.Fatalf("loading %s: %v", file, err)
+	}
+	run, err := sim.Simulate(context.Background(), res.Snapshot, sim.Options{Files: []string{file}})
+	if err != nil {
+		t.Fatalf("simulating %s: %v", file, err)
+	}
+	return run
+}
+
+// placements reduces a result to the oracle's shape.
+func placements(r *result.Result) map[string]placement {
+	out := map[string]placement{}
+	for _, p := range r.Pods {
+		pl := placement{Devices: []string{}}
+		if p.Node != "" {
+			node := p.Node
+			pl.Node = &node
+		}
+		for _, c := range p.Claims {
+			for _, d := range c.Devices {
+				pl.Devices = append(pl.Devices, d.ID())
+			}
+		}
+		sort.Strings(pl.Devices)
+		out[p.Key()] = pl
+	}
+	return out
+}
+
+// TestFidelity compares every scenario with what the real kube-scheduler
+// v1.37.2 decided (recorded with ../shared/oracle into oracle/NAME.json):
+// each pod's node and devices must match, except facts the oracle showed to
+// be random ties (oracle/NAME.unstable.json).
+func TestFidelity(t *testing.T) {
+	for _, file := range scenarioFiles(t) {
+		name := strings.TrimSuffix(file, ".yaml")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("oracle", name+".json"))
+			if os.IsNotExist(err) {
+				t.Skipf("no oracle recording for %s yet: record it with ../shared/oracle/record.sh (see README.md)", name)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]placement{}
+			if err := json.Unmarshal(data, &want); err != nil {
+				t.Fatalf("oracle/%s.json: %v", name, err)
+			}
+			skip := map[string]bool{}
+			if data, err := os.ReadFile(filepath.Join("oracle", name+".unstable.json")); err == nil {
+				var u unstable
+				if err := json.Unmarshal(data, &u); err != nil {
+					t.Fatalf("oracle/%s.unstable.json: %v", name, err)
+				}
+				for _, k := range u.Unstable {
+					skip[k] = true
+				}
+			}
+			run := simulate(t, file)
+			got := placements(run.Result)
+			for k := range skip {
+				delete(want, k)
+				delete(got, k)
+			}
+			for k, w := range want {
+				if w.Devices == nil {
+					w.Devices = []string{}
+					want[k] = w
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("pod placements differ from the real kube-scheduler (-oracle +drasim):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestInvariants checks every scenario's run for double allocations,
+// over-consumed counters and capacity, over-committed nodes and claims not
+// reserved for their pods.
+func TestInvariants(t *testing.T) {
+	for _, file := range scenarioFiles(t) {
+		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
+			if problems := invariants.Check(simulate(t, file)); len(problems) > 0 {
+				t.Errorf("invariants violated:\n  %s", strings.Join(problems, "\n  "))
+			}
+		})
+	}
+}
+
+// TestGolden pins each scenario's full result (-o json) so that any change
+// in a decision, a message or a score shows up in review.
+func TestGolden(t *testing.T) {
+	for _, file := range scenarioFiles(t) {
+		name := strings.TrimSuffix(file, ".yaml")
+		t.Run(name, func(t *testing.T) {
+			got, err := json.MarshalIndent(simulate(t, file).Result, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("golden", name+".json")
+			if *update {
+				if err := os.MkdirAll("golden", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v: run `make update` (go test ./scenarios/ -update) to create it", err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("result differs from %s (-want +got); if intended, run `make update`:\n%s", path, diff)
+			}
+		})
+	}
+}
+
+// TestDeterministic runs each scenario twice: same input and seed, same
+// bytes.
+func TestDeterministic(t *testing.T) {
+	for _, file := range scenarioFiles(t) {
+		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
+			a, _ := json.Marshal(simulate(t, file).Result)
+			b, _ := json.Marshal(simulate(t, file).Result)
+			if !bytes.Equal(a, b) {
+				t.Errorf("two runs of %s gave different results", file)
+			}
+		})
+	}
+}
+
+// TestChainedRun writes the cluster after a replay, loads it again and
+// replays it: nothing that was placed moves, nothing new is placed, and the
+// pods that did not fit still do not.
+func TestChainedRun(t *testing.T) {
+	for _, file := range scenarioFiles(t) {
+		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
+			first := simulate(t, file)
+			var buf bytes.Buffer
+			if err := first.Cluster.WriteSnapshot(&buf); err != nil {
+				t.Fatal(err)
+			}
+			res, err := load.LoadBytes("after.yaml", buf.Bytes(), load.Options{Strict: true})
+			if err != nil {
+				t.Fatalf("drasim cannot load its own output snapshot: %v", err)
+			}
+			for _, w := range res.Warnings {
+				if !strings.Contains(w.Message, "skipped") {
+					t.Errorf("loading the output snapshot warned: %s", w)
+				}
+			}
+			second, err := sim.Simulate(context.Background(), res.Snapshot, sim.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := placements(first.Result)
+			got := placements(second.Result)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("a second replay of the output snapshot moved pods (-first +second):\n%s", diff)
+			}
+			if second.Result.Summary.Scheduled != 0 {
+				t.Errorf("second replay scheduled %d pods; want 0, everything that fits was placed in the first", second.Result.Summary.Scheduled)
+			}
+			if second.Result.Summary.Unschedulable != first.Result.Summary.Unschedulable {
+				t.Errorf("unschedulable pods: first run %d, second %d", first.Result.Summary.Unschedulable, second.Result.Summary.Unschedulable)
+			}
+		})
+	}
+}
