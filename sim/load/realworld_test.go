@@ -33,10 +33,10 @@ type indexEntry struct {
 // a phrase its message must contain. They are broken or outdated upstream.
 var expectedLoadFailures = map[string]string{
 	// resource.k8s.io/v1alpha2 and v1alpha3: the classic DRA API, removed.
-	"dra-driver-nvidia-gpu/demo/specs/mig+mps/sharing-demo-claims-1.yaml":        "v1alpha2 is not supported",
-	"dra-driver-nvidia-gpu/demo/specs/mig+mps/sharing-demo-claims.yaml":          "v1alpha2 is not supported",
+	"dra-driver-nvidia-gpu/demo/specs/mig+mps/sharing-demo-claims-1.yaml":       "v1alpha2 is not supported",
+	"dra-driver-nvidia-gpu/demo/specs/mig+mps/sharing-demo-claims.yaml":         "v1alpha2 is not supported",
 	"dra-driver-nvidia-gpu/demo/specs/quickstart/v1beta1/gpu-test-vfiopci.yaml": "v1alpha3 is not supported",
-	"dra-driver-nvidia-gpu/demo/specs/selectors/claims.yaml":                     "v1alpha2 is not supported",
+	"dra-driver-nvidia-gpu/demo/specs/selectors/claims.yaml":                    "v1alpha2 is not supported",
 	// INDEX.yaml: "apiVersion v1 with v1beta1 `basic:` device wrapper".
 	"dranet/md/site_content_docs_quick-start.block1.yaml": "spec.devices[0].basic",
 	// Upstream typo: `apiversion:` for the Pod (kubectl rejects it too).
