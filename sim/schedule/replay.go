@@ -42,6 +42,12 @@ func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, d
 				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
 			}
 			out := &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), FeasibleNodes: a.FeasibleNodes, EvaluatedNodes: a.EvaluatedNodes}
+			if a.Node == "" && pass > 1 {
+				// Still does not fit: keep the message of the pod's own turn
+				// in the queue, as the PodScheduled condition kube wrote then.
+				still = append(still, pod)
+				continue
+			}
 			outcomes[pod] = out
 			if a.Node == "" {
 				out.Phase = result.PhaseUnschedulable
