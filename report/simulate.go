@@ -68,6 +68,22 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 			return err
 		}
 	}
+	devices := Table{Header: []string{"Pod", "Claim and request", "Nodes", "Why the devices do not fit"}}
+	for _, p := range r.Pods {
+		for _, d := range p.DeviceReasons {
+			target := d.Claim
+			if d.Request != "" {
+				target += " / " + d.Request
+			}
+			devices.Append(p.Key(), target, fmt.Sprint(d.Nodes), d.Reason)
+		}
+	}
+	if len(devices.Rows) > 0 {
+		fmt.Fprintln(w, "\nDEVICES (why DynamicResources rejected the nodes)")
+		if err := devices.Write(w); err != nil {
+			return err
+		}
+	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}

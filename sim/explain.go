@@ -42,6 +42,9 @@ type NodeExplanation struct {
 	Scores []result.PluginScore `json:"scores,omitempty"`
 	// Devices are what the allocator would give the pod on this node.
 	Devices []result.Device `json:"devices,omitempty"`
+	// DeviceReasons say why the pod's claims fail on this node, request by
+	// request, when DynamicResources rejected it.
+	DeviceReasons []dra.Finding `json:"deviceReasons,omitempty"`
 }
 
 // Explain replays the queue up to the pod and then reports its cycle node
@@ -77,6 +80,11 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 			ne := NodeExplanation{Name: nr.Node, Feasible: nr.Status == nil, Chosen: nr.Node == a.Node, Total: nr.Total}
 			if nr.Status != nil {
 				ne.Plugin, ne.Reason = nr.Status.Plugin(), nr.Status.Message()
+				if ne.Plugin == dra.Name {
+					if ni := c.Node(nr.Node); ni != nil {
+						ne.DeviceReasons = draPlugin.Diagnose(ctx, a.State, ni.Node())
+					}
+				}
 			}
 			for _, ps := range nr.Scores {
 				ne.Scores = append(ne.Scores, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})

@@ -71,6 +71,10 @@ type Pod struct {
 	// Reasons counts the nodes that rejected the pod, by plugin and reason.
 	Reasons []Reason `json:"reasons,omitempty"`
 	Claims  []Claim  `json:"claims,omitempty"`
+	// DeviceReasons says, for nodes where DynamicResources rejected the
+	// pod, which claim and request failed and why (drasim's diagnosis; kube
+	// only says "cannot allocate all claims").
+	DeviceReasons []DeviceReason `json:"deviceReasons,omitempty"`
 	// Score is the chosen node's score, per plugin, after weighting.
 	Score          *Score `json:"score,omitempty"`
 	FeasibleNodes  int    `json:"feasibleNodes,omitempty"`
@@ -87,6 +91,14 @@ type Reason struct {
 	Plugin string `json:"plugin"`
 	Reason string `json:"reason"`
 	Nodes  int    `json:"nodes"`
+}
+
+// DeviceReason is one diagnosed DRA failure with how many nodes gave it.
+type DeviceReason struct {
+	Claim   string `json:"claim"`
+	Request string `json:"request,omitempty"`
+	Reason  string `json:"reason"`
+	Nodes   int    `json:"nodes"`
 }
 
 // Claim is one of the pod's ResourceClaims and what it got.

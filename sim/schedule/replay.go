@@ -52,6 +52,7 @@ func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, d
 			if a.Node == "" {
 				out.Phase = result.PhaseUnschedulable
 				out.Message = a.Message
+				out.DeviceReasons = diagnose(ctx, c, draPlugin, a)
 				for _, r := range a.Rejections {
 					out.Reasons = append(out.Reasons, result.Reason{Plugin: r.Plugin, Reason: r.Reason, Nodes: r.Nodes})
 				}
@@ -84,6 +85,35 @@ func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, d
 		events = append(events, result.Event{Seq: len(events) + 1, Type: result.EventFailedScheduling, Pod: pod.Namespace + "/" + pod.Name, Message: out.Message})
 	}
 	return buildResult(c, s, outcomes, events, draPlugin), nil
+}
+
+// diagnose asks the DRA plugin why the pod's claims failed on the nodes it
+// rejected, at the pod's turn, and counts the findings over nodes.
+func diagnose(ctx context.Context, c *cluster.Cluster, draPlugin *dra.Plugin, a *Attempt) []result.DeviceReason {
+	if draPlugin == nil || len(a.DeviceRejected) == 0 {
+		return nil
+	}
+	type key struct{ claim, request, reason string }
+	counts := map[key]int{}
+	var order []key
+	for _, name := range a.DeviceRejected {
+		ni := c.Node(name)
+		if ni == nil {
+			continue
+		}
+		for _, f := range draPlugin.Diagnose(ctx, a.State, ni.Node()) {
+			k := key{f.Claim, f.Request, f.Reason}
+			if counts[k] == 0 {
+				order = append(order, k)
+			}
+			counts[k]++
+		}
+	}
+	out := make([]result.DeviceReason, 0, len(order))
+	for _, k := range order {
+		out = append(out, result.DeviceReason{Claim: k.claim, Request: k.request, Reason: k.reason, Nodes: counts[k]})
+	}
+	return out
 }
 
 func setScheduled(pod *v1.Pod) {

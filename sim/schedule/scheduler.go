@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 )
@@ -98,7 +99,14 @@ type Attempt struct {
 	State *framework.CycleState
 	// Message is kube's FitError message for a pod that does not fit.
 	Message string
+	// DeviceRejected names (up to MaxDiagnosedNodes) nodes that
+	// DynamicResources rejected, for a per-request diagnosis.
+	DeviceRejected []string
 }
+
+// MaxDiagnosedNodes bounds how many DRA-rejected nodes are kept per attempt
+// for diagnosis.
+const MaxDiagnosedNodes = 32
 
 // Rejection is one (plugin, reason) with the number of nodes that gave it.
 type Rejection struct {
@@ -202,6 +210,9 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	a.EvaluatedNodes = len(feasible) + len(statuses) + absent
 	rejections := map[[2]string]int{}
 	for _, ns := range statuses {
+		if ns.Status.Plugin() == dra.Name && len(a.DeviceRejected) < MaxDiagnosedNodes {
+			a.DeviceRejected = append(a.DeviceRejected, ns.Node)
+		}
 		for _, r := range ns.Status.Reasons() {
 			rejections[[2]string{ns.Status.Plugin(), r}]++
 		}

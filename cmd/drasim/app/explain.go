@@ -78,7 +78,15 @@ func writeExplanation(w io.Writer, ex *sim.Explanation) error {
 	t := report.Table{Header: []string{"Node", "Verdict", "Score", "Details"}}
 	for _, n := range ex.Nodes {
 		if !n.Feasible {
-			t.Append(n.Name, "rejected", "-", n.Plugin+": "+n.Reason)
+			detail := n.Plugin + ": " + n.Reason
+			for _, f := range n.DeviceReasons {
+				target := f.Claim
+				if f.Request != "" {
+					target += "/" + f.Request
+				}
+				detail += "; " + target + ": " + f.Reason
+			}
+			t.Append(n.Name, "rejected", "-", detail)
 			continue
 		}
 		verdict := "feasible"

@@ -1,0 +1,146 @@
+package dra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/drasim/drasim/sim/schedule/framework"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+)
+
+// Finding says why one request (or one claim as a whole) of a pod cannot be
+// allocated on a node.
+type Finding struct {
+	Claim   string `json:"claim"`
+	Request string `json:"request,omitempty"`
+	Reason  string `json:"reason"`
+}
+
+// Diagnosis reasons, stable strings so that they can be counted and matched.
+const (
+	DiagNoMatchingDevices = "not enough devices on the node match the device class and the request's selectors"
+	DiagTainted           = "the matching devices are tainted and the request does not tolerate the taints"
+	DiagInUse             = "the matching devices are allocated to other claims (or their shared counters or capacity are used up)"
+	DiagConstraint        = "the free matching devices cannot satisfy the claim's constraints"
+	DiagTogether          = "each request fits alone, but together they need more free devices than the node has"
+	DiagClaimsTogether    = "each claim fits alone, but together they need more free devices than the node has"
+)
+
+// Diagnose explains why the pod's claims cannot be allocated on the node,
+// request by request, by asking the real allocator smaller questions: the
+// request alone; alone on an empty node (nothing allocated); alone without
+// device taints; the claim without its constraints. It only reads state and
+// is meant for pods that did not fit, at their turn in the queue.
+func (p *Plugin) Diagnose(ctx context.Context, cs *framework.CycleState, node *v1.Node) []Finding {
+	d := readCycle(cs)
+	if d == nil || d.allocator == nil {
+		return nil
+	}
+	var claims []*resourceapi.ResourceClaim
+	for _, i := range d.toAllocate() {
+		if c := d.claims[i]; c != d.extendedClaim {
+			claims = append(claims, c)
+		}
+	}
+	current := p.state.AllocatedState()
+	empty := structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	noTaints := p.state.features
+	noTaints.DeviceTaints = false
+	fits := func(features structured.Features, state structured.AllocatedState, claims ...*resourceapi.ResourceClaim) (bool, error) {
+		a, err := structured.NewAllocator(ctx, features, state, p.state, p.state.slices, p.celCache)
+		if err != nil {
+			return false, err
+		}
+		res, err := a.Allocate(ctx, node, claims)
+		if err != nil && !errors.Is(err, structured.ErrFailedAllocationOnNode) {
+			return false, err
+		}
+		return err == nil && len(res) == len(claims), nil
+	}
+	var findings []Finding
+	allFit := true
+	for _, c := range claims {
+		name := c.Name
+		claimFits := true
+		for _, r := range c.Spec.Devices.Requests {
+			single := c.DeepCopy()
+			single.Spec.Devices.Requests = []resourceapi.DeviceRequest{r}
+			single.Spec.Devices.Constraints = nil
+			single.Spec.Devices.Config = nil
+			if ok, err := fits(p.state.features, current, single); err != nil {
+				findings = append(findings, Finding{Claim: name, Request: r.Name, Reason: err.Error()})
+				claimFits = false
+				continue
+			} else if ok {
+				continue
+			}
+			claimFits = false
+			reason := DiagInUse
+			if ok, _ := fits(p.state.features, empty, single); !ok {
+				reason = DiagNoMatchingDevices
+				if p.state.features.DeviceTaints {
+					if ok, _ := fits(noTaints, empty, single); ok {
+						reason = DiagTainted
+					}
+				}
+			}
+			findings = append(findings, Finding{Claim: name, Request: r.Name, Reason: reason})
+		}
+		if !claimFits {
+			allFit = false
+			continue
+		}
+		if ok, _ := fits(p.state.features, current, c); ok {
+			continue
+		}
+		allFit = false
+		loose := c.DeepCopy()
+		loose.Spec.Devices.Constraints = nil
+		if len(c.Spec.Devices.Constraints) > 0 {
+			if ok, _ := fits(p.state.features, current, loose); ok {
+				findings = append(findings, Finding{Claim: name, Reason: DiagConstraint + " (" + describeConstraints(c.Spec.Devices.Constraints) + ")"})
+				continue
+			}
+		}
+		findings = append(findings, Finding{Claim: name, Reason: DiagTogether})
+	}
+	if allFit && len(claims) > 1 {
+		findings = append(findings, Finding{Claim: strings.Join(claimNames(claims), ", "), Reason: DiagClaimsTogether})
+	}
+	return findings
+}
+
+func claimNames(cs []*resourceapi.ResourceClaim) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func describeConstraints(cs []resourceapi.DeviceConstraint) string {
+	var parts []string
+	for _, c := range cs {
+		switch {
+		case c.MatchAttribute != nil:
+			parts = append(parts, fmt.Sprintf("matchAttribute %s", *c.MatchAttribute))
+		case c.DistinctAttribute != nil:
+			parts = append(parts, fmt.Sprintf("distinctAttribute %s", *c.DistinctAttribute))
+		default:
+			parts = append(parts, "a constraint")
+		}
+		if len(c.Requests) > 0 {
+			parts[len(parts)-1] += " on " + strings.Join(c.Requests, ", ")
+		}
+	}
+	return strings.Join(parts, "; ")
+}
