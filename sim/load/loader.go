@@ -186,7 +186,11 @@ func (l *loader) addObject(src snapshot.Source, obj map[string]any) {
 		obj["apiVersion"] = "resource.k8s.io/v1"
 	}
 	decode, ok := decoders[kindKey{group, kind}]
-	if !ok || (group != "resource.k8s.io" && version != "v1") {
+	if ok && group == "drasim.io" && version != "v1alpha1" {
+		l.errorf(src, display, "apiVersion", "%s is not supported: use %s", apiVersion, snapshot.NodeGroupAPIVersion)
+		return
+	}
+	if !ok || (group != "resource.k8s.io" && group != "drasim.io" && version != "v1") {
 		key := apiVersion + "/" + kind
 		if _, seen := l.skippedFirst[key]; !seen {
 			l.skippedFirst[key] = src
@@ -345,6 +349,8 @@ var decoders = map[kindKey]decodeFunc{
 			s.ResourceClaimTemplates = append(s.ResourceClaimTemplates, o)
 		},
 		func(o *resourceapi.ResourceClaimTemplate) { DefaultClaimSpec(&o.Spec.Spec) }),
+	{"drasim.io", "NodeGroup"}: typed("NodeGroup", false, func(o *snapshot.NodeGroup) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *snapshot.NodeGroup) { s.NodeGroups = append(s.NodeGroups, o) }, nil),
 	{"resource.k8s.io", "DeviceTaintRule"}: typed("DeviceTaintRule", false, func(o *resourceapi.DeviceTaintRule) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *resourceapi.DeviceTaintRule) {
 			s.DeviceTaintRules = append(s.DeviceTaintRules, o)

@@ -67,6 +67,8 @@ type Snapshot struct {
 	ResourceClaims         []*resourceapi.ResourceClaim
 	ResourceClaimTemplates []*resourceapi.ResourceClaimTemplate
 	DeviceTaintRules       []*resourceapi.DeviceTaintRule
+	// NodeGroups are drasim.io/v1alpha1 node groups for the autoscaler.
+	NodeGroups []*NodeGroup
 
 	// Sources maps each loaded object to where it came from. Objects made by
 	// drasim itself (pods of workload controllers) point at their controller's
