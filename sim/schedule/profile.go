@@ -6,6 +6,7 @@ import (
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/schedule/plugins"
 	"github.com/drasim/drasim/sim/schedule/plugins/config"
 	"github.com/drasim/drasim/sim/schedule/plugins/imagelocality"
 	"github.com/drasim/drasim/sim/schedule/plugins/interpodaffinity"
@@ -38,18 +39,12 @@ type PluginConfig struct {
 }
 
 // DefaultWeights are the score weights of kube-scheduler v1.37's default
-// profile (pkg/scheduler/apis/config/v1/default_plugins.go).
+// profile (pkg/scheduler/apis/config/v1/default_plugins.go), DynamicResources
+// included.
 func DefaultWeights() map[string]int64 {
-	return map[string]int64{
-		tainttoleration.Name:                 3,
-		nodeaffinity.Name:                    2,
-		noderesources.Name:                   1,
-		noderesources.BalancedAllocationName: 1,
-		podtopologyspread.Name:               2,
-		interpodaffinity.Name:                2,
-		dra.Name:                             2,
-		imagelocality.Name:                   1,
-	}
+	w := plugins.DefaultWeights()
+	w[dra.Name] = 2
+	return w
 }
 
 // NewProfile wires the default profile's plugins in kube's order. Each

@@ -1,0 +1,3 @@
+// Package nodeports filters out nodes where a host port the pod asks for is
+// already taken, as kube-scheduler's NodePorts plugin.
+package nodeports

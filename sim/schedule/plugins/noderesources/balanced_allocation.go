@@ -1,0 +1,72 @@
+package noderesources
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/schedule/plugins/config"
+)
+
+// BalancedAllocationName is the plugin name in kube-scheduler profiles.
+const BalancedAllocationName = "NodeResourcesBalancedAllocation"
+
+const balancedAllocationPreScoreStateKey = "PreScore" + BalancedAllocationName
+
+// BalancedAllocation is the NodeResourcesBalancedAllocation plugin.
+type BalancedAllocation struct {
+	scorer *resourceAllocationScorer
+}
+
+var (
+	_ framework.PreScorePlugin = (*BalancedAllocation)(nil)
+	_ framework.ScorePlugin    = (*BalancedAllocation)(nil)
+)
+
+// NewBalancedAllocation returns the plugin for args (defaulted, then
+// validated). dra may be nil.
+func NewBalancedAllocation(args config.NodeResourcesBalancedAllocationArgs, dra DRAExtendedResources) (*BalancedAllocation, error) {
+	args = config.DefaultNodeResourcesBalancedAllocationArgs(args)
+	if err := config.ValidateNodeResourcesBalancedAllocationArgs(args); err != nil {
+		return nil, fmt.Errorf("noderesources: NodeResourcesBalancedAllocationArgs: %w", err)
+	}
+	return &BalancedAllocation{scorer: newResourceAllocationScorer(balancedAllocation, args.Resources, nil, true, dra)}, nil
+}
+
+// Name returns BalancedAllocationName.
+func (*BalancedAllocation) Name() string { return BalancedAllocationName }
+
+// PreScore computes the pod's requests; a pod requesting none of the
+// scoring resources (BestEffort for cpu/memory) is Skip.
+func (ba *BalancedAllocation) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
+	reqs := ba.scorer.podRequests(pod)
+	if isBestEffort(reqs) {
+		return framework.NewStatus(framework.Skip)
+	}
+	state.Write(balancedAllocationPreScoreStateKey, &fitPreScoreState{podRequests: reqs, draBacked: ba.scorer.anyDRABacked()})
+	return nil
+}
+
+// Score rates how evenly the node's resources would be used with the pod.
+func (ba *BalancedAllocation) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	s, ok := state.Read(balancedAllocationPreScoreStateKey).(*fitPreScoreState)
+	if !ok {
+		s = &fitPreScoreState{podRequests: ba.scorer.podRequests(pod)}
+		if isBestEffort(s.podRequests) {
+			return 0, nil
+		}
+		s.draBacked = ba.scorer.anyDRABacked()
+	}
+	return ba.scorer.score(nodeInfo, s.podRequests, s.draBacked)
+}
+
+func isBestEffort(podRequests []int64) bool {
+	for _, r := range podRequests {
+		if r != 0 {
+			return false
+		}
+	}
+	return true
+}
