@@ -36,7 +36,7 @@ alternatives) the allocator would choose there. Without -f, uses the demo.`,
 			if before, after, ok := strings.Cut(args[0], "/"); ok {
 				ns, name = before, after
 			}
-			res, err := loadOrDemo(streams, &f.input)
+			res, err := loadOrDemo(streams, g.Verbosity, &f.input)
 			if err != nil {
 				return err
 			}

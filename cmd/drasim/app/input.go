@@ -20,13 +20,17 @@ func (f *inputFlags) add(fs *pflag.FlagSet) {
 
 // load reads the snapshot and prints loader warnings to stderr. A load
 // failure is an ExitError with code 1 that lists every problem.
-func (f *inputFlags) load(streams Streams, opts load.Options) (*load.Result, error) {
+func (f *inputFlags) load(streams Streams, verbosity int, opts load.Options) (*load.Result, error) {
 	if len(f.Files) == 0 {
 		return nil, usageErrorf("no snapshot given: use -f FILE or -f DIR (repeatable, - for standard input)")
 	}
 	opts.Strict = f.Strict
 	opts.Stdin = streams.In
 	res, err := load.Load(f.Files, opts)
+	if res != nil && verbosity >= 1 {
+		fmt.Fprintf(streams.Err, "read %d file(s): %d nodes, %d pods, %d ResourceSlices, %d ResourceClaims\n",
+			len(res.Files), len(res.Snapshot.Nodes), len(res.Snapshot.Pods), len(res.Snapshot.ResourceSlices), len(res.Snapshot.ResourceClaims))
+	}
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(streams.Err, "warning: %s\n", w)

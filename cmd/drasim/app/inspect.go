@@ -26,7 +26,7 @@ func NewInspectCommand(streams Streams, g *GlobalOptions) *cobra.Command {
 			if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
 				return err
 			}
-			res, err := f.input.load(streams, load.Options{KeepControllers: f.Raw})
+			res, err := f.input.load(streams, g.Verbosity, load.Options{KeepControllers: f.Raw})
 			if err != nil {
 				return err
 			}

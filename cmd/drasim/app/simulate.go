@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/scenarios"
@@ -82,7 +83,7 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
 		return err
 	}
-	res, err := loadOrDemo(streams, &f.input)
+	res, err := loadOrDemo(streams, g.Verbosity, &f.input)
 	if err != nil {
 		return err
 	}
@@ -98,9 +99,14 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	start := time.Now()
 	run, err := sim.Simulate(ctx, res.Snapshot, opts)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if g.Verbosity >= 1 {
+		r := run.Result
+		fmt.Fprintf(streams.Err, "replayed %d pending pods on %d nodes in %s (seed %d)\n", r.Inputs.PendingPods, r.Inputs.Nodes, time.Since(start).Round(time.Millisecond), r.Inputs.Seed)
 	}
 	if f.OutputSnapshot != "" {
 		if err := writeFileAtomic(f.OutputSnapshot, run.Cluster.WriteSnapshot); err != nil {
@@ -114,9 +120,9 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 }
 
 // loadOrDemo loads -f, or the embedded demo when no file is given.
-func loadOrDemo(streams Streams, in *inputFlags) (*load.Result, error) {
+func loadOrDemo(streams Streams, verbosity int, in *inputFlags) (*load.Result, error) {
 	if len(in.Files) > 0 {
-		return in.load(streams, load.Options{})
+		return in.load(streams, verbosity, load.Options{})
 	}
 	res, err := load.LoadBytes("demo:"+scenarios.DemoName, scenarios.Demo(), load.Options{Strict: in.Strict})
 	if err != nil {
