@@ -1,0 +1,192 @@
+package validate
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	resourceapi "k8s.io/api/resource/v1"
+)
+
+// poolID identifies a resource pool: the allocator looks at all slices with
+// the same driver and pool name together.
+type poolID struct{ driver, pool string }
+
+// pool is what the allocator would see of one pool.
+type pool struct {
+	id     poolID
+	slices []*resourceapi.ResourceSlice // all generations, in load order
+	// generation is the newest one; current holds its slices in load order.
+	// Older slices are ignored by the allocator.
+	generation int64
+	current    []*resourceapi.ResourceSlice
+	// wantSlices is resourceSliceCount of the first current slice, which is
+	// the one the allocator trusts.
+	wantSlices int64
+	// devices holds the device names of every generation, for checking
+	// allocation results of claims that were allocated before a
+	// generation change.
+	devices map[string]bool
+}
+
+// complete reports whether the allocator would allocate from the pool.
+func (p *pool) complete() bool { return int64(len(p.current)) == p.wantSlices }
+
+// poolIndex holds the pools of a snapshot in a stable order (by driver, then
+// pool name).
+type poolIndex struct {
+	byID  map[poolID]*pool
+	order []*pool
+}
+
+func buildPoolIndex(rs []*resourceapi.ResourceSlice) *poolIndex {
+	idx := &poolIndex{byID: map[poolID]*pool{}}
+	for _, s := range rs {
+		if s == nil || s.Spec.Driver == "" || s.Spec.Pool.Name == "" {
+			continue
+		}
+		id := poolID{s.Spec.Driver, s.Spec.Pool.Name}
+		p := idx.byID[id]
+		if p == nil {
+			p = &pool{id: id, generation: s.Spec.Pool.Generation, devices: map[string]bool{}}
+			idx.byID[id] = p
+			idx.order = append(idx.order, p)
+		}
+		p.slices = append(p.slices, s)
+		p.generation = max(p.generation, s.Spec.Pool.Generation)
+		for _, d := range s.Spec.Devices {
+			p.devices[d.Name] = true
+		}
+	}
+	for _, p := range idx.order {
+		for _, s := range p.slices {
+			if s.Spec.Pool.Generation == p.generation {
+				p.current = append(p.current, s)
+			}
+		}
+		p.wantSlices = p.current[0].Spec.Pool.ResourceSliceCount
+	}
+	slices.SortFunc(idx.order, func(a, b *pool) int {
+		return cmp.Or(cmp.Compare(a.id.driver, b.id.driver), cmp.Compare(a.id.pool, b.id.pool))
+	})
+	return idx
+}
+
+// checkPools reports what only shows when the slices of a pool are looked at
+// together: missing or extra slices, stale generations, and the conditions
+// under which the allocator declares a pool invalid.
+func (v *validator) checkPools() {
+	for _, p := range v.pools.order {
+		v.checkPool(p)
+	}
+}
+
+func (v *validator) checkPool(p *pool) {
+	for _, s := range p.slices {
+		if s.Spec.Pool.Generation < p.generation {
+			v.warnf(v.sliceTarget(s), "spec.pool.generation", CodePoolStaleGeneration,
+				"generation %d of pool %q (driver %s) is older than generation %d published by other slices: the allocator ignores this slice and its devices",
+				s.Spec.Pool.Generation, p.id.pool, p.id.driver, p.generation)
+		}
+	}
+	first := p.current[0]
+	for _, s := range p.current[1:] {
+		if s.Spec.Pool.ResourceSliceCount != p.wantSlices {
+			v.warnf(v.sliceTarget(s), "spec.pool.resourceSliceCount", CodePoolSliceCountMismatch,
+				"resourceSliceCount is %d but ResourceSlice %q of the same pool and generation says %d: the allocator trusts whichever slice it sees first and may treat the pool as incomplete",
+				s.Spec.Pool.ResourceSliceCount, first.Name, p.wantSlices)
+		}
+	}
+	have := int64(len(p.current))
+	switch {
+	case p.wantSlices <= 0:
+		// Reported as an invalid resourceSliceCount already.
+	case have < p.wantSlices:
+		v.warnf(v.sliceTarget(first), "spec.pool.resourceSliceCount", CodePoolIncomplete,
+			"pool %q (driver %s, generation %d) is incomplete: resourceSliceCount is %d but the snapshot holds %d slice(s) (%s); "+
+				"the allocator does not allocate from an incomplete pool, so its devices are unallocatable (and allocationMode: All fails for classes matching it)",
+			p.id.pool, p.id.driver, p.generation, p.wantSlices, have, sliceNames(p.current))
+	case have > p.wantSlices:
+		v.warnf(v.sliceTarget(first), "spec.pool.resourceSliceCount", CodePoolSliceCountMismatch,
+			"pool %q (driver %s, generation %d) has %d slices (%s) but resourceSliceCount is %d: the allocator treats the pool as incomplete, so its devices are unallocatable",
+			p.id.pool, p.id.driver, p.generation, have, sliceNames(p.current), p.wantSlices)
+	}
+
+	// The allocator declares a pool invalid (and fails every claim that
+	// could use it) on duplicate device names, duplicate counter sets and
+	// consumed counters it cannot find. Duplicates inside one slice are
+	// reported by the slice check.
+	deviceAt := map[string]string{}
+	counterSets := map[string]resourceapi.CounterSet{}
+	counterSetAt := map[string]string{}
+	for _, s := range p.current {
+		t := v.sliceTarget(s)
+		inSlice := map[string]bool{}
+		for i, d := range s.Spec.Devices {
+			if d.Name == "" || inSlice[d.Name] {
+				continue
+			}
+			inSlice[d.Name] = true
+			if other, dup := deviceAt[d.Name]; dup {
+				v.errorf(t, idx("spec.devices", i)+".name", CodePoolDuplicateDevice,
+					"device %q is also published by ResourceSlice %q of the same pool %q (driver %s): the allocator treats the pool as invalid and fails every claim that could use it",
+					d.Name, other, p.id.pool, p.id.driver)
+			} else {
+				deviceAt[d.Name] = s.Name
+			}
+		}
+		inSlice = map[string]bool{}
+		for i, cs := range s.Spec.SharedCounters {
+			if cs.Name == "" || inSlice[cs.Name] {
+				continue
+			}
+			inSlice[cs.Name] = true
+			if other, dup := counterSetAt[cs.Name]; dup {
+				v.errorf(t, idx("spec.sharedCounters", i)+".name", CodePoolDuplicateCounterSet,
+					"counter set %q is also defined by ResourceSlice %q of the same pool %q (driver %s): the allocator treats the pool as invalid",
+					cs.Name, other, p.id.pool, p.id.driver)
+			} else {
+				counterSetAt[cs.Name] = s.Name
+				counterSets[cs.Name] = cs
+			}
+		}
+	}
+	if !p.complete() {
+		// A missing slice may hold the counter sets; the pool is not used
+		// anyway, which PoolIncomplete already says.
+		return
+	}
+	for _, s := range p.current {
+		t := v.sliceTarget(s)
+		for i, d := range s.Spec.Devices {
+			for j, cc := range d.ConsumesCounters {
+				cp := idx(idx("spec.devices", i)+".consumesCounters", j)
+				if cc.CounterSet == "" {
+					continue
+				}
+				cs, ok := counterSets[cc.CounterSet]
+				if !ok {
+					v.errorf(t, cp+".counterSet", CodeUnknownCounterSet,
+						"device %q consumes counter set %q, which no slice of pool %q (driver %s, generation %d) defines in spec.sharedCounters: the allocator treats the pool as invalid",
+						d.Name, cc.CounterSet, p.id.pool, p.id.driver, p.generation)
+					continue
+				}
+				for _, name := range sortedKeys(cc.Counters) {
+					if _, ok := cs.Counters[name]; !ok {
+						v.errorf(t, key(cp+".counters", name), CodeUnknownCounter,
+							"device %q consumes counter %q, which counter set %q (ResourceSlice %q) does not define: the allocator treats the pool as invalid",
+							d.Name, name, cc.CounterSet, counterSetAt[cc.CounterSet])
+					}
+				}
+			}
+		}
+	}
+}
+
+func sliceNames(ss []*resourceapi.ResourceSlice) string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
+}
