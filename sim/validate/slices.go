@@ -47,7 +47,7 @@ func (v *validator) checkResourceSlice(t target, spec *resourceapi.ResourceSlice
 			v.errorf(t, "spec.nodeName", CodeInvalidValue, "must be either unset or a node name, found an empty string")
 		} else {
 			set = append(set, "`nodeName`")
-			if v.checkName(t, "spec.nodeName", *spec.NodeName, dnsSubdomain) && !v.nodes[*spec.NodeName] {
+			if v.checkName(t, "spec.nodeName", *spec.NodeName, dnsSubdomain) && len(v.nodes) > 0 && !v.nodes[*spec.NodeName] {
 				v.warnf(t, "spec.nodeName", CodeUnknownNode, "Node %q is not in the snapshot: the devices of this slice are not available anywhere", *spec.NodeName)
 			}
 		}
@@ -235,7 +235,7 @@ func (v *validator) checkDevice(t target, p string, d *resourceapi.Device, perDe
 				v.errorf(t, p+".nodeName", CodeInvalidValue, "must not be empty")
 			} else {
 				set = append(set, "`nodeName`")
-				if v.checkName(t, p+".nodeName", *d.NodeName, dnsSubdomain) && !v.nodes[*d.NodeName] {
+				if v.checkName(t, p+".nodeName", *d.NodeName, dnsSubdomain) && len(v.nodes) > 0 && !v.nodes[*d.NodeName] {
 					v.warnf(t, p+".nodeName", CodeUnknownNode, "Node %q is not in the snapshot: this device is not available anywhere", *d.NodeName)
 				}
 			}

@@ -87,8 +87,14 @@ spec:
 		},
 		{
 			name: "node name of a node the snapshot does not hold",
-			yaml: sliceYAML("s", pool1+"  devices: [{name: d}]\n"),
+			yaml: docs("apiVersion: v1\nkind: Node\nmetadata: {name: node-b}", sliceYAML("s", pool1+"  devices: [{name: d}]\n")),
 			want: []triple{{CodeUnknownNode, `ResourceSlice "s"`, "spec.nodeName"}},
+		},
+		{
+			// `kubectl get resourceslices -o yaml` alone has no Nodes: one
+			// warning per slice would drown everything else.
+			name: "a slice-only dump does not warn about nodes",
+			yaml: sliceYAML("s", pool1+"  devices: [{name: d}]\n"),
 		},
 		{
 			name: "device names: DNS label, unique in the slice",
