@@ -261,7 +261,10 @@ func (c *Cluster) Fork() *Cluster {
 		DRA:        c.DRA.Clone(),
 		Namespaces: c.Namespaces,
 		Warnings:   append([]string(nil), c.Warnings...),
-		podOrder:   c.podOrder,
+		podOrder:   make(map[types.UID]int, len(c.podOrder)),
+	}
+	for uid, i := range c.podOrder {
+		f.podOrder[uid] = i
 	}
 	copies := make(map[*v1.Pod]*v1.Pod, len(c.Pods))
 	for _, p := range c.Pods {

@@ -132,7 +132,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/drasim/config.yaml, then ./drasim.yaml)")
 	pf.IntVarP(&g.Verbosity, "verbosity", "v", 0, "log verbosity: 0 quiet, 1 progress, 2 details")
-	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml")
+	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (report: also markdown, csv, html; check: also markdown)")
 	pf.BoolVar(&g.NoColor, "no-color", false, "do not color the output")
 
 	root.AddCommand(
@@ -142,6 +142,8 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		NewInspectCommand(streams, g),
 		NewSimulateCommand(streams, g),
 		NewExplainCommand(streams, g),
+		NewReportCommand(streams, g),
+		NewCheckCommand(streams, g),
 	)
 	return root
 }

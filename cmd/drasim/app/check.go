@@ -1,0 +1,161 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/drasim/drasim/report"
+	"github.com/drasim/drasim/sim/analysis"
+	"github.com/spf13/cobra"
+)
+
+// stepSummaryEnv names the file GitHub Actions shows as the job summary.
+const stepSummaryEnv = "GITHUB_STEP_SUMMARY"
+
+type checkFlags struct {
+	capacity capacityFlags
+	Gates    string
+	JUnit    string
+}
+
+// NewCheckCommand replays a snapshot and checks its capacity report against
+// a gates file, for CI: exit 0 when every gate passes, 3 when one fails.
+func NewCheckCommand(streams Streams, g *GlobalOptions) *cobra.Command {
+	f := &checkFlags{}
+	cmd := &cobra.Command{
+		Use:   "check -f SNAPSHOT... --gates GATES.yaml",
+		Short: "Fail CI when a capacity gate fails: pending pods, headroom, fragmentation, first choices, utilization",
+		Long: `Replay the snapshot, compute its capacity report (see 'drasim report') and check
+each gate of GATES.yaml (apiVersion drasim.io/v1alpha1, kind Gates):
+
+  gates:
+  - name: no training pod left pending
+    maxPendingPods: {max: 0, namespace: ml, selector: {matchLabels: {app: train}}}
+  - name: room for 4 more inference pods
+    minHeadroom: {shape: Deployment/infer, min: 4}
+  - name: a100 fragmentation
+    maxFragmentationRate: {class: a100.example.com, max: 0.25}
+  - name: most prioritized-list claims get their first choice
+    minFirstChoiceShare: {min: 0.8}
+  - name: h100 nodes not full
+    maxUtilization: {group: p5.48xlarge, resource: devices, max: 0.9}
+
+Shares are between 0 and 1. --junit FILE writes one JUnit testcase per gate.
+When GITHUB_STEP_SUMMARY is set (GitHub Actions), the gate verdicts and the
+markdown capacity report are appended to that file.
+
+Exit status: 0 every gate passed, 3 a gate failed, 1 bad input (snapshot,
+probe or gates file), 2 usage error.`,
+		Example: `  drasim check -f cluster/ --gates ci/capacity-gates.yaml
+  drasim check -f cluster/ --probe ci/next-release.yaml --gates ci/gates.yaml --junit capacity.xml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCheck(cmd.Context(), streams, g, f)
+		},
+	}
+	f.capacity.add(cmd.Flags())
+	cmd.Flags().StringVar(&f.Gates, "gates", "", "gates file (kind Gates) with the assertions to check")
+	cmd.Flags().StringVar(&f.JUnit, "junit", "", "write the verdicts as JUnit XML to FILE, one testcase per gate")
+	return cmd
+}
+
+func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFlags) error {
+	if err := checkOutput(g.Output, "table", "markdown", "json", "yaml"); err != nil {
+		return err
+	}
+	if f.Gates == "" {
+		return usageErrorf("no gates file given: use --gates FILE")
+	}
+	if len(f.capacity.input.Files) == 0 {
+		return usageErrorf("no snapshot given: use -f FILE or -f DIR (repeatable, - for standard input)")
+	}
+	if f.JUnit != "" {
+		if err := refuseInputOverwrite(f.JUnit, append(append([]string(nil), f.capacity.input.Files...), f.Gates)); err != nil {
+			return err
+		}
+	}
+	// Read the gates before the replay: a typo should not cost a replay.
+	data, err := os.ReadFile(f.Gates)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--gates: %w", err)}
+	}
+	gates, err := analysis.ParseGates(f.Gates, data)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	run, rep, err := f.capacity.capacity(ctx, streams, g.Verbosity)
+	if err != nil {
+		return err
+	}
+	results, err := analysis.EvaluateGates(gates, rep, run)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	verdicts := analysis.NewGateReport(f.Gates, results)
+
+	if f.JUnit != "" {
+		err := writeFileAtomic(f.JUnit, func(w io.Writer) error { return report.WriteJUnit(w, "drasim check "+f.Gates, results) })
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--junit: %w", err)}
+		}
+	}
+	if path := os.Getenv(stepSummaryEnv); path != "" {
+		if err := appendStepSummary(path, results, rep); err != nil {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s: %w", stepSummaryEnv, err)}
+		}
+	}
+	if err := writeVerdicts(streams.Out, g.Output, verdicts, rep); err != nil {
+		return err
+	}
+	if verdicts.Passed {
+		return nil
+	}
+	var failed []string
+	for _, r := range results {
+		if !r.Passed {
+			failed = append(failed, fmt.Sprintf("%q", r.Name))
+		}
+	}
+	return &ExitError{Code: ExitGateFailed, Err: fmt.Errorf("%d of %d gate(s) failed: %s", verdicts.Failed, len(results), strings.Join(failed, ", "))}
+}
+
+func writeVerdicts(w io.Writer, format string, verdicts *analysis.GateReport, rep *analysis.Report) error {
+	switch format {
+	case "table":
+		return report.WriteGateTable(w, verdicts.Results)
+	case "markdown":
+		if err := report.WriteGateMarkdown(w, verdicts.Results); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return report.WriteCapacityMarkdown(w, rep)
+	}
+	return writeStructured(w, format, verdicts)
+}
+
+// appendStepSummary appends the verdicts and the capacity report, in
+// markdown, to the job summary file.
+func appendStepSummary(path string, results []analysis.GateResult, rep *analysis.Report) error {
+	var b bytes.Buffer
+	if err := report.WriteGateMarkdown(&b, results); err != nil {
+		return err
+	}
+	b.WriteString("\n")
+	if err := report.WriteCapacityMarkdown(&b, rep); err != nil {
+		return err
+	}
+	b.WriteString("\n")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

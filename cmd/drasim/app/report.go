@@ -1,0 +1,181 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/drasim/drasim/report"
+	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/analysis"
+	"github.com/drasim/drasim/sim/load"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// capacityFlags are the flags of the commands that analyze a replay
+// (report and check).
+type capacityFlags struct {
+	input         inputFlags
+	engine        engineFlags
+	GroupBy       string
+	Probe         string
+	MaxHeadroom   int
+	MaxSequential int
+}
+
+func (f *capacityFlags) add(fs *pflag.FlagSet) {
+	f.input.add(fs)
+	f.engine.add(fs)
+	fs.StringVar(&f.GroupBy, "group-by", analysis.DefaultGroupBy, "node label to group nodes by")
+	fs.StringVar(&f.Probe, "probe", "", "probe file: pods (and the ResourceClaimTemplates they name) whose shapes replace the workload mix; identical pods weigh more")
+	fs.IntVar(&f.MaxHeadroom, "max-headroom", analysis.DefaultMaxHeadroom, "stop counting the headroom of a shape at this many instances")
+	fs.IntVar(&f.MaxSequential, "max-sequential", analysis.DefaultMaxSequential, "stop at this many instances for shapes that must be placed one full scheduling cycle at a time (pod affinity, hard topology spread)")
+}
+
+// capacity replays the snapshot and analyzes the result. Input problems
+// are ExitErrors with ExitFailure (or ExitUsage for the command line).
+func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity int) (*sim.Run, *analysis.Report, error) {
+	if f.MaxHeadroom <= 0 {
+		return nil, nil, usageErrorf("--max-headroom must be positive, got %d", f.MaxHeadroom)
+	}
+	if f.MaxSequential <= 0 {
+		return nil, nil, usageErrorf("--max-sequential must be positive, got %d", f.MaxSequential)
+	}
+	res, err := loadOrDemo(streams, verbosity, &f.input)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts, err := f.engine.options(res.Files)
+	if err != nil {
+		return nil, nil, err
+	}
+	aopts := analysis.Options{GroupBy: f.GroupBy, Plugins: opts.Plugins, Seed: opts.Seed, Parallelism: opts.Parallelism, MaxHeadroom: f.MaxHeadroom, MaxSequential: f.MaxSequential}
+	if f.Probe != "" {
+		probes, err := load.Load([]string{f.Probe}, load.Options{Strict: f.input.Strict})
+		if probes != nil {
+			for _, w := range probes.Warnings {
+				fmt.Fprintf(streams.Err, "warning: --probe: %s\n", w)
+			}
+		}
+		if err != nil {
+			return nil, nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--probe: %w", err)}
+		}
+		if len(probes.Snapshot.Pods) == 0 {
+			return nil, nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--probe %s: no pods (or workloads) in the file: nothing to probe with", f.Probe)}
+		}
+		aopts.Probes = probes.Snapshot
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	start := time.Now()
+	run, err := sim.Simulate(ctx, res.Snapshot, opts)
+	if err != nil {
+		return nil, nil, &ExitError{Code: ExitFailure, Err: err}
+	}
+	replayed := time.Now()
+	rep, err := analysis.Analyze(ctx, run, aopts)
+	if err != nil {
+		return nil, nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("capacity analysis: %w", err)}
+	}
+	if verbosity >= 1 {
+		fmt.Fprintf(streams.Err, "replayed %d pending pods on %d nodes in %s, analyzed %d shape(s) in %s (seed %d)\n",
+			run.Result.Inputs.PendingPods, run.Result.Inputs.Nodes, replayed.Sub(start).Round(time.Millisecond),
+			len(rep.Mix), time.Since(replayed).Round(time.Millisecond), run.Result.Inputs.Seed)
+	}
+	return run, rep, nil
+}
+
+// capacityFormats are report's output formats.
+func capacityFormats() []string { return []string{"table", "markdown", "json", "yaml", "csv", "html"} }
+
+// writeCapacity renders the report in one of capacityFormats.
+func writeCapacity(w io.Writer, format string, rep *analysis.Report) error {
+	switch format {
+	case "table":
+		return report.WriteCapacityTable(w, rep)
+	case "markdown":
+		return report.WriteCapacityMarkdown(w, rep)
+	case "json":
+		return report.WriteCapacityJSON(w, rep)
+	case "yaml":
+		return report.WriteCapacityYAML(w, rep)
+	case "csv":
+		return report.WriteCapacityCSV(w, rep)
+	case "html":
+		return report.WriteCapacityHTML(w, rep)
+	}
+	return usageErrorf("invalid output format %q for this command: use one of %v", format, capacityFormats())
+}
+
+type reportFlags struct {
+	capacity   capacityFlags
+	ReportFile string
+}
+
+// NewReportCommand replays a snapshot and reports its capacity: what fits,
+// what is in use, what is stranded and how much room is left.
+func NewReportCommand(streams Streams, g *GlobalOptions) *cobra.Command {
+	f := &reportFlags{}
+	cmd := &cobra.Command{
+		Use:   "report [-f SNAPSHOT]...",
+		Short: "Replay a snapshot and report capacity: fit, utilization, fragmentation, headroom, stranded resources",
+		Long: `Replay scheduling as 'drasim simulate' does, then analyze the cluster it leaves:
+pods scheduled and pending (by namespace, workload and reason), utilization per
+node group, DeviceClass and driver, prioritized-list outcomes, the fragmentation
+rate of idle devices for the workload mix, headroom per request shape, the
+largest request each DeviceClass can still serve, shared counters of
+partitionable devices, and stranded devices, CPU and memory. docs/metrics.md
+defines every number.
+
+The workload mix is the shapes of the pods the replay tried, weighted by count;
+--probe FILE replaces it with the pods of FILE. Every "does it fit" is decided
+by the scheduler's filters, DRA allocator included, on a copy of the cluster.
+
+Formats (-o): table, markdown (for pull-request comments), json, yaml, csv (one
+row per pod and per node) and html (one self-contained page with charts);
+--report FILE writes the HTML page to FILE. Without -f, uses the demo.`,
+		Example: `  drasim report -f cluster-dump.yaml
+  drasim report -f dump/ --probe next-quarter.yaml -o markdown
+  drasim report -f dump/ --report capacity.html
+  drasim report -f dump/ -o csv > rows.csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runReport(cmd.Context(), streams, g, f)
+		},
+	}
+	f.capacity.add(cmd.Flags())
+	cmd.Flags().StringVar(&f.ReportFile, "report", "", "write the HTML report (charts and tables, self-contained) to FILE")
+	return cmd
+}
+
+func runReport(ctx context.Context, streams Streams, g *GlobalOptions, f *reportFlags) error {
+	if err := checkOutput(g.Output, capacityFormats()...); err != nil {
+		return err
+	}
+	if f.ReportFile != "" {
+		inputs := append([]string(nil), f.capacity.input.Files...)
+		if f.capacity.Probe != "" {
+			inputs = append(inputs, f.capacity.Probe)
+		}
+		if err := refuseInputOverwrite(f.ReportFile, inputs); err != nil {
+			return err
+		}
+	}
+	_, rep, err := f.capacity.capacity(ctx, streams, g.Verbosity)
+	if err != nil {
+		return err
+	}
+	if f.ReportFile != "" {
+		if err := writeFileAtomic(f.ReportFile, func(w io.Writer) error { return report.WriteCapacityHTML(w, rep) }); err != nil {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--report: %w", err)}
+		}
+		if g.Output == "html" {
+			fmt.Fprintf(streams.Err, "Wrote the HTML report to %s.\n", f.ReportFile)
+			return nil
+		}
+	}
+	return writeCapacity(streams.Out, g.Output, rep)
+}

@@ -1,0 +1,367 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/drasim/drasim/sim/analysis"
+	"sigs.k8s.io/yaml"
+)
+
+// maxListedDevices bounds the device names listed per counter set in the
+// table; all of them are in the JSON output.
+const maxListedDevices = 4
+
+// WriteCapacityJSON writes the report as indented JSON. Unlike
+// encoding/json's default it keeps "<none>" readable.
+func WriteCapacityJSON(w io.Writer, r *analysis.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteCapacityYAML writes the report as YAML.
+func WriteCapacityYAML(w io.Writer, r *analysis.Report) error {
+	data, err := yaml.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// pct renders a share (0..1) as a percentage with one decimal.
+func pct(share float64) string {
+	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"
+}
+
+func ratio(used, total int) string {
+	return fmt.Sprintf("%d/%d", used, total)
+}
+
+func usageCells(u analysis.Usage) []string {
+	return []string{
+		fmt.Sprint(u.Nodes),
+		devicesCellOf(u.Devices),
+		fmt.Sprintf("%s/%s (%s)", u.CPU.Requested, u.CPU.Allocatable, pct(u.CPU.Share)),
+		fmt.Sprintf("%s/%s (%s)", u.Memory.Requested, u.Memory.Allocatable, pct(u.Memory.Share)),
+		fmt.Sprintf("%s (%s)", ratio(u.Pods.Used, u.Pods.Total), pct(u.Pods.Share)),
+	}
+}
+
+// devicesCellOf renders "allocated/total (share)", with the blocked
+// partitions when there are any.
+func devicesCellOf(d analysis.DeviceCount) string {
+	s := fmt.Sprintf("%s (%s)", ratio(d.Allocated, d.Total), pct(d.Share))
+	if d.Blocked > 0 {
+		s += fmt.Sprintf(", %d blocked", d.Blocked)
+	}
+	return s
+}
+
+// outcomeCell renders a prioritized-list outcome: "h100 4, a100 6, l4 4,
+// unallocated 2".
+func outcomeCell(o analysis.AlternativeOutcome) string {
+	parts := make([]string, 0, len(o.Alternatives)+1)
+	for i, alt := range o.Alternatives {
+		parts = append(parts, fmt.Sprintf("%s %d", alt, o.Allocated[i]))
+	}
+	if o.Unallocated > 0 {
+		parts = append(parts, fmt.Sprintf("unallocated %d", o.Unallocated))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func shapeDevicesCell(s analysis.Shape) string {
+	if len(s.Devices) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(s.Devices))
+	for _, d := range s.Devices {
+		count := fmt.Sprint(d.Count)
+		if d.All {
+			count = "all"
+		}
+		parts = append(parts, fmt.Sprintf("%sx %s", count, strings.Join(d.Classes, " | ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fitsCell(h analysis.Headroom) string {
+	if h.Capped {
+		return fmt.Sprintf(">=%d", h.Fits)
+	}
+	return fmt.Sprint(h.Fits)
+}
+
+func listCell(names []string, limit int) string {
+	if len(names) == 0 {
+		return "-"
+	}
+	if len(names) <= limit {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, +%d more", strings.Join(names[:limit], ", "), len(names)-limit)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// section is one titled table of the capacity report, shared by the table
+// and markdown renderers so that both say the same things.
+type section struct {
+	title string
+	// intro is a sentence printed under the title.
+	intro string
+	table Table
+	// empty is printed instead of an empty table.
+	empty string
+}
+
+// capacitySections lays the report out for people: what fits, what is in
+// use, what is left and what is lost.
+func capacitySections(r *analysis.Report) []section {
+	var out []section
+	p := r.Fit.Pods
+
+	wl := Table{Header: []string{"Namespace", "Workload", "Bound", "Scheduled", "Pending"}}
+	for _, w := range r.Fit.Workloads {
+		wl.Append(w.Namespace, w.Workload, fmt.Sprint(w.Bound), fmt.Sprint(w.Scheduled), fmt.Sprint(w.Pending))
+	}
+	out = append(out, section{title: "Fit", intro: fmt.Sprintf("%d scheduled, %d pending, %d already bound.", p.Scheduled, p.Pending, p.Bound), table: wl, empty: "No pods."})
+
+	why := Table{Header: []string{"Plugin", "Reason", "Pods", "Nodes"}}
+	for _, pr := range r.Fit.PendingReasons {
+		why.Append(pr.Plugin, pr.Reason, fmt.Sprint(pr.Pods), fmt.Sprint(pr.Nodes))
+	}
+	out = append(out, section{title: "Why pending", table: why, empty: "Nothing is pending."})
+
+	util := Table{Header: []string{"Kind", "Name", "Nodes", "Devices", "CPU", "Memory", "Pods"}}
+	util.Append(append([]string{"total", "-"}, usageCells(r.Utilization.Total)...)...)
+	for _, u := range r.Utilization.Groups {
+		util.Append(append([]string{"group", u.Name}, usageCells(u)...)...)
+	}
+	for _, u := range r.Utilization.Classes {
+		util.Append(append([]string{"class", u.Name}, usageCells(u)...)...)
+	}
+	for _, u := range r.Utilization.Drivers {
+		util.Append(append([]string{"driver", u.Name}, usageCells(u)...)...)
+	}
+	out = append(out, section{title: "Utilization", intro: fmt.Sprintf("Devices allocated, CPU and memory requested, pods placed; nodes grouped by %s.", r.Inputs.GroupBy), table: util})
+
+	pl := r.PrioritizedList
+	alts := Table{Header: []string{"Namespace", "Workload", "Template", "Request", "Outcome", "First choice"}}
+	for _, o := range pl.Requests {
+		alts.Append(o.Namespace, o.Workload, o.Template, o.Request, outcomeCell(o), pct(o.FirstChoiceShare))
+	}
+	out = append(out, section{title: "Prioritized list",
+		intro: fmt.Sprintf("%d of %d allocated requests got their first choice (%s).", pl.FirstChoice, pl.Allocated, pct(pl.FirstChoiceShare)),
+		table: alts, empty: "No request has firstAvailable alternatives."})
+
+	mix := Table{Header: []string{"Shape", "Namespace", "Pods", "Weight", "CPU", "Memory", "Devices"}}
+	for _, s := range r.Mix {
+		mix.Append(s.Name, s.Namespace, fmt.Sprint(s.Pods), pct(s.Weight), s.CPU, s.Memory, shapeDevicesCell(s))
+	}
+	out = append(out, section{title: "Workload mix", intro: fmt.Sprintf("Shapes from the %s; each weighted by its pods.", mixSourceText(r.Inputs.MixSource)), table: mix, empty: "No shapes: nothing to probe."})
+
+	f := r.Fragmentation
+	frag := Table{Header: []string{"Class", "Idle devices", "Fragmented", "Rate"}}
+	for _, c := range f.Classes {
+		frag.Append(c.Class, fmt.Sprint(c.IdleDevices), strconv.FormatFloat(c.FragmentedDevices, 'f', -1, 64), pct(c.Rate))
+	}
+	out = append(out, section{title: "Fragmentation",
+		intro: fmt.Sprintf("Rate %s: %s of %d idle devices are fragmented for the mix.", pct(f.Rate), strconv.FormatFloat(f.FragmentedDevices, 'f', -1, 64), f.IdleDevices),
+		table: frag, empty: "No DeviceClasses."})
+
+	head := Table{Header: []string{"Shape", "Fits", "Nodes", "Feasible nodes", "Fragmented", "Method", "Why not"}}
+	for i, h := range r.Headroom {
+		feasible, fragmented := "-", "-"
+		if i < len(f.Shapes) {
+			feasible, fragmented = fmt.Sprint(f.Shapes[i].FeasibleNodes), fmt.Sprintf("%d (%s)", f.Shapes[i].FragmentedDevices, pct(f.Shapes[i].Rate))
+		}
+		head.Append(h.Shape, fitsCell(h), fmt.Sprint(h.Nodes), feasible, fragmented, h.Method, orDash(h.Reason))
+	}
+	out = append(out, section{title: "Headroom", intro: "More instances of each shape that fit, placed one after another.", table: head, empty: "No shapes."})
+
+	largest := Table{Header: []string{"Class", "Largest request", "Node", "Idle devices"}}
+	for _, l := range r.LargestRequests {
+		largest.Append(l.Class, fmt.Sprint(l.Devices), orDash(l.Node), fmt.Sprint(l.Available))
+	}
+	out = append(out, section{title: "Largest request", intro: "The most devices of a class one claim can get on one node now.", table: largest, empty: "No DeviceClasses."})
+
+	sets := Table{Header: []string{"Driver", "Pool", "Counter set", "Free", "Fits"}}
+	for _, cs := range r.CounterSets {
+		sets.Append(cs.Driver, cs.Pool, cs.Name, pct(cs.FreeShare), fmt.Sprintf("%d: %s", len(cs.Fits), listCell(cs.Fits, maxListedDevices)))
+	}
+	out = append(out, section{title: "Counter sets", intro: "Shared counters of partitionable devices, and the idle partitions that still fit.", table: sets, empty: "No partitionable devices."})
+
+	st := r.Stranded
+	sd := Table{Header: []string{"Node", "Group", "Idle devices", "Short of", "Free CPU", "Free memory", "Free pods"}}
+	for _, n := range st.DeviceNodes {
+		sd.Append(n.Node, n.Group, fmt.Sprint(n.IdleDevices), strings.Join(n.Exhausted, ", "), n.FreeCPU, n.FreeMemory, fmt.Sprint(n.FreePods))
+	}
+	out = append(out, section{title: "Stranded devices", intro: fmt.Sprintf("%d idle device(s) on nodes with too little CPU, memory or pod slots for any device-requesting shape.", st.Devices), table: sd, empty: "None."})
+	sh := Table{Header: []string{"Node", "Group", "Devices", "Free CPU", "Free memory"}}
+	for _, n := range st.HostNodes {
+		sh.Append(n.Node, n.Group, fmt.Sprint(n.Devices), n.FreeCPU, n.FreeMemory)
+	}
+	out = append(out, section{title: "Stranded CPU and memory", intro: fmt.Sprintf("%s CPU and %s memory free on nodes whose devices are all taken.", st.CPU, st.Memory), table: sh, empty: "None."})
+	return out
+}
+
+func mixSourceText(source string) string {
+	if source == analysis.MixProbe {
+		return "probe file"
+	}
+	return "pods of the replay"
+}
+
+func headline(r *analysis.Report) string {
+	in := r.Inputs
+	return fmt.Sprintf("Capacity after the replay: %d node(s), %d device(s), %d pod(s) (kube-scheduler %s, seed %d).", in.Nodes, in.Devices, in.Pods, in.KubernetesVersion, in.Seed)
+}
+
+// WriteCapacityTable renders the report for a terminal, kubectl style.
+func WriteCapacityTable(w io.Writer, r *analysis.Report) error {
+	var b bytes.Buffer
+	fmt.Fprintln(&b, headline(r))
+	for _, s := range capacitySections(r) {
+		fmt.Fprintf(&b, "\n%s\n", strings.ToUpper(s.title))
+		if s.intro != "" {
+			fmt.Fprintln(&b, s.intro)
+		}
+		if len(s.table.Rows) == 0 {
+			fmt.Fprintln(&b, s.empty)
+			continue
+		}
+		if err := s.table.Write(&b); err != nil {
+			return err
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// markdownCell escapes what would break a markdown table cell.
+func markdownCell(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "*", `\*`)
+	s = strings.ReplaceAll(s, "<", "&lt;")
+	s = strings.ReplaceAll(s, ">", "&gt;")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func writeMarkdownTable(w io.Writer, t Table) {
+	escaped := Table{Header: t.Header, Rows: make([][]string, len(t.Rows))}
+	for i, row := range t.Rows {
+		escaped.Rows[i] = mapStrings(row, markdownCell)
+	}
+	writeMarkdownRows(w, escaped)
+}
+
+// writeMarkdownRows writes a table whose cells are already markdown.
+func writeMarkdownRows(w io.Writer, t Table) {
+	fmt.Fprintf(w, "| %s |\n", strings.Join(mapStrings(t.Header, markdownCell), " | "))
+	seps := make([]string, len(t.Header))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	fmt.Fprintf(w, "| %s |\n", strings.Join(seps, " | "))
+	for _, row := range t.Rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+}
+
+func mapStrings(in []string, f func(string) string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = f(s)
+	}
+	return out
+}
+
+// WriteCapacityMarkdown renders the report for a pull-request comment or a
+// CI job summary: the key numbers first, every table after.
+func WriteCapacityMarkdown(w io.Writer, r *analysis.Report) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "## drasim capacity report\n\n%s\n\n", markdownCell(headline(r)))
+	p := r.Fit.Pods
+	fmt.Fprintf(&b, "- **Fit:** %d scheduled, %d pending, %d already bound\n", p.Scheduled, p.Pending, p.Bound)
+	fmt.Fprintf(&b, "- **Devices allocated:** %d of %d (%s)\n", r.Utilization.Total.Devices.Allocated, r.Utilization.Total.Devices.Total, pct(r.Utilization.Total.Devices.Share))
+	fmt.Fprintf(&b, "- **Fragmentation rate:** %s of %d idle devices\n", pct(r.Fragmentation.Rate), r.Fragmentation.IdleDevices)
+	fmt.Fprintf(&b, "- **First-choice allocations:** %s\n", pct(r.PrioritizedList.FirstChoiceShare))
+	fmt.Fprintf(&b, "- **Stranded:** %d idle device(s); %s CPU and %s memory\n", r.Stranded.Devices, r.Stranded.CPU, r.Stranded.Memory)
+	for _, s := range capacitySections(r) {
+		fmt.Fprintf(&b, "\n### %s\n\n", s.title)
+		if s.intro != "" {
+			fmt.Fprintf(&b, "%s\n\n", markdownCell(s.intro))
+		}
+		if len(s.table.Rows) == 0 {
+			fmt.Fprintf(&b, "%s\n", s.empty)
+			continue
+		}
+		writeMarkdownTable(&b, s.table)
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(&b, "\n### Warnings")
+		fmt.Fprintln(&b)
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(&b, "- %s\n", markdownCell(warn))
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// CSV record kinds.
+const (
+	csvPod  = "pod"
+	csvNode = "node"
+)
+
+var csvHeader = []string{
+	"record", "namespace", "name", "workload", "phase", "node", "group", "devices", "devices_allocated", "devices_idle", "devices_blocked",
+	"cpu_requested_millicores", "cpu_allocatable_millicores", "memory_requested_bytes", "memory_allocatable_bytes",
+	"pods", "pods_allocatable", "stranded", "reason",
+}
+
+// WriteCapacityCSV writes one row per pod and one per node under a single
+// header; the record column says which, and columns that do not apply to
+// a record are empty.
+func WriteCapacityCSV(w io.Writer, r *analysis.Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	for _, p := range r.Pods {
+		row := []string{csvPod, p.Namespace, p.Name, p.Workload, p.Phase, p.Node, "", fmt.Sprint(p.Devices), "", "", "", "", "", "", "", "", "", "", p.Reason}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	for _, n := range r.Nodes {
+		row := []string{csvNode, "", n.Name, "", "", "", n.Group,
+			fmt.Sprint(n.Devices.Total), fmt.Sprint(n.Devices.Allocated), fmt.Sprint(n.Devices.Idle), fmt.Sprint(n.Devices.Blocked),
+			fmt.Sprint(n.CPU.RequestedValue), fmt.Sprint(n.CPU.AllocatableValue), fmt.Sprint(n.Memory.RequestedValue), fmt.Sprint(n.Memory.AllocatableValue),
+			fmt.Sprint(n.Pods.Used), fmt.Sprint(n.Pods.Total), n.Stranded, ""}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,155 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sort"
+
+	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/snapshot"
+	v1 "k8s.io/api/core/v1"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxHeadroom   = 10000
+	DefaultMaxSequential = 200
+)
+
+// Options control Analyze.
+type Options struct {
+	// GroupBy is the node label that groups nodes (DefaultGroupBy when
+	// empty).
+	GroupBy string
+	// Probes, when set, replaces the workload mix: each distinct pod shape
+	// of this snapshot (pods and the ResourceClaimTemplates they name) is
+	// a shape, weighted by its number of pods.
+	Probes *snapshot.Snapshot
+	// Plugins, Seed and Parallelism configure the probes' scheduler; pass
+	// the replay's (sim.Options) so that probes are judged as the replay's
+	// pods were.
+	Plugins     schedule.PluginConfig
+	Seed        int64
+	Parallelism int
+	// MaxHeadroom bounds the headroom count of a shape
+	// (DefaultMaxHeadroom when 0).
+	MaxHeadroom int
+	// MaxSequential bounds the instances placed by the sequential
+	// headroom method (DefaultMaxSequential when 0): each costs a full
+	// scheduling cycle over the cluster (about 15ms on 1,000 nodes).
+	MaxSequential int
+}
+
+func (o Options) withDefaults() Options {
+	if o.GroupBy == "" {
+		o.GroupBy = DefaultGroupBy
+	}
+	if o.MaxHeadroom <= 0 {
+		o.MaxHeadroom = DefaultMaxHeadroom
+	}
+	if o.MaxSequential <= 0 {
+		o.MaxSequential = DefaultMaxSequential
+	}
+	return o
+}
+
+// Analyze computes the capacity report of a finished replay. The run is
+// only read: every probe runs on a fork of run.Cluster. It fails only on
+// broken input (a plugin error) or when ctx is done.
+func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
+	if run == nil || run.Cluster == nil || run.Result == nil {
+		return nil, errors.New("analysis needs a finished run")
+	}
+	opts = opts.withDefaults()
+	c := run.Cluster
+	inv := newInventory(ctx, c.DRA)
+	nodes := collectNodes(c, inv, opts.GroupBy)
+	wl := newWorkloads(c.Snapshot, opts.Probes)
+	for _, pod := range c.Pods {
+		wl.of(pod)
+	}
+
+	rep := &Report{
+		APIVersion: APIVersion,
+		Kind:       Kind,
+		Inputs: Inputs{
+			Files: run.Result.Inputs.Files, KubernetesVersion: run.Result.Inputs.KubernetesVersion, Seed: run.Result.Inputs.Seed,
+			GroupBy: opts.GroupBy, MaxHeadroom: opts.MaxHeadroom, MaxSequential: opts.MaxSequential,
+			Nodes: len(c.Nodes), Devices: len(inv.devices), Pods: len(run.Result.Pods),
+		},
+		Fit:             fitOf(run.Result, wl),
+		Utilization:     utilizationOf(nodes, inv),
+		PrioritizedList: prioritizedListOf(run, wl),
+		Pods:            podRows(run.Result, wl),
+	}
+	rep.Warnings = append(rep.Warnings, inv.warnings...)
+
+	mix, source, warnings := buildMix(run, opts, wl)
+	rep.Inputs.MixSource = source
+	rep.Warnings = append(rep.Warnings, warnings...)
+	rep.Mix = make([]Shape, 0, len(mix))
+	for _, s := range mix {
+		rep.Mix = append(rep.Mix, s.Shape)
+	}
+
+	p, err := newProber(ctx, c, inv, opts)
+	if err != nil {
+		return nil, err
+	}
+	feasible := make([]map[string]bool, len(mix))
+	rep.Headroom = make([]Headroom, 0, len(mix))
+	for i, s := range mix {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if feasible[i], _, err = p.shapeFeasible(s); err != nil {
+			return nil, err
+		}
+		h, err := p.headroom(s, feasible[i])
+		if err != nil {
+			return nil, err
+		}
+		if h.Fits == 0 {
+			if h.Reason, err = p.message(s); err != nil {
+				return nil, err
+			}
+		}
+		rep.Headroom = append(rep.Headroom, h)
+	}
+	rep.Fragmentation = fragmentationOf(mix, feasible, nodes, inv)
+
+	rep.LargestRequests = make([]LargestRequest, 0, len(inv.classes))
+	for _, class := range inv.classes {
+		lr, err := p.largest(class.Name)
+		if err != nil {
+			return nil, err
+		}
+		rep.LargestRequests = append(rep.LargestRequests, lr)
+	}
+	rep.CounterSets = counterSetsOf(inv)
+	rep.Stranded = strandedOf(nodes, mix)
+	rep.Nodes = nodeRows(nodes)
+	return rep, nil
+}
+
+// round4 keeps four decimals, so that reports (and golden files) do not
+// depend on the last bits of a float.
+func round4(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return math.Round(x*1e4) / 1e4
+}
+
+func share(part, whole int64) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return round4(float64(part) / float64(whole))
+}
+
+func sortResourceNames(names []v1.ResourceName) {
+	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+}

@@ -1,0 +1,13 @@
+// Package analysis reads a finished replay (*sim.Run) and says what fits,
+// what is stranded and how much room is left: the CapacityReport.
+//
+// Everything it reports about "would this fit" is decided by the scheduler
+// itself: probe pods go through PreFilter and Filter (DynamicResources and
+// the real DRA allocator included) on a fork of the run's cluster, never on
+// the run's cluster, which stays as the replay left it. docs/metrics.md
+// defines every number with its formula.
+//
+// A Report is plain data with JSON tags; every list in it is sorted, so two
+// analyses of the same run marshal to the same bytes. Gates (gates.go) turn a
+// Report into pass/fail verdicts for CI.
+package analysis

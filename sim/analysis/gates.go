@@ -1,0 +1,478 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/result"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
+)
+
+// GatesKind is the kind of a gates file.
+const GatesKind = "Gates"
+
+// Gates is a gates file: named assertions on a CapacityReport that CI can
+// fail a change on.
+type Gates struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Gates      []Gate `json:"gates"`
+	// File is where the gates were read from, for messages.
+	File string `json:"-"`
+}
+
+// Gate is one named assertion; exactly one of its assertion fields is set.
+type Gate struct {
+	Name string `json:"name"`
+	// MaxPendingPods fails when more pods stay pending than Max.
+	MaxPendingPods *PendingPodsGate `json:"maxPendingPods,omitempty"`
+	// MinHeadroom fails when fewer instances of a shape fit than Min.
+	MinHeadroom *HeadroomGate `json:"minHeadroom,omitempty"`
+	// MaxFragmentationRate fails when the fragmentation rate (overall, or
+	// of a class) is above Max.
+	MaxFragmentationRate *FragmentationGate `json:"maxFragmentationRate,omitempty"`
+	// MinFirstChoiceShare fails when fewer prioritized-list requests got
+	// their first alternative than the share Min.
+	MinFirstChoiceShare *FirstChoiceGate `json:"minFirstChoiceShare,omitempty"`
+	// MaxUtilization fails when the share of a resource in use (overall,
+	// or of a class, driver or node group) is above Max.
+	MaxUtilization *UtilizationGate `json:"maxUtilization,omitempty"`
+}
+
+// PendingPodsGate bounds the pending pods, optionally only those of a
+// namespace and/or matching a label selector.
+type PendingPodsGate struct {
+	Max       *int                  `json:"max"`
+	Namespace string                `json:"namespace,omitempty"`
+	Selector  *metav1.LabelSelector `json:"selector,omitempty"`
+}
+
+// HeadroomGate asks for room for at least Min more instances of a shape of
+// the mix (a workload's shape, or a pod of the --probe file).
+type HeadroomGate struct {
+	Shape string `json:"shape"`
+	Min   *int   `json:"min"`
+}
+
+// FragmentationGate bounds the fragmentation rate, of one DeviceClass when
+// Class is set.
+type FragmentationGate struct {
+	Class string   `json:"class,omitempty"`
+	Max   *float64 `json:"max"`
+}
+
+// FirstChoiceGate asks for a minimum share of first-choice allocations,
+// over the requests of one workload when Workload is set.
+type FirstChoiceGate struct {
+	Workload string   `json:"workload,omitempty"`
+	Min      *float64 `json:"min"`
+}
+
+// UtilizationGate bounds the share of Resource in use: of one DeviceClass,
+// driver or node group (at most one of them), or of the whole cluster.
+type UtilizationGate struct {
+	Class    string   `json:"class,omitempty"`
+	Driver   string   `json:"driver,omitempty"`
+	Group    string   `json:"group,omitempty"`
+	Resource string   `json:"resource,omitempty"`
+	Max      *float64 `json:"max"`
+}
+
+// Utilization resources.
+const (
+	UtilizationDevices = "devices"
+	UtilizationCPU     = ResourceCPU
+	UtilizationMemory  = ResourceMemory
+	UtilizationPods    = ResourcePods
+)
+
+// Gate types, as named in the file.
+const (
+	GateMaxPendingPods       = "maxPendingPods"
+	GateMinHeadroom          = "minHeadroom"
+	GateMaxFragmentationRate = "maxFragmentationRate"
+	GateMinFirstChoiceShare  = "minFirstChoiceShare"
+	GateMaxUtilization       = "maxUtilization"
+)
+
+// GateReportKind is the kind of a marshalled GateReport.
+const GateReportKind = "GateReport"
+
+// GateReport is the verdicts of a gates file: Passed when no gate failed.
+type GateReport struct {
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Gates      string       `json:"gates"`
+	Passed     bool         `json:"passed"`
+	Failed     int          `json:"failed"`
+	Results    []GateResult `json:"results"`
+}
+
+// NewGateReport sums up the verdicts of the gates read from file.
+func NewGateReport(file string, results []GateResult) *GateReport {
+	r := &GateReport{APIVersion: APIVersion, Kind: GateReportKind, Gates: file, Results: results}
+	for _, res := range results {
+		if !res.Passed {
+			r.Failed++
+		}
+	}
+	r.Passed = r.Failed == 0
+	return r
+}
+
+// GateResult is one gate's verdict: the measured value against the bound
+// (Measured <= Bound for max gates, >= for min gates).
+type GateResult struct {
+	Name     string  `json:"name"`
+	Type     string  `json:"type"`
+	Target   string  `json:"target"`
+	Passed   bool    `json:"passed"`
+	Measured float64 `json:"measured"`
+	Op       string  `json:"op"`
+	Bound    float64 `json:"bound"`
+	Message  string  `json:"message"`
+}
+
+// GatesError is a problem with a gates file: the file, the gate (by name
+// and index) and the field.
+type GatesError struct {
+	File  string
+	Gate  string
+	Index int
+	Field string
+	Msg   string
+}
+
+func (e *GatesError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Index >= 0 {
+		if e.Gate != "" {
+			fmt.Fprintf(&b, ": gate %q (gates[%d])", e.Gate, e.Index)
+		} else {
+			fmt.Fprintf(&b, ": gates[%d]", e.Index)
+		}
+	}
+	if e.Field != "" {
+		b.WriteString(": " + e.Field)
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+// ParseGates reads a gates file. Unknown fields are errors, so that a typo
+// cannot switch a gate off; every problem found is returned (errors.Join
+// of *GatesError).
+func ParseGates(file string, data []byte) (*Gates, error) {
+	var g Gates
+	if err := yaml.UnmarshalStrict(data, &g); err != nil {
+		return nil, &GatesError{File: file, Index: -1, Msg: err.Error()}
+	}
+	var errs []error
+	fail := func(i int, field, format string, args ...any) {
+		name := ""
+		if i >= 0 {
+			name = g.Gates[i].Name
+		}
+		errs = append(errs, &GatesError{File: file, Gate: name, Index: i, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if g.APIVersion != APIVersion {
+		fail(-1, "apiVersion", "want %q, got %q", APIVersion, g.APIVersion)
+	}
+	if g.Kind != GatesKind {
+		fail(-1, "kind", "want %q, got %q", GatesKind, g.Kind)
+	}
+	if len(g.Gates) == 0 {
+		fail(-1, "gates", "no gates: a gates file needs at least one")
+	}
+	names := map[string]int{}
+	for i, gate := range g.Gates {
+		if gate.Name == "" {
+			fail(i, "name", "every gate needs a name")
+		} else if prev, dup := names[gate.Name]; dup {
+			fail(i, "name", "duplicate name, also gates[%d]", prev)
+		} else {
+			names[gate.Name] = i
+		}
+		set := gate.types()
+		if len(set) != 1 {
+			fail(i, "", "want exactly one of %s, got %d", strings.Join(gateTypes(), ", "), len(set))
+			continue
+		}
+		switch {
+		case gate.MaxPendingPods != nil:
+			a := gate.MaxPendingPods
+			if a.Max == nil {
+				fail(i, GateMaxPendingPods+".max", "required")
+			} else if *a.Max < 0 {
+				fail(i, GateMaxPendingPods+".max", "must not be negative, got %d", *a.Max)
+			}
+			if a.Selector != nil {
+				if _, err := metav1.LabelSelectorAsSelector(a.Selector); err != nil {
+					fail(i, GateMaxPendingPods+".selector", "%v", err)
+				}
+			}
+		case gate.MinHeadroom != nil:
+			a := gate.MinHeadroom
+			if a.Shape == "" {
+				fail(i, GateMinHeadroom+".shape", "required: the name of a shape of the mix")
+			}
+			if a.Min == nil {
+				fail(i, GateMinHeadroom+".min", "required")
+			} else if *a.Min < 0 {
+				fail(i, GateMinHeadroom+".min", "must not be negative, got %d", *a.Min)
+			}
+		case gate.MaxFragmentationRate != nil:
+			checkShare(gate.MaxFragmentationRate.Max, func(msg string) { fail(i, GateMaxFragmentationRate+".max", "%s", msg) })
+		case gate.MinFirstChoiceShare != nil:
+			checkShare(gate.MinFirstChoiceShare.Min, func(msg string) { fail(i, GateMinFirstChoiceShare+".min", "%s", msg) })
+		case gate.MaxUtilization != nil:
+			a := gate.MaxUtilization
+			checkShare(a.Max, func(msg string) { fail(i, GateMaxUtilization+".max", "%s", msg) })
+			targets := 0
+			for _, s := range []string{a.Class, a.Driver, a.Group} {
+				if s != "" {
+					targets++
+				}
+			}
+			if targets > 1 {
+				fail(i, GateMaxUtilization, "set at most one of class, driver and group")
+			}
+			switch a.Resource {
+			case "", UtilizationDevices, UtilizationCPU, UtilizationMemory, UtilizationPods:
+			default:
+				fail(i, GateMaxUtilization+".resource", "%q is not one of devices, cpu, memory, pods", a.Resource)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	g.File = file
+	return &g, nil
+}
+
+// gateTypes are the assertion fields of a Gate, in the file's words.
+func gateTypes() []string {
+	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization}
+}
+
+func (g *Gate) types() []string {
+	var out []string
+	if g.MaxPendingPods != nil {
+		out = append(out, GateMaxPendingPods)
+	}
+	if g.MinHeadroom != nil {
+		out = append(out, GateMinHeadroom)
+	}
+	if g.MaxFragmentationRate != nil {
+		out = append(out, GateMaxFragmentationRate)
+	}
+	if g.MinFirstChoiceShare != nil {
+		out = append(out, GateMinFirstChoiceShare)
+	}
+	if g.MaxUtilization != nil {
+		out = append(out, GateMaxUtilization)
+	}
+	return out
+}
+
+func checkShare(v *float64, fail func(string)) {
+	switch {
+	case v == nil:
+		fail("required")
+	case *v < 0 || *v > 1:
+		fail(fmt.Sprintf("must be a share between 0 and 1, got %g", *v))
+	}
+}
+
+// EvaluateGates checks every gate against the report (and, for label
+// selectors, the run's pods). A gate that names something the report does
+// not have (a shape, class, driver, group or workload) is an input error,
+// not a failed gate: all such errors are returned together.
+func EvaluateGates(g *Gates, rep *Report, run *sim.Run) ([]GateResult, error) {
+	out := make([]GateResult, 0, len(g.Gates))
+	var errs []error
+	for i, gate := range g.Gates {
+		r, err := evaluateGate(gate, rep, run)
+		if err != nil {
+			errs = append(errs, &GatesError{File: g.File, Gate: gate.Name, Index: i, Msg: err.Error()})
+			continue
+		}
+		r.Name = gate.Name
+		out = append(out, r)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func evaluateGate(gate Gate, rep *Report, run *sim.Run) (GateResult, error) {
+	switch {
+	case gate.MaxPendingPods != nil:
+		a := gate.MaxPendingPods
+		n, target, err := pendingPods(a, run)
+		if err != nil {
+			return GateResult{}, err
+		}
+		return atMost(GateMaxPendingPods, target, float64(n), float64(*a.Max), "pending pods"), nil
+	case gate.MinHeadroom != nil:
+		a := gate.MinHeadroom
+		for _, h := range rep.Headroom {
+			if h.Shape == a.Shape {
+				r := atLeast(GateMinHeadroom, "shape "+a.Shape, float64(h.Fits), float64(*a.Min), "headroom")
+				if h.Capped {
+					r.Message += " (counting stopped at the bound)"
+				}
+				return r, nil
+			}
+		}
+		return GateResult{}, fmt.Errorf("%s.shape: no shape %q in the mix; shapes: %s", GateMinHeadroom, a.Shape, strings.Join(shapeNames(rep), ", "))
+	case gate.MaxFragmentationRate != nil:
+		a := gate.MaxFragmentationRate
+		if a.Class == "" {
+			return atMost(GateMaxFragmentationRate, "all classes", rep.Fragmentation.Rate, *a.Max, "fragmentation rate"), nil
+		}
+		for _, c := range rep.Fragmentation.Classes {
+			if c.Class == a.Class {
+				return atMost(GateMaxFragmentationRate, "class "+a.Class, c.Rate, *a.Max, "fragmentation rate"), nil
+			}
+		}
+		return GateResult{}, fmt.Errorf("%s.class: no DeviceClass %q in the snapshot", GateMaxFragmentationRate, a.Class)
+	case gate.MinFirstChoiceShare != nil:
+		a := gate.MinFirstChoiceShare
+		if a.Workload == "" {
+			return atLeast(GateMinFirstChoiceShare, "all workloads", rep.PrioritizedList.FirstChoiceShare, *a.Min, "first-choice share"), nil
+		}
+		first, allocated, found := 0, 0, false
+		for _, o := range rep.PrioritizedList.Requests {
+			if o.Workload != a.Workload {
+				continue
+			}
+			found = true
+			first += o.Allocated[0]
+			for _, n := range o.Allocated {
+				allocated += n
+			}
+		}
+		if !found {
+			return GateResult{}, fmt.Errorf("%s.workload: workload %q has no prioritized-list requests", GateMinFirstChoiceShare, a.Workload)
+		}
+		return atLeast(GateMinFirstChoiceShare, "workload "+a.Workload, firstChoiceShare(first, allocated), *a.Min, "first-choice share"), nil
+	case gate.MaxUtilization != nil:
+		a := gate.MaxUtilization
+		resource := a.Resource
+		if resource == "" {
+			resource = UtilizationDevices
+		}
+		u, target, err := utilizationTarget(a, rep)
+		if err != nil {
+			return GateResult{}, err
+		}
+		var v float64
+		switch resource {
+		case UtilizationDevices:
+			v = u.Devices.Share
+		case UtilizationCPU:
+			v = u.CPU.Share
+		case UtilizationMemory:
+			v = u.Memory.Share
+		case UtilizationPods:
+			v = u.Pods.Share
+		}
+		return atMost(GateMaxUtilization, target+" "+resource, v, *a.Max, resource+" utilization"), nil
+	}
+	return GateResult{}, errors.New("no assertion")
+}
+
+func utilizationTarget(a *UtilizationGate, rep *Report) (Usage, string, error) {
+	find := func(list []Usage, name, what, field string) (Usage, string, error) {
+		for _, u := range list {
+			if u.Name == name {
+				return u, what + " " + name, nil
+			}
+		}
+		return Usage{}, "", fmt.Errorf("%s.%s: no %s %q in the report", GateMaxUtilization, field, what, name)
+	}
+	switch {
+	case a.Class != "":
+		return find(rep.Utilization.Classes, a.Class, "class", "class")
+	case a.Driver != "":
+		return find(rep.Utilization.Drivers, a.Driver, "driver", "driver")
+	case a.Group != "":
+		return find(rep.Utilization.Groups, a.Group, "group", "group")
+	}
+	return rep.Utilization.Total, "cluster", nil
+}
+
+func pendingPods(a *PendingPodsGate, run *sim.Run) (int, string, error) {
+	sel := labels.Everything()
+	if a.Selector != nil {
+		s, err := metav1.LabelSelectorAsSelector(a.Selector)
+		if err != nil {
+			return 0, "", fmt.Errorf("%s.selector: %w", GateMaxPendingPods, err)
+		}
+		sel = s
+	}
+	podLabels := map[string]labels.Set{}
+	for _, p := range run.Cluster.Pods {
+		podLabels[p.Namespace+"/"+p.Name] = p.Labels
+	}
+	n := 0
+	for i := range run.Result.Pods {
+		p := &run.Result.Pods[i]
+		if p.Phase != result.PhaseUnschedulable {
+			continue
+		}
+		if a.Namespace != "" && p.Namespace != a.Namespace {
+			continue
+		}
+		if !sel.Matches(podLabels[p.Key()]) {
+			continue
+		}
+		n++
+	}
+	var parts []string
+	if a.Namespace != "" {
+		parts = append(parts, "namespace "+a.Namespace)
+	}
+	if a.Selector != nil {
+		parts = append(parts, "pods "+sel.String())
+	}
+	target := "all pods"
+	if len(parts) > 0 {
+		target = strings.Join(parts, ", ")
+	}
+	return n, target, nil
+}
+
+func atMost(typ, target string, measured, bound float64, what string) GateResult {
+	r := GateResult{Type: typ, Target: target, Measured: measured, Op: "<=", Bound: bound, Passed: measured <= bound}
+	r.Message = fmt.Sprintf("%s: %s = %s, want <= %s", target, what, formatValue(measured), formatValue(bound))
+	return r
+}
+
+func atLeast(typ, target string, measured, bound float64, what string) GateResult {
+	r := GateResult{Type: typ, Target: target, Measured: measured, Op: ">=", Bound: bound, Passed: measured >= bound}
+	r.Message = fmt.Sprintf("%s: %s = %s, want >= %s", target, what, formatValue(measured), formatValue(bound))
+	return r
+}
+
+func formatValue(v float64) string {
+	return fmt.Sprintf("%g", v)
+}
+
+func shapeNames(rep *Report) []string {
+	out := make([]string, 0, len(rep.Mix))
+	for _, s := range rep.Mix {
+		out = append(out, s.Name)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,401 @@
+package analysis
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// probeNamespace holds the probe pods that stand for no workload (the
+// largest-request probes).
+const probeNamespace = "drasim-probe"
+
+// nodeClass is a set of nodes that the filters cannot tell apart for a
+// probe: same labels (but the hostname), taints, allocatable and requested
+// resources, devices in the same states. One representative answers for
+// all of them.
+type nodeClass struct {
+	rep     string
+	members []string // in cluster order
+}
+
+// prober asks the scheduler what fits, on forks of the run's cluster. The
+// run's cluster itself is never changed.
+type prober struct {
+	ctx  context.Context
+	base *cluster.Cluster
+	opts Options
+	inv  *inventory
+	// eval is a fork for dry cycles (Evaluate); probe claims are added to
+	// it, nothing is ever reserved on it.
+	eval      *cluster.Cluster
+	evalSched *schedule.Scheduler
+	classes   []*nodeClass
+	seq       int
+}
+
+func newProber(ctx context.Context, base *cluster.Cluster, inv *inventory, opts Options) (*prober, error) {
+	p := &prober{ctx: ctx, base: base, opts: opts, inv: inv}
+	p.eval = base.Fork()
+	var err error
+	if p.evalSched, err = p.scheduler(p.eval, true); err != nil {
+		return nil, err
+	}
+	p.classes = nodeClasses(base, inv)
+	return p, nil
+}
+
+// scheduler returns a scheduler with the run's profile working on c.
+// Dry cycles keep every node's status and filter every node.
+func (p *prober) scheduler(c *cluster.Cluster, dry bool) (*schedule.Scheduler, error) {
+	profile, err := schedule.NewProfile(c, dra.New(c.DRA), p.opts.Plugins)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler profile: %w", err)
+	}
+	return schedule.New(c, profile, schedule.Options{Seed: p.opts.Seed, Parallelism: p.opts.Parallelism, ScoreAllNodes: dry, KeepNodeStatuses: dry}), nil
+}
+
+func (p *prober) nextName(prefix string) string {
+	p.seq++
+	return fmt.Sprintf("%s-%d", prefix, p.seq)
+}
+
+// feasible runs a dry cycle for the pod on candidates (every node when
+// nil) and returns the nodes where it fits and the attempt.
+func (p *prober) feasible(pod *v1.Pod, candidates []string) (map[string]bool, *schedule.Attempt, error) {
+	if candidates != nil {
+		if len(candidates) == 0 {
+			return map[string]bool{}, nil, nil
+		}
+		pod = pod.DeepCopy()
+		pinToNodes(pod, candidates)
+	}
+	a := p.evalSched.Evaluate(p.ctx, pod)
+	if a.Err != nil {
+		return nil, nil, fmt.Errorf("probe pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+	}
+	out := map[string]bool{}
+	for _, n := range a.Nodes {
+		if n.Status == nil {
+			out[n.Node] = true
+		}
+	}
+	return out, a, nil
+}
+
+// shapeFeasible returns the nodes where one more instance of the shape
+// fits now. Shapes whose fit depends only on the node are probed on one
+// node per node class; the others on every node.
+func (p *prober) shapeFeasible(s *shape) (map[string]bool, *schedule.Attempt, error) {
+	pod := s.instance(p.nextName("drasim-probe"), p.eval.DRA.AddClaim)
+	if s.crossNode {
+		return p.feasible(pod, nil)
+	}
+	reps := make([]string, len(p.classes))
+	for i, c := range p.classes {
+		reps[i] = c.rep
+	}
+	repFits, a, err := p.feasible(pod, reps)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]bool{}
+	for _, c := range p.classes {
+		if repFits[c.rep] {
+			for _, m := range c.members {
+				out[m] = true
+			}
+		}
+	}
+	return out, a, nil
+}
+
+// message returns kube's message for a pod that fits nowhere, from a dry
+// cycle on every node.
+func (p *prober) message(s *shape) (string, error) {
+	pod := s.instance(p.nextName("drasim-probe"), p.eval.DRA.AddClaim)
+	_, a, err := p.feasible(pod, nil)
+	if err != nil {
+		return "", err
+	}
+	return a.Message, nil
+}
+
+// headroom places instances of the shape one after another on a fork.
+// When an instance on one node cannot change what fits on another, it
+// counts node class by node class (MethodPerNode) and stops at
+// MaxHeadroom; otherwise it schedules them as kube-scheduler would, up to
+// MaxSequential (MethodSequential).
+func (p *prober) headroom(s *shape, feasible map[string]bool) (Headroom, error) {
+	h := Headroom{Shape: s.Name}
+	fork := p.base.Fork()
+	if s.crossNode || !p.inv.nodeLocal {
+		h.Method = MethodSequential
+		sched, err := p.scheduler(fork, false)
+		if err != nil {
+			return h, err
+		}
+		limit := min(p.opts.MaxHeadroom, p.opts.MaxSequential)
+		nodes := map[string]bool{}
+		for h.Fits < limit {
+			pod := s.instance(p.nextName("drasim-headroom"), fork.DRA.AddClaim)
+			a := sched.SchedulePod(p.ctx, pod)
+			if a.Err != nil {
+				return h, fmt.Errorf("shape %s: %w", s.Name, a.Err)
+			}
+			if a.Node == "" {
+				break
+			}
+			h.Fits++
+			nodes[a.Node] = true
+		}
+		h.Capped = h.Fits >= limit
+		h.Nodes = len(nodes)
+		return h, nil
+	}
+	h.Method = MethodPerNode
+	sched, err := p.scheduler(fork, false)
+	if err != nil {
+		return h, err
+	}
+	for _, c := range p.classes {
+		if !feasible[c.rep] {
+			continue
+		}
+		remaining := p.opts.MaxHeadroom - h.Fits
+		// Enough on the representative to know whether the class reaches
+		// the bound: every member takes as many.
+		perNodeCap := (remaining + len(c.members) - 1) / len(c.members)
+		n := 0
+		for n < perNodeCap {
+			pod := s.instance(p.nextName("drasim-headroom"), fork.DRA.AddClaim)
+			pinToNodes(pod, []string{c.rep})
+			a := sched.SchedulePod(p.ctx, pod)
+			if a.Err != nil {
+				return h, fmt.Errorf("shape %s on node %s: %w", s.Name, c.rep, a.Err)
+			}
+			if a.Node == "" {
+				break
+			}
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		h.Fits += n * len(c.members)
+		h.Nodes += len(c.members)
+		if h.Fits >= p.opts.MaxHeadroom {
+			h.Fits, h.Capped = p.opts.MaxHeadroom, true
+			break
+		}
+	}
+	return h, nil
+}
+
+// largest finds, for a class, the most devices one claim can get on one
+// schedulable node: a binary search over the count, each step a dry cycle
+// of a probe pod (no CPU or memory, tolerating every taint) on the node
+// classes that have that many idle devices of the class.
+func (p *prober) largest(class string) (LargestRequest, error) {
+	lr := LargestRequest{Class: class}
+	avail := map[string]int{}
+	maxAvail := 0
+	for _, ni := range p.base.Nodes {
+		node := ni.Node()
+		if node.Spec.Unschedulable {
+			continue
+		}
+		n := 0
+		for _, d := range p.inv.byNode[node.Name] {
+			if d.state == stateIdle && d.classes[class] {
+				n++
+			}
+		}
+		avail[node.Name] = n
+		lr.Available += n
+		maxAvail = max(maxAvail, n)
+	}
+	try := func(k int) (string, error) {
+		var candidates []string
+		for _, c := range p.classes {
+			if avail[c.rep] >= k {
+				candidates = append(candidates, c.rep)
+			}
+		}
+		if len(candidates) == 0 {
+			return "", nil
+		}
+		fits, _, err := p.feasible(p.largestProbe(class, k), candidates)
+		if err != nil {
+			return "", err
+		}
+		var nodes []string
+		for _, c := range p.classes {
+			if fits[c.rep] {
+				for _, m := range c.members {
+					if !p.base.Node(m).Node().Spec.Unschedulable {
+						nodes = append(nodes, m)
+					}
+				}
+			}
+		}
+		sort.Strings(nodes)
+		if len(nodes) == 0 {
+			return "", nil
+		}
+		return nodes[0], nil
+	}
+	lo, hi := 0, maxAvail
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		node, err := try(mid)
+		if err != nil {
+			return lr, fmt.Errorf("largest request of class %s: %w", class, err)
+		}
+		if node != "" {
+			lo, lr.Node = mid, node
+		} else {
+			hi = mid - 1
+		}
+	}
+	lr.Devices = lo
+	if lo == 0 {
+		lr.Node = ""
+	}
+	return lr, nil
+}
+
+// largestProbe is a pod with one claim for count devices of the class, no
+// CPU or memory requests and a toleration for every taint.
+func (p *prober) largestProbe(class string, count int) *v1.Pod {
+	name := p.nextName("drasim-largest")
+	claimName := name + "-devices"
+	p.eval.DRA.AddClaim(&resourceapi.ResourceClaim{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "resource.k8s.io/v1", Kind: "ResourceClaim"},
+		ObjectMeta: metav1.ObjectMeta{Name: claimName, Namespace: probeNamespace, UID: types.UID("drasim-probe-claim-" + probeNamespace + "-" + claimName)},
+		Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{{
+			Name:    "devices",
+			Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: class, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: int64(count)},
+		}}}},
+	})
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: probeNamespace, UID: types.UID("drasim-probe-" + probeNamespace + "-" + name)},
+		Spec: v1.PodSpec{
+			Containers:     []v1.Container{{Name: "probe", Image: "registry.k8s.io/pause:3.10", Resources: v1.ResourceRequirements{Claims: []v1.ResourceClaim{{Name: "devices"}}}}},
+			Tolerations:    []v1.Toleration{{Operator: v1.TolerationOpExists}},
+			ResourceClaims: []v1.PodResourceClaim{{Name: "devices", ResourceClaimName: &claimName}},
+		},
+	}
+}
+
+// pinToNodes restricts the pod to the named nodes with required
+// metadata.name matchFields terms, as the DaemonSet controller pins its
+// pods; NodeAffinity's PreFilter then narrows the cycle to those nodes.
+// A field requirement takes exactly one value, so there is one term per
+// node, and existing required terms keep their meaning: each is ANDed with
+// each name.
+func pinToNodes(pod *v1.Pod, names []string) {
+	if pod.Spec.Affinity == nil {
+		pod.Spec.Affinity = &v1.Affinity{}
+	}
+	if pod.Spec.Affinity.NodeAffinity == nil {
+		pod.Spec.Affinity.NodeAffinity = &v1.NodeAffinity{}
+	}
+	na := pod.Spec.Affinity.NodeAffinity
+	base := []v1.NodeSelectorTerm{{}}
+	if r := na.RequiredDuringSchedulingIgnoredDuringExecution; r != nil && len(r.NodeSelectorTerms) > 0 {
+		base = r.NodeSelectorTerms
+	}
+	terms := make([]v1.NodeSelectorTerm, 0, len(base)*len(names))
+	for _, t := range base {
+		for _, name := range names {
+			term := *t.DeepCopy()
+			term.MatchFields = append(term.MatchFields, v1.NodeSelectorRequirement{Key: metav1.ObjectNameField, Operator: v1.NodeSelectorOpIn, Values: []string{name}})
+			terms = append(terms, term)
+		}
+	}
+	na.RequiredDuringSchedulingIgnoredDuringExecution = &v1.NodeSelector{NodeSelectorTerms: terms}
+}
+
+// nodeSignature is what the filters see of a node, for a probe whose fit
+// depends on that node only.
+type nodeSignature struct {
+	Labels        map[string]string  `json:"labels"`
+	Taints        []v1.Taint         `json:"taints,omitempty"`
+	Unschedulable bool               `json:"unschedulable,omitempty"`
+	Allocatable   framework.Resource `json:"allocatable"`
+	Requested     framework.Resource `json:"requested"`
+	Pods          int                `json:"pods"`
+	Devices       []deviceSignature  `json:"devices,omitempty"`
+	Counters      []counterSignature `json:"counters,omitempty"`
+}
+
+type deviceSignature struct {
+	Driver string              `json:"driver"`
+	Device *resourceapi.Device `json:"device"`
+	State  deviceState         `json:"state"`
+}
+
+type counterSignature struct {
+	Name     string         `json:"name"`
+	Consumed map[string]any `json:"consumed"`
+}
+
+// nodeClasses groups nodes the filters cannot tell apart. A node is alone
+// in its class when what fits there can depend on more than the node:
+// devices outside node-local slices, host ports in use, pods with required
+// anti-affinity, shared (consumable-capacity) devices in use.
+func nodeClasses(c *cluster.Cluster, inv *inventory) []*nodeClass {
+	byKey := map[string]*nodeClass{}
+	var classes []*nodeClass
+	countersByNode := map[string][]counterSignature{}
+	for _, cs := range inv.counterSets {
+		consumed := map[string]any{}
+		for k, q := range cs.consumed {
+			consumed[k] = q.String()
+		}
+		countersByNode[cs.node] = append(countersByNode[cs.node], counterSignature{Name: cs.key.driver + "/" + cs.key.name, Consumed: consumed})
+	}
+	for _, ni := range c.Nodes {
+		node := ni.Node()
+		key := "node:" + node.Name
+		if inv.nodeLocal && ni.UsedPorts.Len() == 0 && len(ni.PodsWithRequiredAntiAffinity) == 0 {
+			sig := nodeSignature{Labels: map[string]string{}, Taints: node.Spec.Taints, Unschedulable: node.Spec.Unschedulable,
+				Allocatable: *ni.Allocatable, Requested: *ni.Requested, Pods: len(ni.Pods), Counters: countersByNode[node.Name]}
+			for k, v := range node.Labels {
+				if k != v1.LabelHostname {
+					sig.Labels[k] = v
+				}
+			}
+			shared := false
+			for _, d := range inv.byNode[node.Name] {
+				shared = shared || d.shared
+				sig.Devices = append(sig.Devices, deviceSignature{Driver: d.key.driver, Device: d.dev, State: d.state})
+			}
+			if data, err := json.Marshal(sig); err == nil && !shared {
+				sum := sha256.Sum256(data)
+				key = hex.EncodeToString(sum[:])
+			}
+		}
+		cl := byKey[key]
+		if cl == nil {
+			cl = &nodeClass{rep: node.Name}
+			byKey[key] = cl
+			classes = append(classes, cl)
+		}
+		cl.members = append(cl.members, node.Name)
+	}
+	return classes
+}
