@@ -28,6 +28,10 @@ type Options struct {
 	Parallelism int
 	// Files are recorded in the result's inputs.
 	Files []string
+	// Reference selects the reference engine: every node is asked on its
+	// own, with no shortcut. It must decide exactly as the default engine;
+	// it exists to prove that and to measure the difference.
+	Reference bool
 }
 
 // Run is a finished replay: the cluster after it and the result.
@@ -44,7 +48,7 @@ func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin
 		gates = dra.DefaultGates()
 	}
 	c := cluster.Build(snap, gates)
-	draPlugin := dra.New(c.DRA)
+	draPlugin := dra.New(c.DRA, dra.Options{Reference: opts.Reference})
 	profile, err := schedule.NewProfile(c, draPlugin, opts.Plugins)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("scheduler profile: %w", err)

@@ -2,8 +2,10 @@ package dra
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"sync"
 
@@ -36,6 +38,18 @@ const (
 type Plugin struct {
 	state    *State
 	celCache *cel.Cache
+	// reference asks the allocator on every node, without the node
+	// equivalence shortcut: the plain loop, for comparison.
+	reference bool
+
+	mu      sync.Mutex
+	answers map[answerKey]classAnswer
+}
+
+// Options tune the plugin.
+type Options struct {
+	// Reference disables every shortcut: each node is asked on its own.
+	Reference bool
 }
 
 var (
@@ -48,9 +62,15 @@ var (
 
 // New returns the plugin working on state. One CEL cache serves the whole
 // run, as one serves kube-scheduler's whole life.
-func New(state *State) *Plugin {
+func New(state *State, opts ...Options) *Plugin {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	return &Plugin{
-		state: state,
+		reference: o.Reference,
+		answers:   map[answerKey]classAnswer{},
+		state:     state,
 		celCache: cel.NewCache(10, cel.Features{
 			EnableConsumableCapacity: state.gates["DRAConsumableCapacity"],
 			EnableListTypeAttributes: state.gates["DRAListTypeAttributes"],
@@ -76,6 +96,8 @@ type cycleData struct {
 
 	mu              sync.Mutex
 	nodeAllocations map[string]nodeAllocation
+	// claimsHash identifies the content of the claims to allocate.
+	claimsHash uint64
 }
 
 type nodeAllocation struct {
@@ -190,6 +212,7 @@ func (p *Plugin) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v
 		}
 	}
 	if numToAllocate > 0 {
+		d.claimsHash = claimsHash(d.claims)
 		alloc, err := structured.NewAllocator(ctx, p.state.features, p.state.AllocatedState(), p.state, p.state.slices, p.celCache)
 		if err != nil {
 			return nil, framework.AsStatus(err)
@@ -244,15 +267,9 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 			}
 			toAllocate = append(toAllocate, c)
 		}
-		res, err := d.allocator.Allocate(ctx, node, toAllocate)
-		switch {
-		case errors.Is(err, structured.ErrFailedAllocationOnNode):
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
-		case err != nil:
-			return framework.AsStatus(err)
-		}
-		if len(res) != len(toAllocate) {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonCannotAllocate)
+		res, st := p.allocate(ctx, d, node, toAllocate, nodeExtClaim == nil)
+		if st != nil {
+			return st
 		}
 		results = res
 	}
@@ -265,6 +282,77 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 		d.mu.Unlock()
 	}
 	return nil
+}
+
+// allocate asks the allocator for the claims on the node, or reuses the
+// answer for an equivalent node (see equivalence.go).
+func (p *Plugin) allocate(ctx context.Context, d *cycleData, node *v1.Node, claims []*resourceapi.ResourceClaim, cacheable bool) ([]resourceapi.AllocationResult, *framework.Status) {
+	var key classKey
+	if cacheable && !p.reference {
+		key, cacheable = p.state.nodeClass(node.Name)
+	} else {
+		cacheable = false
+	}
+	akey := answerKey{claims: d.claimsHash, class: key}
+	if cacheable {
+		p.mu.Lock()
+		e, hit := p.answers[akey]
+		p.mu.Unlock()
+		if hit {
+			if e.failed {
+				return nil, framework.NewStatus(e.code, e.reasons...)
+			}
+			return p.state.translate(e.results, e.node, node.Name), nil
+		}
+	}
+	res, err := d.allocator.Allocate(ctx, node, claims)
+	var st *framework.Status
+	switch {
+	case errors.Is(err, structured.ErrFailedAllocationOnNode):
+		st = framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
+	case err != nil:
+		return nil, framework.AsStatus(err) // broken input: never cached
+	case len(res) != len(claims):
+		st = framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonCannotAllocate)
+	}
+	if cacheable {
+		e := classAnswer{node: node.Name}
+		if st != nil {
+			e.failed, e.code, e.reasons = true, st.Code(), st.Reasons()
+		} else {
+			e.results = res
+		}
+		p.mu.Lock()
+		if len(p.answers) >= maxAnswers {
+			p.answers = map[answerKey]classAnswer{} // start over rather than grow without bound
+		}
+		if _, raced := p.answers[akey]; !raced {
+			p.answers[akey] = e
+		}
+		p.mu.Unlock()
+	}
+	return res, st
+}
+
+// answerKey identifies an allocator answer: which claims (by content) on
+// which class of nodes. Answers stay valid across pods because a node's
+// class changes whenever its allocation does.
+type answerKey struct {
+	claims uint64
+	class  classKey
+}
+
+// maxAnswers bounds the answer cache.
+const maxAnswers = 200_000
+
+// classAnswer is the allocator's answer for one class of equivalent nodes,
+// as computed on node.
+type classAnswer struct {
+	node    string
+	results []resourceapi.AllocationResult
+	failed  bool
+	code    framework.Code
+	reasons []string
 }
 
 // Score implements framework.ScorePlugin: for every request with
@@ -425,4 +513,21 @@ func Alternative(c *resourceapi.ResourceClaim, ref string) (string, int) {
 		}
 	}
 	return "", 0
+}
+
+// claimsHash hashes what the allocator reads of the claims to allocate:
+// namespace (admin access depends on it) and spec.
+func claimsHash(claims []*resourceapi.ResourceClaim) uint64 {
+	h := fnv.New64a()
+	for _, c := range claims {
+		if c.Status.Allocation != nil {
+			continue
+		}
+		h.Write([]byte(c.Namespace))
+		h.Write([]byte{0})
+		data, _ := json.Marshal(c.Spec)
+		h.Write(data)
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
 }

@@ -2,6 +2,7 @@ package dra
 
 import (
 	"fmt"
+	"strings"
 
 	"sort"
 
@@ -11,6 +12,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
@@ -37,6 +39,12 @@ type State struct {
 	revision    int64
 	cachedRev   int64
 	cachedState *structured.AllocatedState
+
+	// Node equivalence (equivalence.go).
+	equivalence bool
+	nodes       map[string]*nodePools
+	poolNode    map[poolRef]string
+	poolFacts   map[poolRef]map[string]bool
 }
 
 // NewState builds the DRA state from the snapshot's objects. Claims are
@@ -66,6 +74,8 @@ func NewState(gates Gates, classes []*resourceapi.DeviceClass, slices []*resourc
 	for _, sl := range slices {
 		s.slices = append(s.slices, applyTaintRules(sl, rules))
 	}
+	s.poolFacts = map[poolRef]map[string]bool{}
+	s.indexNodes()
 	for _, c := range claims {
 		s.AddClaim(c.DeepCopy())
 	}
@@ -207,20 +217,36 @@ func (s *State) markAllocated(c *resourceapi.ResourceClaim) {
 		return
 	}
 	s.revision++
+	touched := map[poolRef]bool{}
 	for _, r := range c.Status.Allocation.Devices.Results {
 		if ptr.Deref(r.AdminAccess, false) {
 			continue
 		}
+		ref := poolRef{r.Driver, r.Pool}
+		touched[ref] = true
 		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
 		if s.features.ConsumableCapacity && r.ShareID != nil {
 			s.sharedIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
+			s.recordFact(ref, "s:"+r.Device+"/"+string(*r.ShareID))
 			if r.ConsumedCapacity != nil {
 				s.capacities.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+				s.recordFact(ref, "c:"+r.Device+"/"+string(*r.ShareID)+":"+capacityString(r.ConsumedCapacity))
 			}
 			continue
 		}
 		s.allocated.Insert(id)
+		s.recordFact(ref, "x:"+r.Device)
 	}
+	s.refreshDynamic(touched)
+}
+
+func capacityString(c map[resourceapi.QualifiedName]resource.Quantity) string {
+	keys := make([]string, 0, len(c))
+	for k, q := range c {
+		keys = append(keys, string(k)+"="+q.String())
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
 }
 
 // AllocatedState returns the allocated devices for a new allocator. The
@@ -305,6 +331,19 @@ func (s *State) Clone() *State {
 	c.capacities = s.capacities.Clone()
 	c.cachedState = nil
 	c.cachedRev = -1
+	c.nodes = make(map[string]*nodePools, len(s.nodes))
+	for k, v := range s.nodes {
+		cp := *v
+		c.nodes[k] = &cp
+	}
+	c.poolFacts = make(map[poolRef]map[string]bool, len(s.poolFacts))
+	for k, v := range s.poolFacts {
+		m := make(map[string]bool, len(v))
+		for f := range v {
+			m[f] = true
+		}
+		c.poolFacts[k] = m
+	}
 	return &c
 }
 
@@ -317,4 +356,14 @@ func (s *State) AddSlices(slices []*resourceapi.ResourceSlice, rules []*resource
 	for _, sl := range slices {
 		s.slices = append(s.slices[:len(s.slices):len(s.slices)], applyTaintRules(sl, rules))
 	}
+	// The new node may break or join equivalence classes: index again and
+	// recompute every node's allocation hash from the recorded facts.
+	facts := s.poolFacts
+	s.indexNodes()
+	s.poolFacts = facts
+	all := map[poolRef]bool{}
+	for ref := range s.poolNode {
+		all[ref] = true
+	}
+	s.refreshDynamic(all)
 }

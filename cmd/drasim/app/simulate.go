@@ -24,6 +24,7 @@ type engineFlags struct {
 	FeatureGates    string
 	SchedulerConfig string
 	Parallelism     int
+	Engine          string
 }
 
 func (f *engineFlags) add(fs *pflag.FlagSet) {
@@ -32,6 +33,7 @@ func (f *engineFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.FeatureGates, "feature-gates", "", "Kubernetes feature gates that change DRA scheduling, e.g. DRAConsumableCapacity=false")
 	fs.StringVar(&f.SchedulerConfig, "scheduler-config", "", "KubeSchedulerConfiguration file (plugin weights, scoring strategy, percentageOfNodesToScore)")
 	fs.IntVar(&f.Parallelism, "parallelism", 0, "filter workers (default: number of CPUs)")
+	fs.StringVar(&f.Engine, "engine", "fast", "fast, or reference: ask the allocator on every node with no shortcut (same decisions, for comparison)")
 }
 
 func (f *engineFlags) options(files []string) (sim.Options, error) {
@@ -39,7 +41,10 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 	if err != nil {
 		return sim.Options{}, usageErrorf("--feature-gates: %v", err)
 	}
-	opts := sim.Options{Gates: gates, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Files: files}
+	if f.Engine != "fast" && f.Engine != "reference" {
+		return sim.Options{}, usageErrorf("--engine %q: use fast or reference", f.Engine)
+	}
+	opts := sim.Options{Gates: gates, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Files: files, Reference: f.Engine == "reference"}
 	if f.SchedulerConfig != "" {
 		cfg, err := sim.LoadSchedulerConfig(f.SchedulerConfig)
 		if err != nil {

@@ -1,0 +1,205 @@
+package dra
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/utils/ptr"
+)
+
+// Node equivalence for allocation. The allocator's answer on a node depends
+// only on the claims, the slices available to the node and which of their
+// devices are allocated. When every slice is local to one node (spec.nodeName,
+// no node selectors), two nodes whose pools hold the same devices (names,
+// attributes, capacities, counters, taints) with the same ones allocated get
+// the same answer, up to the pool names and the node name in the allocation's
+// node selector. drasim asks the allocator once per such class of nodes and
+// per pod, and translates the answer for the other nodes of the class. The
+// reference engine (Options.Reference) asks for every node, for comparison.
+
+// nodePools is what the state knows about one node's device pools.
+type nodePools struct {
+	// pools are the node's pool names, sorted as the allocator sorts pools
+	// (by driver, then name).
+	pools []poolRef
+	// static hashes the pools' content without their names.
+	static uint64
+	// dynamic hashes which of the node's devices are allocated; zero when
+	// none is.
+	dynamic uint64
+}
+
+type poolRef struct{ driver, name string }
+
+// indexNodes computes each node's pool structure. Equivalence is switched
+// off when any slice is not local to a single node, because then node labels
+// decide which devices a node sees.
+func (s *State) indexNodes() {
+	s.nodes = map[string]*nodePools{}
+	s.poolNode = map[poolRef]string{}
+	s.equivalence = true
+	byPool := map[poolRef][]*resourceapi.ResourceSlice{}
+	var order []poolRef
+	for _, sl := range s.slices {
+		name := ptr.Deref(sl.Spec.NodeName, "")
+		if name == "" {
+			s.equivalence = false
+			return
+		}
+		ref := poolRef{sl.Spec.Driver, sl.Spec.Pool.Name}
+		if owner, seen := s.poolNode[ref]; seen && owner != name {
+			s.equivalence = false // a pool spread over several nodes
+			return
+		}
+		if _, seen := byPool[ref]; !seen {
+			order = append(order, ref)
+		}
+		s.poolNode[ref] = name
+		byPool[ref] = append(byPool[ref], sl)
+	}
+	for _, ref := range order {
+		node := s.poolNode[ref]
+		np := s.nodes[node]
+		if np == nil {
+			np = &nodePools{}
+			s.nodes[node] = np
+		}
+		np.pools = append(np.pools, ref)
+	}
+	for _, np := range s.nodes {
+		sort.Slice(np.pools, func(i, j int) bool {
+			if np.pools[i].driver != np.pools[j].driver {
+				return np.pools[i].driver < np.pools[j].driver
+			}
+			return np.pools[i].name < np.pools[j].name
+		})
+		h := fnv.New64a()
+		for _, ref := range np.pools {
+			for _, sl := range byPool[ref] {
+				spec := sl.Spec.DeepCopy()
+				spec.NodeName = nil
+				spec.Pool.Name = ""
+				data, _ := json.Marshal(spec)
+				h.Write(data)
+				h.Write([]byte{0})
+			}
+			h.Write([]byte{1})
+		}
+		np.static = h.Sum64()
+	}
+}
+
+// refreshDynamic recomputes the allocation hash of the nodes that own the
+// given pools.
+func (s *State) refreshDynamic(pools map[poolRef]bool) {
+	if !s.equivalence {
+		return
+	}
+	nodes := map[string]bool{}
+	for ref := range pools {
+		if n, ok := s.poolNode[ref]; ok {
+			nodes[n] = true
+		}
+	}
+	for n := range nodes {
+		np := s.nodes[n]
+		if np == nil {
+			continue
+		}
+		var ids []string
+		for i, ref := range np.pools {
+			for id := range s.allocatedOnPool(ref) {
+				ids = append(ids, fmt.Sprintf("%d/%s", i, id))
+			}
+		}
+		sort.Strings(ids)
+		if len(ids) == 0 {
+			np.dynamic = 0
+			continue
+		}
+		h := fnv.New64a()
+		for _, id := range ids {
+			h.Write([]byte(id))
+			h.Write([]byte{0})
+		}
+		np.dynamic = h.Sum64() | 1
+	}
+}
+
+// recordFact remembers one allocation fact of a pool, as the allocator
+// sees it, without the pool's name: an exclusively allocated device, a
+// shared allocation, or consumed capacity.
+func (s *State) recordFact(ref poolRef, fact string) {
+	if !s.equivalence {
+		return
+	}
+	if s.poolFacts[ref] == nil {
+		s.poolFacts[ref] = map[string]bool{}
+	}
+	s.poolFacts[ref][fact] = true
+}
+
+func (s *State) allocatedOnPool(ref poolRef) map[string]bool { return s.poolFacts[ref] }
+
+// nodeClass returns the equivalence key of a node, or false when the node
+// must be asked on its own.
+func (s *State) nodeClass(node string) (classKey, bool) {
+	if !s.equivalence {
+		return classKey{}, false
+	}
+	np := s.nodes[node]
+	if np == nil {
+		return classKey{}, true // no devices at all: all such nodes are alike
+	}
+	return classKey{static: np.static, dynamic: np.dynamic, pools: len(np.pools)}, true
+}
+
+type classKey struct {
+	static, dynamic uint64
+	pools           int
+}
+
+// translate rewrites allocation results computed on node from for node to:
+// pool names by position in the sorted pool lists, and the node name in the
+// allocation's node selector.
+func (s *State) translate(results []resourceapi.AllocationResult, from, to string) []resourceapi.AllocationResult {
+	if from == to {
+		return results
+	}
+	rename := map[poolRef]string{}
+	if a, b := s.nodes[from], s.nodes[to]; a != nil && b != nil {
+		for i := range a.pools {
+			rename[a.pools[i]] = b.pools[i].name
+		}
+	}
+	out := make([]resourceapi.AllocationResult, len(results))
+	for i := range results {
+		r := results[i].DeepCopy()
+		for j := range r.Devices.Results {
+			d := &r.Devices.Results[j]
+			if name, ok := rename[poolRef{d.Driver, d.Pool}]; ok {
+				d.Pool = name
+			}
+		}
+		if ns := r.NodeSelector; ns != nil {
+			for t := range ns.NodeSelectorTerms {
+				for k := range ns.NodeSelectorTerms[t].MatchFields {
+					f := &ns.NodeSelectorTerms[t].MatchFields[k]
+					if f.Key == "metadata.name" {
+						for v := range f.Values {
+							if f.Values[v] == from {
+								f.Values[v] = to
+							}
+						}
+					}
+				}
+			}
+		}
+		out[i] = *r
+	}
+	return out
+}
+
