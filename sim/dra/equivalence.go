@@ -202,4 +202,3 @@ func (s *State) translate(results []resourceapi.AllocationResult, from, to strin
 	}
 	return out
 }
-
