@@ -176,8 +176,8 @@ func expandWorkloads(s *snapshot.Snapshot) ([]Warning, Errors) {
 			}
 			name := ds.Name + "-" + kubenames.Suffix(ds.Namespace+"/"+ds.Name+"/"+n.Name, 5)
 			pod := podFromTemplate(&ds.Spec.Template, ds.Namespace, name, "DaemonSet", ds.Name, nil)
-			pinToNode(pod, n.Name)
-			addDaemonTolerations(pod)
+			PinToNode(pod, n.Name)
+			AddDaemonTolerations(pod)
 			add(ref, pod)
 		}
 	}
@@ -258,10 +258,10 @@ func daemonPodNode(p *v1.Pod) string {
 	return ""
 }
 
-// pinToNode sets the node affinity the DaemonSet controller uses to bind a
+// PinToNode sets the node affinity the DaemonSet controller uses to bind a
 // daemon pod to its node (metadata.name matchFields), replacing any
 // metadata.name term the template had.
-func pinToNode(pod *v1.Pod, node string) {
+func PinToNode(pod *v1.Pod, node string) {
 	term := v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}}}
 	if pod.Spec.Affinity == nil {
 		pod.Spec.Affinity = &v1.Affinity{}
@@ -291,7 +291,9 @@ var daemonTolerations = []v1.Toleration{
 	{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
 }
 
-func addDaemonTolerations(pod *v1.Pod) {
+// AddDaemonTolerations adds the tolerations the DaemonSet controller gives
+// every daemon pod (and network-unavailable for host-network pods).
+func AddDaemonTolerations(pod *v1.Pod) {
 	for _, t := range daemonTolerations {
 		present := false
 		for _, have := range pod.Spec.Tolerations {
@@ -315,7 +317,7 @@ func addDaemonTolerations(pod *v1.Pod) {
 // and NoExecute taints.
 func DaemonShouldRun(ds *appsv1.DaemonSet, node *v1.Node) bool {
 	pod := &v1.Pod{Spec: *ds.Spec.Template.Spec.DeepCopy()}
-	addDaemonTolerations(pod)
+	AddDaemonTolerations(pod)
 	if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok {
 		return false
 	}

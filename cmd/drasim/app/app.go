@@ -144,6 +144,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		NewExplainCommand(streams, g),
 		NewReportCommand(streams, g),
 		NewCheckCommand(streams, g),
+		NewAutoscaleCommand(streams, g),
 	)
 	return root
 }

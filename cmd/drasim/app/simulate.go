@@ -59,6 +59,8 @@ type simulateFlags struct {
 	input          inputFlags
 	engine         engineFlags
 	OutputSnapshot string
+	Autoscale      bool
+	scale          scaleFlags
 }
 
 // NewSimulateCommand replays scheduling on a snapshot.
@@ -81,6 +83,8 @@ embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 	f.input.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the replay to FILE as a List (loadable by drasim and comparable with kubectl get -o yaml)")
+	cmd.Flags().BoolVar(&f.Autoscale, "autoscale", false, "scale up with the snapshot's NodeGroups (as cluster-autoscaler 1.36 would) before reporting")
+	f.scale.add(cmd.Flags())
 	return cmd
 }
 
@@ -103,6 +107,9 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	}
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if f.Autoscale {
+		return runSimulateAutoscale(ctx, streams, g, res, opts, &f.scale, f.OutputSnapshot)
 	}
 	start := time.Now()
 	run, err := sim.Simulate(ctx, res.Snapshot, opts)

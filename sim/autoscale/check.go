@@ -1,0 +1,151 @@
+package autoscale
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	v1 "k8s.io/api/core/v1"
+)
+
+// checker answers cluster-autoscaler's predicate questions on one fork of
+// the cluster: does the pod pass PreFilter and Filter on this node (CA's
+// CheckPredicates), on the first of these nodes (SchedulePodOnAnyNodeMatching),
+// and then binds it there (SchedulePod). It never scores: the estimator
+// packs, the scheduler places.
+type checker struct {
+	c       *cluster.Cluster
+	profile *schedule.Profile
+	dra     *dra.Plugin
+}
+
+func newChecker(c *cluster.Cluster, cfg schedule.PluginConfig) (*checker, error) {
+	p := dra.New(c.DRA)
+	profile, err := schedule.NewProfile(c, p, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler profile: %w", err)
+	}
+	return &checker{c: c, profile: profile, dra: p}, nil
+}
+
+// cycle is a pod's PreFilter outcome, shared by the Filter calls on every
+// node it is tried on.
+type cycle struct {
+	state *framework.CycleState
+	// rejected is set when PreFilter rejected the pod on every node.
+	rejected *framework.Status
+	// allowed narrows the nodes (nil: every node).
+	allowed   map[string]bool
+	narrowing []string
+}
+
+func (k *checker) preFilter(ctx context.Context, pod *v1.Pod) (*cycle, error) {
+	cy := &cycle{state: framework.NewCycleState()}
+	for _, p := range k.profile.PreFilter {
+		res, st := p.PreFilter(ctx, cy.state, pod, k.c.Nodes)
+		switch {
+		case st.IsSkip():
+			cy.state.SkipFilterPlugins[p.Name()] = true
+			continue
+		case st.Code() == framework.Error:
+			return nil, fmt.Errorf("running PreFilter plugin %q: %w", p.Name(), st.Err())
+		case !st.IsSuccess():
+			cy.rejected = st.WithPlugin(p.Name())
+			return cy, nil
+		}
+		if !res.AllNodes() {
+			cy.narrowing = append(cy.narrowing, p.Name())
+			if cy.allowed == nil {
+				cy.allowed = res.NodeNames
+				continue
+			}
+			both := map[string]bool{}
+			for n := range cy.allowed {
+				if res.NodeNames[n] {
+					both[n] = true
+				}
+			}
+			cy.allowed = both
+		}
+	}
+	return cy, nil
+}
+
+// filter runs the Filter plugins on one node: nil when the pod fits.
+func (k *checker) filter(ctx context.Context, cy *cycle, pod *v1.Pod, node string) (*framework.Status, error) {
+	if cy.rejected != nil {
+		return cy.rejected, nil
+	}
+	ni := k.c.Node(node)
+	if ni == nil {
+		return nil, fmt.Errorf("internal error: node %s is not in the fork", node)
+	}
+	if cy.allowed != nil && !cy.allowed[node] {
+		names := append([]string(nil), cy.narrowing...)
+		sort.Strings(names)
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", names)), nil
+	}
+	for _, p := range k.profile.Filter {
+		if cy.state.SkipFilterPlugins[p.Name()] {
+			continue
+		}
+		st := p.Filter(ctx, cy.state, pod, ni)
+		if st.IsSuccess() {
+			continue
+		}
+		if st.Code() == framework.Error {
+			return nil, fmt.Errorf("running Filter plugin %q on node %s: %w", p.Name(), node, st.Err())
+		}
+		return st.WithPlugin(p.Name()), nil
+	}
+	return nil, nil
+}
+
+// firstFit returns the first of nodes the pod fits on ("" when none), with
+// the cycle to bind it.
+func (k *checker) firstFit(ctx context.Context, pod *v1.Pod, nodes []string) (string, *cycle, error) {
+	cy, err := k.preFilter(ctx, pod)
+	if err != nil || cy.rejected != nil {
+		return "", cy, err
+	}
+	for _, n := range nodes {
+		st, err := k.filter(ctx, cy, pod, n)
+		if err != nil {
+			return "", nil, err
+		}
+		if st == nil {
+			return n, cy, nil
+		}
+	}
+	return "", cy, nil
+}
+
+// bind reserves the pod's claims on the node and puts the pod there, as
+// SchedulePod does after a successful cycle.
+func (k *checker) bind(ctx context.Context, cy *cycle, pod *v1.Pod, node string) error {
+	for _, p := range k.profile.Reserve {
+		if st := p.Reserve(ctx, cy.state, pod, node); !st.IsSuccess() {
+			return fmt.Errorf("reserve %s for pod %s/%s on node %s: %s", p.Name(), pod.Namespace, pod.Name, node, st.Message())
+		}
+	}
+	pod.Spec.NodeName = node
+	k.c.Node(node).AddPod(pod)
+	return nil
+}
+
+// addNode adds a new node of the group to the fork, with its slices, and
+// binds its daemon pods to it without a cycle: cluster-autoscaler's
+// template node info holds them already.
+func (k *checker) addNode(g *Group, name string) {
+	node, slices, pods := g.newNode(name)
+	k.c.AddNode(node, slices)
+	ni := k.c.Node(name)
+	for _, p := range pods {
+		p.Spec.NodeName = name
+		ni.AddPod(p)
+	}
+}

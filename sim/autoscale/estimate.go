@@ -1,0 +1,204 @@
+package autoscale
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+)
+
+// estimate is what the binpacking estimator found for one group: the new
+// nodes that got pods and the pods it placed on them.
+type estimate struct {
+	// nodes are the new nodes with pods, in the order they were added.
+	nodes []string
+	// pods are the pods placed, in placement order (the fork's copies).
+	pods []*v1.Pod
+	// limited is set when the estimate stopped at the node limit.
+	limited bool
+}
+
+// binpack is cluster-autoscaler's BinpackingNodeEstimator on a fork that
+// already holds the group's first new node (empty; the fit check ran on
+// it): equivalence
+// groups in decreasing order of their exemplar's demand; each group's pods
+// go first-fit onto the new nodes so far until one does not fit; the rest
+// try the last node added, else a new node. It stops adding nodes when an
+// empty new node did not take a pod (another node would not either) or
+// when limit nodes are in use. Only nodes that got a pod count.
+func binpack(ctx context.Context, k *checker, g *Group, groups []*podGroup, limit int) (*estimate, error) {
+	names := g.nextNames(limit)
+	added := []string{names[0]}
+	withPods := map[string]bool{}
+	last := names[0]
+	est := &estimate{}
+	place := func(pod *v1.Pod, cy *cycle, node string) error {
+		if err := k.bind(ctx, cy, pod, node); err != nil {
+			return err
+		}
+		withPods[node] = true
+		est.pods = append(est.pods, pod)
+		return nil
+	}
+	fitsOn := func(pod *v1.Pod, nodes []string) (string, *cycle, error) {
+		if err := ctx.Err(); err != nil {
+			return "", nil, err
+		}
+		return k.firstFit(ctx, pod, nodes)
+	}
+	newNodesAvailable := true
+	for _, pg := range orderForBinpacking(k, g, groups) {
+		remaining := pg.pods
+		for i, pod := range pg.pods {
+			node, cy, err := fitsOn(pod, added)
+			if err != nil {
+				return nil, err
+			}
+			if node == "" {
+				remaining = pg.pods[i:]
+				break
+			}
+			if err := place(pod, cy, node); err != nil {
+				return nil, err
+			}
+			remaining = pg.pods[i+1:]
+		}
+		if !newNodesAvailable {
+			continue
+		}
+		for _, pod := range remaining {
+			node, cy, err := fitsOn(pod, []string{last})
+			if err != nil {
+				return nil, err
+			}
+			if node != "" {
+				if err := place(pod, cy, node); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if !withPods[last] {
+				break // an empty new node did not take it: no new node will
+			}
+			if len(added) >= limit {
+				newNodesAvailable = false
+				est.limited = true
+				break
+			}
+			last = names[len(added)]
+			k.addNode(g, last)
+			added = append(added, last)
+			node, cy, err = fitsOn(pod, []string{last})
+			if err != nil {
+				return nil, err
+			}
+			if node == "" {
+				break // e.g. topology spread: a new node does not help this pod
+			}
+			if err := place(pod, cy, node); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, n := range added {
+		if withPods[n] {
+			est.nodes = append(est.nodes, n)
+		}
+	}
+	for i, n := range est.nodes {
+		if added[i] != n {
+			return nil, fmt.Errorf("internal error: estimate for group %s left node %s empty before a used one", g.Name, added[i])
+		}
+	}
+	return est, nil
+}
+
+// orderForBinpacking sorts the groups for first-fit decreasing. Cluster-
+// autoscaler's DecreasingPodOrderer ranks by the exemplar's CPU and memory
+// requests as fractions of the template's allocatable; drasim ranks by the
+// devices the exemplar's claims request first, so that GPU-hungry pods are
+// packed before the ones that fill the gaps, and by CA's score after that.
+func orderForBinpacking(k *checker, g *Group, groups []*podGroup) []*podGroup {
+	type scored struct {
+		pg      *podGroup
+		devices int64
+		score   float64
+	}
+	templateDevices := 0
+	for _, sl := range g.Slices {
+		templateDevices += len(sl.Spec.Devices)
+	}
+	alloc := g.Template.Status.Allocatable
+	list := make([]scored, len(groups))
+	for i, pg := range groups {
+		pod := pg.exemplar()
+		s := scored{pg: pg, devices: k.deviceDemand(pod, templateDevices)}
+		cpu, mem := containerRequests(pod)
+		if a := alloc.Cpu().MilliValue(); a > 0 {
+			s.score += float64(cpu) / float64(a)
+		}
+		if a := alloc.Memory().Value(); a > 0 {
+			s.score += float64(mem) / float64(a)
+		}
+		list[i] = s
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].devices != list[j].devices {
+			return list[i].devices > list[j].devices
+		}
+		return list[i].score > list[j].score
+	})
+	out := make([]*podGroup, len(list))
+	for i, s := range list {
+		out[i] = s.pg
+	}
+	return out
+}
+
+// deviceDemand counts the devices the pod's unallocated claims ask for: a
+// request's count, its first alternative's for a prioritized list, and
+// every device of the template for allocationMode All.
+func (k *checker) deviceDemand(pod *v1.Pod, templateDevices int) int64 {
+	claims, err := k.dra.PodClaims(pod)
+	if err != nil {
+		return 0
+	}
+	count := func(mode resourceapi.DeviceAllocationMode, n int64) int64 {
+		if mode == resourceapi.DeviceAllocationModeAll {
+			return int64(templateDevices)
+		}
+		return max(n, 1)
+	}
+	var n int64
+	for _, c := range claims {
+		if c.Status.Allocation != nil {
+			continue
+		}
+		for _, r := range c.Spec.Devices.Requests {
+			switch {
+			case r.Exactly != nil:
+				n += count(r.Exactly.AllocationMode, r.Exactly.Count)
+			case len(r.FirstAvailable) > 0:
+				n += count(r.FirstAvailable[0].AllocationMode, r.FirstAvailable[0].Count)
+			}
+		}
+	}
+	return n
+}
+
+// containerRequests sums the containers' CPU (millicores) and memory
+// requests, as cluster-autoscaler's orderer and least-waste expander do
+// (init containers and pod overhead do not count there).
+func containerRequests(pod *v1.Pod) (cpu, mem int64) {
+	for _, c := range pod.Spec.Containers {
+		if q, ok := c.Resources.Requests[v1.ResourceCPU]; ok {
+			cpu += q.MilliValue()
+		}
+		if q, ok := c.Resources.Requests[v1.ResourceMemory]; ok {
+			mem += q.Value()
+		}
+	}
+	return cpu, mem
+}

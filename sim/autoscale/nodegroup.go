@@ -1,0 +1,396 @@
+package autoscale
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/drasim/drasim/internal/kubenames"
+	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/snapshot"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Group is a resolved NodeGroup: its bounds, the snapshot nodes that belong
+// to it, and the sanitized template every new node is copied from.
+type Group struct {
+	Name             string
+	MinSize, MaxSize int
+	// Nodes are the snapshot's nodes the group's selector selects, by name.
+	Nodes        []string
+	PricePerHour *float64
+	// TemplateFrom is the node the template was built from ("" for a given
+	// template).
+	TemplateFrom string
+	// Template is the template node; its name is the group's first free
+	// new-node name. New nodes are copies with their own names.
+	Template *v1.Node
+	// Slices are the template node's ResourceSlices.
+	Slices []*resourceapi.ResourceSlice
+
+	// daemonPods are the pods every new node starts with, without a node:
+	// cluster-autoscaler's template node info keeps DaemonSet and static
+	// pods, and drops every other pod.
+	daemonPods []*v1.Pod
+	// oldName is the name the template's slices refer to, renamed in copies.
+	oldName string
+	// next is the index of the next new node's name.
+	next int
+	// taken reports whether a node name is in use in the cluster.
+	taken func(string) bool
+}
+
+// Size is the number of nodes the group has now.
+func (g *Group) Size() int { return len(g.Nodes) }
+
+// nextNames returns the names the next n new nodes of the group get,
+// <group>-template-<i>, skipping names that are in use. It does not
+// reserve them: estimates on forks ask for the same names that the nodes
+// would get if the scale-up is applied.
+func (g *Group) nextNames(n int) []string {
+	out := make([]string, 0, n)
+	for i := g.next; len(out) < n; i++ {
+		name := fmt.Sprintf("%s-template-%d", g.Name, i)
+		if g.taken != nil && g.taken(name) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// reserve marks names handed out by nextNames as used.
+func (g *Group) reserve(names []string) {
+	for _, name := range names {
+		var i int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(name, g.Name+"-template-"), "%d", &i); err == nil && i >= g.next {
+			g.next = i + 1
+		}
+	}
+	g.Nodes = append(g.Nodes, names...)
+}
+
+// newNode makes one new node of the group named name, with its slices and
+// daemon pods, the way cluster-autoscaler copies a template node info:
+// node and slices get the new name, slices their own pool.
+func (g *Group) newNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
+	node := g.Template.DeepCopy()
+	node.Name = name
+	node.UID = types.UID(kubenames.UID("node/" + name))
+	node.Labels[v1.LabelHostname] = name
+	slices := make([]*resourceapi.ResourceSlice, 0, len(g.Slices))
+	for _, sl := range g.Slices {
+		slices = append(slices, renameSlice(sl, g.oldName, name))
+	}
+	pods := make([]*v1.Pod, 0, len(g.daemonPods))
+	for _, p := range g.daemonPods {
+		pod := p.DeepCopy()
+		owner := p.Name
+		if ref := metav1.GetControllerOf(p); ref != nil {
+			owner = ref.Name
+		}
+		pod.Name = owner + "-" + kubenames.Suffix(pod.Namespace+"/"+owner+"/"+name, 5)
+		pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
+		load.PinToNode(pod, name)
+		pods = append(pods, pod)
+	}
+	return node, slices, pods
+}
+
+// renameSlice copies a template slice for a node: nodeName is the node,
+// and the slice and pool names have the old node name replaced (or get the
+// new name as a prefix), so that every node publishes its own pool.
+func renameSlice(sl *resourceapi.ResourceSlice, oldNode, newNode string) *resourceapi.ResourceSlice {
+	out := sl.DeepCopy()
+	out.Name = renamed(sl.Name, oldNode, newNode)
+	out.UID = types.UID(kubenames.UID("resourceslice/" + out.Name))
+	out.ResourceVersion = ""
+	out.Spec.NodeName = &newNode
+	out.Spec.Pool.Name = renamed(sl.Spec.Pool.Name, oldNode, newNode)
+	return out
+}
+
+func renamed(s, oldNode, newNode string) string {
+	if oldNode != "" && strings.Contains(s, oldNode) {
+		return strings.Replace(s, oldNode, newNode, 1)
+	}
+	return newNode + "-" + s
+}
+
+// ignoredTaints are the taints cluster-autoscaler strips from a template
+// node (utils/taints SanitizeTaints): its own deletion markers and the
+// node-condition taints that a fresh, ready node does not have.
+var ignoredTaints = map[string]bool{
+	"ToBeDeletedByClusterAutoscaler":            true,
+	"DeletionCandidateOfClusterAutoscaler":      true,
+	v1.TaintNodeNotReady:                        true,
+	v1.TaintNodeUnreachable:                     true,
+	v1.TaintNodeUnschedulable:                   true,
+	v1.TaintNodeMemoryPressure:                  true,
+	v1.TaintNodeDiskPressure:                    true,
+	v1.TaintNodeNetworkUnavailable:              true,
+	v1.TaintNodePIDPressure:                     true,
+	v1.TaintNodeOutOfService:                    true,
+	"node.cloudprovider.kubernetes.io/shutdown": true,
+}
+
+// ignoredTaintPrefixes are cluster-autoscaler's startup and status taint
+// prefixes, also stripped from templates.
+var ignoredTaintPrefixes = []string{
+	"ignore-taint.cluster-autoscaler.kubernetes.io/",
+	"startup-taint.cluster-autoscaler.kubernetes.io/",
+	"status-taint.cluster-autoscaler.kubernetes.io/",
+}
+
+func sanitizeTaints(taints []v1.Taint) []v1.Taint {
+	var out []v1.Taint
+	for _, t := range taints {
+		if ignoredTaints[t.Key] {
+			continue
+		}
+		skip := false
+		for _, p := range ignoredTaintPrefixes {
+			if strings.HasPrefix(t.Key, p) {
+				skip = true
+			}
+		}
+		if !skip {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Resolve checks the snapshot's NodeGroups and builds each group's
+// template. Every problem is reported, as load.Errors naming the file,
+// the NodeGroup and the field; warnings are for things cluster-autoscaler
+// tolerates (a group below its minimum size).
+func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
+	var errs load.Errors
+	var warnings []string
+	nodes := map[string]*v1.Node{}
+	for _, n := range snap.Nodes {
+		nodes[n.Name] = n
+	}
+	taken := func(name string) bool { return nodes[name] != nil }
+	owner := map[string]string{}
+	seen := map[string]bool{}
+	var groups []*Group
+	for _, ng := range snap.NodeGroups {
+		ref := snapshot.Ref{Kind: "NodeGroup", Name: ng.Name}
+		src, _ := snap.SourceOf(ref)
+		fail := func(field, format string, args ...any) {
+			errs = append(errs, &load.Error{Source: src, Object: ref.String(), Field: field, Msg: fmt.Sprintf(format, args...)})
+		}
+		before := len(errs)
+		if ng.Name == "" {
+			fail("metadata.name", "required")
+			continue
+		}
+		if seen[ng.Name] {
+			fail("metadata.name", "another NodeGroup has the same name")
+			continue
+		}
+		seen[ng.Name] = true
+		s := ng.Spec
+		if s.MinSize < 0 {
+			fail("spec.minSize", "must not be negative, got %d", s.MinSize)
+		}
+		if s.MaxSize < 0 {
+			fail("spec.maxSize", "must not be negative, got %d", s.MaxSize)
+		}
+		if s.MinSize > s.MaxSize {
+			fail("spec.minSize", "%d is larger than spec.maxSize %d", s.MinSize, s.MaxSize)
+		}
+		if s.PricePerHour != nil && *s.PricePerHour < 0 {
+			fail("spec.pricePerHour", "must not be negative, got %g", *s.PricePerHour)
+		}
+		if (s.Template == nil) == (s.TemplateFrom == "") {
+			fail("spec", "set exactly one of template and templateFrom")
+		}
+		var sel labels.Selector
+		if s.NodeSelector != nil {
+			var err error
+			if sel, err = metav1.LabelSelectorAsSelector(s.NodeSelector); err != nil {
+				fail("spec.nodeSelector", "%v", err)
+			}
+		}
+		g := &Group{Name: ng.Name, MinSize: int(s.MinSize), MaxSize: int(s.MaxSize), PricePerHour: s.PricePerHour, TemplateFrom: s.TemplateFrom, next: 1, taken: taken}
+		var tmplNode *v1.Node
+		var tmplSlices []*resourceapi.ResourceSlice
+		switch {
+		case s.TemplateFrom != "" && s.Template == nil:
+			src := nodes[s.TemplateFrom]
+			if src == nil {
+				fail("spec.templateFrom", "node %q is not in the snapshot", s.TemplateFrom)
+				break
+			}
+			tmplNode = src
+			for _, sl := range snap.ResourceSlices {
+				if sl.Spec.NodeName != nil && *sl.Spec.NodeName == src.Name {
+					tmplSlices = append(tmplSlices, sl)
+				}
+			}
+			g.oldName = src.Name
+			g.daemonPods = staticAndOrphanDaemonPods(snap, src.Name)
+		case s.Template != nil && s.TemplateFrom == "":
+			tmplNode = &s.Template.Node
+			g.oldName = tmplNode.Name
+			for i := range s.Template.ResourceSlices {
+				sl := s.Template.ResourceSlices[i].DeepCopy()
+				field := fmt.Sprintf("spec.template.resourceSlices[%d]", i)
+				switch {
+				case sl.Spec.NodeName != nil && *sl.Spec.NodeName != "" && *sl.Spec.NodeName != tmplNode.Name:
+					fail(field+".spec.nodeName", "%q is not the template node's name %q", *sl.Spec.NodeName, tmplNode.Name)
+				case sl.Spec.NodeSelector != nil || (sl.Spec.AllNodes != nil && *sl.Spec.AllNodes) || (sl.Spec.PerDeviceNodeSelection != nil && *sl.Spec.PerDeviceNodeSelection):
+					fail(field+".spec", "a template's ResourceSlices must be node-local (spec.nodeName)")
+				case sl.Spec.Driver == "":
+					fail(field+".spec.driver", "required")
+				}
+				load.DefaultResourceSlice(sl)
+				if sl.Spec.Pool.Name == "" {
+					sl.Spec.Pool.Name = tmplNode.Name
+				}
+				if sl.Spec.Pool.ResourceSliceCount == 0 {
+					sl.Spec.Pool.ResourceSliceCount = 1
+				}
+				if sl.Name == "" {
+					sl.Name = fmt.Sprintf("%s-%d", sl.Spec.Driver, i)
+				}
+				tmplSlices = append(tmplSlices, sl)
+			}
+			if len(tmplNode.Status.Allocatable) == 0 && len(tmplNode.Status.Capacity) == 0 {
+				fail("spec.template.node.status", "set allocatable (or capacity): cpu, memory and pods")
+			}
+		}
+		if tmplNode != nil {
+			g.Template = sanitizeNode(tmplNode, ng)
+			g.Slices = tmplSlices
+			g.daemonPods = append(daemonSetPods(snap.DaemonSets, g.Template), g.daemonPods...)
+			if sel != nil && !sel.Matches(labels.Set(g.Template.Labels)) {
+				field := "spec.template.node.metadata.labels"
+				if s.TemplateFrom != "" {
+					field = "spec.templateFrom"
+				}
+				fail(field, "the template's labels do not match spec.nodeSelector %s: new nodes would not belong to the group", sel)
+			}
+		}
+		if sel != nil && !sel.Empty() {
+			for _, n := range snap.Nodes {
+				if sel.Matches(labels.Set(n.Labels)) {
+					g.Nodes = append(g.Nodes, n.Name)
+				}
+			}
+			sort.Strings(g.Nodes)
+		}
+		for _, n := range g.Nodes {
+			if other, ok := owner[n]; ok {
+				fail("spec.nodeSelector", "selects node %q, which NodeGroup %q selects too: a node belongs to one group", n, other)
+				continue
+			}
+			owner[n] = g.Name
+		}
+		if len(g.Nodes) > g.MaxSize && s.MinSize <= s.MaxSize {
+			fail("spec.maxSize", "the group already has %d node(s) (selected by spec.nodeSelector), more than maxSize %d", len(g.Nodes), g.MaxSize)
+		}
+		if len(errs) > before {
+			continue
+		}
+		if len(g.Nodes) < g.MinSize {
+			warnings = append(warnings, fmt.Sprintf("%s: NodeGroup %q has %d node(s), fewer than minSize %d; like cluster-autoscaler (without --enforce-node-group-min-size), drasim scales it up only for pending pods", src, g.Name, len(g.Nodes), g.MinSize))
+		}
+		g.Template.Name = g.nextNames(1)[0]
+		g.Template.Labels[v1.LabelHostname] = g.Template.Name
+		groups = append(groups, g)
+	}
+	if len(errs) > 0 {
+		return nil, warnings, errs
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i].Name < groups[j].Name })
+	return groups, warnings, nil
+}
+
+// sanitizeNode does what cluster-autoscaler does to a node it copies for
+// a template: a deep copy with no identity, no cordon and no condition
+// taints, with the group's zone and labels applied.
+func sanitizeNode(src *v1.Node, ng *snapshot.NodeGroup) *v1.Node {
+	n := src.DeepCopy()
+	n.ObjectMeta = metav1.ObjectMeta{Name: src.Name, Labels: map[string]string{}, Annotations: src.Annotations}
+	for k, v := range src.Labels {
+		n.Labels[k] = v
+	}
+	if ng.Spec.Zone != "" {
+		n.Labels[v1.LabelTopologyZone] = ng.Spec.Zone
+	}
+	for k, v := range ng.Spec.Labels {
+		n.Labels[k] = v
+	}
+	n.Spec.ProviderID = ""
+	n.Spec.Unschedulable = false
+	n.Spec.Taints = sanitizeTaints(n.Spec.Taints)
+	if len(n.Status.Allocatable) == 0 {
+		n.Status.Allocatable = n.Status.Capacity.DeepCopy()
+	}
+	if len(n.Status.Capacity) == 0 {
+		n.Status.Capacity = n.Status.Allocatable.DeepCopy()
+	}
+	n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}
+	return n
+}
+
+// daemonSetPods are the pods of every DaemonSet that would run on the
+// node, as the DaemonSet controller would create them.
+func daemonSetPods(dss []*appsv1.DaemonSet, node *v1.Node) []*v1.Pod {
+	var out []*v1.Pod
+	for _, ds := range dss {
+		if !load.DaemonShouldRun(ds, node) {
+			continue
+		}
+		controller := true
+		pod := &v1.Pod{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: *ds.Spec.Template.ObjectMeta.DeepCopy(),
+			Spec:       *ds.Spec.Template.Spec.DeepCopy(),
+		}
+		pod.Name, pod.Namespace = ds.Name, ds.Namespace
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, Controller: &controller}}
+		pod.Status = v1.PodStatus{Phase: v1.PodPending}
+		load.AddDaemonTolerations(pod)
+		load.DefaultPod(pod)
+		out = append(out, pod)
+	}
+	return out
+}
+
+// staticAndOrphanDaemonPods are the pods on a template's source node that
+// a copy of the node would run too: static (mirror) pods, and DaemonSet
+// pods whose DaemonSet is not in the snapshot.
+func staticAndOrphanDaemonPods(snap *snapshot.Snapshot, node string) []*v1.Pod {
+	dsInSnap := map[string]bool{}
+	for _, ds := range snap.DaemonSets {
+		dsInSnap[ds.Namespace+"/"+ds.Name] = true
+	}
+	var out []*v1.Pod
+	for _, p := range snap.Pods {
+		if p.Spec.NodeName != node || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+			continue
+		}
+		_, mirror := p.Annotations[v1.MirrorPodAnnotationKey]
+		ref := metav1.GetControllerOf(p)
+		orphanDS := ref != nil && ref.Kind == "DaemonSet" && !dsInSnap[p.Namespace+"/"+ref.Name]
+		if !mirror && !orphanDS {
+			continue
+		}
+		pod := p.DeepCopy()
+		pod.Spec.NodeName = ""
+		pod.Status = v1.PodStatus{Phase: v1.PodPending}
+		pod.ResourceVersion = ""
+		out = append(out, pod)
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package autoscale
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+func TestResolveErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		objs []any
+		want []string
+	}{
+		{
+			name: "min above max",
+			objs: []any{makeGroup("g").Min(3).Max(2).Obj()},
+			want: []string{`groups.yaml (document 1): NodeGroup "g": spec.minSize: 3 is larger than spec.maxSize 2`},
+		},
+		{
+			name: "template and templateFrom",
+			objs: []any{func() any { ng := makeGroup("g").Obj(); ng.Spec.TemplateFrom = "n1"; return ng }(), makeNode("n1", map[string]string{"pool": "g"}, "4")},
+			want: []string{`groups.yaml (document 1): NodeGroup "g": spec: set exactly one of template and templateFrom`},
+		},
+		{
+			name: "neither template nor templateFrom",
+			objs: []any{func() any { ng := makeGroup("g").Obj(); ng.Spec.Template = nil; return ng }()},
+			want: []string{`groups.yaml (document 1): NodeGroup "g": spec: set exactly one of template and templateFrom`},
+		},
+		{
+			name: "templateFrom unknown node",
+			objs: []any{makeGroup("g").From("nope").Obj()},
+			want: []string{`groups.yaml (document 1): NodeGroup "g": spec.templateFrom: node "nope" is not in the snapshot`},
+		},
+		{
+			name: "more nodes than maxSize",
+			objs: []any{makeGroup("g").Max(1).Obj(), makeNode("n1", map[string]string{"pool": "g"}, "4"), makeNode("n2", map[string]string{"pool": "g"}, "4")},
+			want: []string{`groups.yaml (document 1): NodeGroup "g": spec.maxSize: the group already has 2 node(s) (selected by spec.nodeSelector), more than maxSize 1`},
+		},
+		{
+			name: "template outside the selector",
+			objs: []any{func() any {
+				ng := makeGroup("g").Obj()
+				ng.Spec.Template.Node.Labels = map[string]string{"pool": "other"}
+				return ng
+			}()},
+			want: []string{`groups.yaml (document 1): NodeGroup "g": spec.template.node.metadata.labels: the template's labels do not match spec.nodeSelector pool=g: new nodes would not belong to the group`},
+		},
+		{
+			name: "node in two groups",
+			objs: []any{
+				makeGroup("a").Obj(),
+				func() any {
+					ng := makeGroup("b").Obj()
+					ng.Spec.NodeSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"zone": "z1"}}
+					ng.Spec.Template.Node.Labels["zone"] = "z1"
+					return ng
+				}(),
+				makeNode("n1", map[string]string{"pool": "a", "zone": "z1"}, "4"),
+			},
+			want: []string{`groups.yaml (document 2): NodeGroup "b": spec.nodeSelector: selects node "n1", which NodeGroup "a" selects too: a node belongs to one group`},
+		},
+		{
+			name: "template slice for another node",
+			objs: []any{func() any {
+				ng := makeGroup("g").GPUs(2, 0).Obj()
+				ng.Spec.Template.ResourceSlices[0].Spec.NodeName = ptr.To("elsewhere")
+				return ng
+			}()},
+			want: []string{`groups.yaml (document 1): NodeGroup "g": spec.template.resourceSlices[0].spec.nodeName: "elsewhere" is not the template node's name "g-node"`},
+		},
+		{
+			name: "negative price",
+			objs: []any{makeGroup("g").Price(-1).Obj()},
+			want: []string{`groups.yaml (document 1): NodeGroup "g": spec.pricePerHour: must not be negative, got -1`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Resolve(snapshotOf(tt.objs...))
+			var got []string
+			if err != nil {
+				got = strings.Split(err.Error(), "\n")
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTemplateFrom checks the sanitized copy of a node: a new name and
+// hostname, no cordon and no condition taints (the user's taint stays),
+// the group's zone and labels, and the node's slices renamed with their
+// pools.
+func TestTemplateFrom(t *testing.T) {
+	src := makeNode("gpu-a", map[string]string{"pool": "gpu"}, "16")
+	src.Spec.Unschedulable = true
+	src.Spec.ProviderID = "aws:///i-123"
+	src.Spec.Taints = []v1.Taint{
+		{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule},
+		{Key: "ToBeDeletedByClusterAutoscaler", Effect: v1.TaintEffectNoSchedule},
+		{Key: "nvidia.com/gpu", Value: "present", Effect: v1.TaintEffectNoSchedule},
+	}
+	slice := &resourceapi.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu-a-gpu.example.com-x7k2p"},
+		Spec: resourceapi.ResourceSliceSpec{Driver: gpuDriver, NodeName: ptr.To("gpu-a"),
+			Pool: resourceapi.ResourcePool{Name: "gpu-a", Generation: 3, ResourceSliceCount: 1}, Devices: []resourceapi.Device{{Name: "gpu-0"}}},
+	}
+	other := &resourceapi.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu-b-gpu"},
+		Spec:       resourceapi.ResourceSliceSpec{Driver: gpuDriver, NodeName: ptr.To("gpu-b"), Pool: resourceapi.ResourcePool{Name: "gpu-b", ResourceSliceCount: 1}},
+	}
+	ng := makeGroup("gpu").From("gpu-a").Obj()
+	ng.Spec.Zone = "zone-b"
+	ng.Spec.Labels = map[string]string{"team": "ml"}
+	groups, _, err := Resolve(snapshotOf(ng, src, makeNode("gpu-b", nil, "16"), slice, other))
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	g := groups[0]
+	node, slices, _ := g.newNode(g.nextNames(1)[0])
+
+	type view struct {
+		Name          string
+		Labels        map[string]string
+		Taints        []v1.Taint
+		Unschedulable bool
+		ProviderID    string
+		Slices        [][3]string // name, nodeName, pool
+	}
+	got := view{Name: node.Name, Labels: node.Labels, Taints: node.Spec.Taints, Unschedulable: node.Spec.Unschedulable, ProviderID: node.Spec.ProviderID}
+	for _, sl := range slices {
+		got.Slices = append(got.Slices, [3]string{sl.Name, *sl.Spec.NodeName, sl.Spec.Pool.Name})
+	}
+	want := view{
+		Name:   "gpu-template-1",
+		Labels: map[string]string{"pool": "gpu", v1.LabelHostname: "gpu-template-1", v1.LabelTopologyZone: "zone-b", "team": "ml"},
+		Taints: []v1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: v1.TaintEffectNoSchedule}},
+		Slices: [][3]string{{"gpu-template-1-gpu.example.com-x7k2p", "gpu-template-1", "gpu-template-1"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("template copy (-want +got):\n%s", diff)
+	}
+	if src.Name != "gpu-a" || *slice.Spec.NodeName != "gpu-a" || len(src.Spec.Taints) != 3 {
+		t.Errorf("Resolve changed the snapshot's node or slice: node %s with %d taints, slice on %s", src.Name, len(src.Spec.Taints), *slice.Spec.NodeName)
+	}
+	if diff := cmp.Diff([]string{"gpu-a"}, g.Nodes); diff != "" {
+		t.Errorf("group nodes (-want +got):\n%s", diff)
+	}
+}
+
+// TestNewNodeNames checks that new node names skip names in use and that
+// estimates (nextNames) do not reserve them.
+func TestNewNodeNames(t *testing.T) {
+	groups, _, err := Resolve(snapshotOf(makeGroup("g").Obj(), makeNode("g-template-2", map[string]string{"pool": "g"}, "4")))
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	g := groups[0]
+	if diff := cmp.Diff([]string{"g-template-1", "g-template-3"}, g.nextNames(2)); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	g.reserve(g.nextNames(1))
+	if diff := cmp.Diff([]string{"g-template-3", "g-template-4"}, g.nextNames(2)); diff != "" {
+		t.Errorf("names after reserving one (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,522 @@
+package autoscale
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/snapshot"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+)
+
+// ErrNoNodeGroups is returned when the snapshot has no NodeGroup.
+var ErrNoNodeGroups = errors.New("no NodeGroup in the snapshot: add drasim.io/v1alpha1 NodeGroup objects (see docs/autoscaler.md)")
+
+// Outcome is a finished scale-up simulation: the plan, and the cluster
+// after it (with the new nodes and their slices in its snapshot, so that
+// Cluster.WriteSnapshot writes them).
+type Outcome struct {
+	Plan    *Plan
+	Cluster *cluster.Cluster
+}
+
+// Run replays the snapshot, then runs cluster-autoscaler's scale-up loop
+// on what stayed pending, and returns the plan. The snapshot is not
+// changed. Errors are broken input (invalid NodeGroups, an unknown
+// expander) or a failure of the scheduler; pods that no group helps are
+// part of the plan, not errors.
+func Run(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Outcome, error) {
+	s, err := newScaler(ctx, snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	initial := map[string]int{}
+	for _, g := range s.groups {
+		initial[g.Name] = g.Size()
+	}
+	if err := s.loop(); err != nil {
+		return nil, err
+	}
+	for _, g := range s.groups {
+		added := g.Size() - initial[g.Name]
+		if added == 0 {
+			continue
+		}
+		su := GroupScaleUp{Group: g.Name, From: initial[g.Name], To: g.Size(), Max: g.MaxSize, Nodes: g.Nodes[initial[g.Name]:]}
+		s.plan.NodesAdded += added
+		if g.PricePerHour != nil {
+			cost := roundCost(*g.PricePerHour * float64(added))
+			su.CostPerHour = &cost
+			s.plan.CostPerHour = roundCost(s.plan.CostPerHour + cost)
+		} else {
+			s.plan.UnpricedNodes += added
+		}
+		s.plan.ScaleUp = append(s.plan.ScaleUp, su)
+	}
+	recount(s.final)
+	s.plan.Result = s.final
+	return &Outcome{Plan: s.plan, Cluster: s.cur}, nil
+}
+
+// newScaler checks the options and the NodeGroups and runs the replay the
+// scale-up starts from.
+func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*scaler, error) {
+	opts = opts.withDefaults()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	ch, err := newChain(opts)
+	if err != nil {
+		return nil, err
+	}
+	work := copySnapshot(snap)
+	groups, warnings, err := Resolve(work)
+	if err != nil {
+		return nil, err
+	}
+	if len(groups) == 0 {
+		return nil, ErrNoNodeGroups
+	}
+	run, err := sim.Simulate(ctx, work, opts.Sim)
+	if err != nil {
+		return nil, err
+	}
+	gates := opts.Sim.Gates
+	if gates == nil {
+		gates = dra.DefaultGates()
+	}
+	s := &scaler{
+		ctx: ctx, opts: opts, groups: groups, work: work, cur: run.Cluster, draPlugin: run.DRA, chain: ch,
+		matcher:  newMatcher(ctx, gates, work.DeviceClasses),
+		final:    run.Result,
+		excluded: map[types.UID]string{},
+	}
+	s.plan = &Plan{APIVersion: APIVersion, Kind: Kind, Warnings: warnings, Loops: []Loop{}, ScaleUp: []GroupScaleUp{}, Pending: []PendingPod{}}
+	s.plan.Inputs = Inputs{
+		Expanders: opts.Expanders, MaxNodesTotal: opts.MaxNodesTotal, MaxNodesPerScaleUp: opts.MaxNodesPerScaleUp,
+		MaxLoops: opts.MaxLoops, Seed: opts.Sim.Seed, DeviceClassWeights: opts.DeviceClassWeights, Nodes: len(s.cur.Nodes),
+	}
+	for _, g := range groups {
+		s.plan.Groups = append(s.plan.Groups, groupInfo(g))
+	}
+	s.plan.Warnings = append(s.plan.Warnings, s.matcherWarnings()...)
+	s.pending = s.stillPending(s.cur.Queue)
+	s.plan.Inputs.PendingPods = len(s.pending)
+	return s, nil
+}
+
+// scaler is one run of the scale-up loop.
+type scaler struct {
+	ctx       context.Context
+	opts      Options
+	groups    []*Group
+	work      *snapshot.Snapshot
+	cur       *cluster.Cluster
+	draPlugin *dra.Plugin
+	chain     *chain
+	matcher   *matcher
+	final     *result.Result
+	plan      *Plan
+	// pending are the pods still without a node, in queue order.
+	pending []*v1.Pod
+	// excluded are pending pods that never trigger a scale-up, with why.
+	excluded map[types.UID]string
+}
+
+// copySnapshot copies the parts of the snapshot the scale-up appends to.
+func copySnapshot(s *snapshot.Snapshot) *snapshot.Snapshot {
+	c := *s
+	c.Nodes = append([]*v1.Node(nil), s.Nodes...)
+	c.ResourceSlices = append([]*resourceapi.ResourceSlice(nil), s.ResourceSlices...)
+	c.NodeGroups = append([]*snapshot.NodeGroup(nil), s.NodeGroups...)
+	return &c
+}
+
+func (s *scaler) matcherWarnings() []string {
+	var out []string
+	names := make([]string, 0, len(s.opts.DeviceClassWeights))
+	for c := range s.opts.DeviceClassWeights {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	for _, c := range names {
+		if s.matcher.classes[c] == nil {
+			out = append(out, fmt.Sprintf("device class weight for %s: no such DeviceClass in the snapshot", c))
+		}
+	}
+	return out
+}
+
+func groupInfo(g *Group) GroupInfo {
+	devices := 0
+	templateDevices(g, func(string, *resourceapi.Device) { devices++ })
+	alloc := g.Template.Status.Allocatable
+	return GroupInfo{
+		Name: g.Name, MinSize: g.MinSize, MaxSize: g.MaxSize, Size: g.Size(), PricePerHour: g.PricePerHour, TemplateFrom: g.TemplateFrom,
+		CPU: alloc.Cpu().String(), Memory: alloc.Memory().String(), Devices: devices,
+	}
+}
+
+// stillPending returns the pods of list without a node; it records the
+// ones that never trigger a scale-up (CA's pod list processors drop
+// DaemonSet pods and expendable pods).
+func (s *scaler) stillPending(list []*v1.Pod) []*v1.Pod {
+	var out []*v1.Pod
+	for _, p := range list {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		out = append(out, p)
+		if _, done := s.excluded[p.UID]; done {
+			continue
+		}
+		if strings.HasPrefix(ownerOf(p), "DaemonSet/") {
+			s.excluded[p.UID] = "DaemonSet pod: it runs on the node it is made for; cluster-autoscaler does not scale up for it"
+			continue
+		}
+		if prio := corev1helpers.PodPriority(p); prio < *s.opts.ExpendablePodsPriorityCutoff {
+			s.excluded[p.UID] = fmt.Sprintf("expendable: priority %d is below the cutoff %d; cluster-autoscaler does not scale up for it", prio, *s.opts.ExpendablePodsPriorityCutoff)
+		}
+	}
+	return out
+}
+
+// loop runs scale-up loops until nothing pending can be helped.
+func (s *scaler) loop() error {
+	var last *pass
+	for index := 1; ; index++ {
+		if len(s.pending) == 0 {
+			s.plan.Stop = Stop{Reason: StopNoPending, Message: "no pod is pending"}
+			return nil
+		}
+		p, err := s.evaluate()
+		if err != nil {
+			return err
+		}
+		last = p
+		if len(p.cands) == 0 {
+			s.plan.Stop = Stop{Reason: StopNoOption, Message: "no node group can help the pods that are still pending"}
+			break
+		}
+		if index > s.opts.MaxLoops {
+			s.plan.Stop = Stop{Reason: StopMaxLoops, Message: fmt.Sprintf("--max-loops %d reached", s.opts.MaxLoops)}
+			break
+		}
+		lp := Loop{Index: index, PendingPods: len(s.pending), Skipped: p.skipped}
+		for _, c := range p.cands {
+			lp.Options = append(lp.Options, *c.opt)
+		}
+		chosen, decision := s.chain.choose(p.cands, env{nodes: len(s.cur.Nodes)})
+		lp.Decision = decision
+		for i, c := range p.cands {
+			lp.Options[i] = *c.opt // the chain adds price scores and priorities
+		}
+		if chosen == nil {
+			s.plan.Loops = append(s.plan.Loops, lp)
+			s.plan.Stop = Stop{Reason: StopNoExpanderChoice, Message: fmt.Sprintf("the expanders (%s) kept no option", strings.Join(s.opts.Expanders, ","))}
+			break
+		}
+		lp.Triggered = chosen.opt.PodKeys
+		placed, err := s.apply(chosen, &lp)
+		if err != nil {
+			return err
+		}
+		lp.Placed = placed
+		lp.StillPending = len(s.pending)
+		s.plan.Loops = append(s.plan.Loops, lp)
+		last = nil
+		if placed == 0 {
+			s.plan.Stop = Stop{Reason: StopNoProgress, Message: fmt.Sprintf("the %d node(s) added for group %s in loop %d placed no pending pod", len(lp.Added), chosen.group.Name, index)}
+			break
+		}
+	}
+	if len(s.pending) > 0 && last == nil {
+		p, err := s.evaluate()
+		if err != nil {
+			return err
+		}
+		last = p
+	}
+	s.reportPending(last)
+	return nil
+}
+
+// pass is one evaluation of every group against the pending pods.
+type pass struct {
+	cands   []*candidate
+	skipped []SkippedGroup
+	eqs     []*podGroup
+	// verdicts[eq] holds one verdict per group that was tried.
+	verdicts map[*podGroup][]verdict
+}
+
+// evaluate asks every group what it could do for the pending pods, each
+// on its own fork: the fit check on one template node, then the estimate.
+func (s *scaler) evaluate() (*pass, error) {
+	var considered []*v1.Pod
+	for _, p := range s.pending {
+		if _, ex := s.excluded[p.UID]; !ex {
+			considered = append(considered, p)
+		}
+	}
+	p := &pass{eqs: equivalenceGroups(considered), verdicts: map[*podGroup][]verdict{}}
+	if len(p.eqs) == 0 {
+		return p, nil
+	}
+	// The queue of the forks holds the pending pods, so that the fork's
+	// copies can be found by UID.
+	s.cur.Queue = s.pending
+	clusterNodes := len(s.cur.Nodes)
+	for _, g := range s.groups {
+		room := g.MaxSize - g.Size()
+		limit := min(s.opts.MaxNodesPerScaleUp, room)
+		if s.opts.MaxNodesTotal > 0 {
+			limit = min(limit, s.opts.MaxNodesTotal-clusterNodes)
+		}
+		skip := ""
+		switch {
+		case room <= 0:
+			skip = fmt.Sprintf("max node group size reached (%d/%d)", g.Size(), g.MaxSize)
+		case limit <= 0:
+			skip = fmt.Sprintf("max-nodes-total reached (%d/%d)", clusterNodes, s.opts.MaxNodesTotal)
+		}
+		if skip != "" {
+			p.skipped = append(p.skipped, SkippedGroup{Group: g.Name, Reason: skip})
+			for _, eq := range p.eqs {
+				p.verdicts[eq] = append(p.verdicts[eq], verdict{group: g.Name, reason: skip})
+			}
+			continue
+		}
+		c, err := s.evaluateGroup(g, p, limit)
+		if err != nil {
+			return nil, fmt.Errorf("node group %s: %w", g.Name, err)
+		}
+		if c != nil {
+			p.cands = append(p.cands, c)
+		}
+	}
+	return p, nil
+}
+
+func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error) {
+	fork := s.cur.Fork()
+	k, err := newChecker(fork, s.opts.Sim.Plugins)
+	if err != nil {
+		return nil, err
+	}
+	copies := map[types.UID]*v1.Pod{}
+	for _, pod := range fork.Queue {
+		copies[pod.UID] = pod
+	}
+	first := g.nextNames(1)[0]
+	k.addNode(g, first)
+	var fit []*podGroup
+	eqOf := map[types.UID]*podGroup{}
+	for _, eq := range p.eqs {
+		rep := copies[eq.exemplar().UID]
+		cy, err := k.preFilter(s.ctx, rep)
+		if err != nil {
+			return nil, err
+		}
+		st, err := k.filter(s.ctx, cy, rep, first)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			p.verdicts[eq] = append(p.verdicts[eq], templateVerdict(s.ctx, k, s.matcher, g, rep, cy, st, first))
+			continue
+		}
+		forked := &podGroup{owner: eq.owner}
+		for _, pod := range eq.pods {
+			forked.pods = append(forked.pods, copies[pod.UID])
+			eqOf[pod.UID] = eq
+		}
+		fit = append(fit, forked)
+	}
+	if len(fit) == 0 {
+		p.skipped = append(p.skipped, SkippedGroup{Group: g.Name, Reason: "no pending pod fits its template"})
+		return nil, nil
+	}
+	est, err := binpack(s.ctx, k, g, fit, limit)
+	if err != nil {
+		return nil, err
+	}
+	inEstimate := map[*podGroup]bool{}
+	for _, pod := range est.pods {
+		inEstimate[eqOf[pod.UID]] = true
+	}
+	for _, forked := range fit {
+		eq := eqOf[forked.pods[0].UID]
+		v := verdict{group: g.Name, fits: inEstimate[eq], reason: fmt.Sprintf("fits: the estimate adds %d node(s)", len(est.nodes))}
+		if !v.fits {
+			v.reason = "fits its template, but not in the estimate"
+			if est.limited {
+				v.reason += fmt.Sprintf(" (limited to %d node(s))", limit)
+			}
+		}
+		p.verdicts[eq] = append(p.verdicts[eq], v)
+	}
+	if len(est.nodes) == 0 {
+		p.skipped = append(p.skipped, SkippedGroup{Group: g.Name, Reason: "the estimate placed no pod"})
+		return nil, nil
+	}
+	opt := &Option{Group: g.Name, Nodes: len(est.nodes), Pods: len(est.pods), Limited: est.limited}
+	for _, pod := range est.pods {
+		opt.PodKeys = append(opt.PodKeys, pod.Namespace+"/"+pod.Name)
+	}
+	opt.CPUWaste, opt.MemoryWaste = leastWaste(g.Template, opt.Nodes, est.pods)
+	opt.DeviceWaste, opt.Devices, opt.IdleDevices = deviceWaste(fork, s.matcher, s.opts.DeviceClassWeights, est.nodes)
+	opt.PrioritizedListScore, opt.PrioritizedListPods = prioritizedListScore(k, est.pods)
+	if g.PricePerHour != nil {
+		cost := roundCost(*g.PricePerHour * float64(opt.Nodes))
+		opt.CostPerHour = &cost
+	}
+	return &candidate{opt: opt, group: g, pods: est.pods}, nil
+}
+
+// apply adds the chosen option's nodes to the cluster and replays the
+// pending pods (the new nodes' daemon pods first, as they arrive with the
+// node). It returns how many pending pods got a node.
+func (s *scaler) apply(c *candidate, lp *Loop) (int, error) {
+	g := c.group
+	names := g.nextNames(c.opt.Nodes)
+	var daemons []*v1.Pod
+	for _, name := range names {
+		node, slices, pods := g.newNode(name)
+		s.cur.AddNode(node, slices)
+		s.work.Nodes = append(s.work.Nodes, node.DeepCopy())
+		s.work.ResourceSlices = append(s.work.ResourceSlices, slices...)
+		for _, p := range pods {
+			s.cur.AddPending(p)
+			daemons = append(daemons, p)
+		}
+	}
+	g.reserve(names)
+	lp.Added = names
+	queue := append(append([]*v1.Pod(nil), daemons...), s.pending...)
+	s.cur.Queue = queue
+	profile, err := schedule.NewProfile(s.cur, s.draPlugin, s.opts.Sim.Plugins)
+	if err != nil {
+		return 0, fmt.Errorf("scheduler profile: %w", err)
+	}
+	so := schedule.Options{Seed: s.opts.Sim.Seed, ScoreAllNodes: s.opts.Sim.ScoreAllNodes, Parallelism: s.opts.Sim.Parallelism}
+	res, err := schedule.Replay(s.ctx, s.cur, profile, so, s.draPlugin)
+	if err != nil {
+		return 0, err
+	}
+	merge(s.final, res)
+	placed := 0
+	for _, p := range s.pending {
+		if p.Spec.NodeName != "" {
+			placed++
+		}
+	}
+	// A daemon pod that does not fit its new node stays pending too.
+	s.pending = s.stillPending(queue)
+	return placed, nil
+}
+
+// merge folds a loop's replay into the overall result: the pods it
+// decided replace their earlier outcome (new daemon pods are added), its
+// events follow the earlier ones, and its node usage, which covers every
+// node, replaces the earlier one.
+func merge(into, loop *result.Result) {
+	index := map[string]int{}
+	for i, p := range into.Pods {
+		index[p.Key()] = i
+	}
+	for _, p := range loop.Pods {
+		if p.Phase != result.PhaseScheduled && p.Phase != result.PhaseUnschedulable {
+			continue
+		}
+		if i, ok := index[p.Key()]; ok {
+			into.Pods[i] = p
+			continue
+		}
+		index[p.Key()] = len(into.Pods)
+		into.Pods = append(into.Pods, p)
+	}
+	for _, e := range loop.Events {
+		e.Seq = len(into.Events) + 1
+		into.Events = append(into.Events, e)
+	}
+	into.Nodes = loop.Nodes
+}
+
+// roundCost drops float noise (3 x 0.40 = 1.2000000000000002) from costs.
+func roundCost(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+// recount sets the summary from the pods.
+func recount(r *result.Result) {
+	r.Summary = result.Summary{}
+	for _, p := range r.Pods {
+		switch p.Phase {
+		case result.PhaseScheduled:
+			r.Summary.Scheduled++
+		case result.PhaseUnschedulable:
+			r.Summary.Unschedulable++
+		case result.PhaseBound:
+			r.Summary.AlreadyBound++
+		case result.PhaseGated:
+			r.Summary.Gated++
+		case result.PhaseSkipped:
+			r.Summary.Skipped++
+		}
+	}
+}
+
+// reportPending says, for every pod still pending, why no group helps it.
+func (s *scaler) reportPending(last *pass) {
+	byPod := map[types.UID]*podGroup{}
+	if last != nil {
+		for _, eq := range last.eqs {
+			for _, p := range eq.pods {
+				byPod[p.UID] = eq
+			}
+		}
+	}
+	for _, pod := range s.pending {
+		pp := PendingPod{Pod: pod.Namespace + "/" + pod.Name, Owner: ownerOf(pod)}
+		if why, ok := s.excluded[pod.UID]; ok {
+			pp.Reason = why
+			s.plan.Pending = append(s.plan.Pending, pp)
+			continue
+		}
+		eq := byPod[pod.UID]
+		var vs []verdict
+		if eq != nil {
+			vs = last.verdicts[eq]
+		}
+		pp.NeverFits = len(vs) > 0
+		var fits []string
+		for _, v := range vs {
+			pp.Groups = append(pp.Groups, GroupReason{Group: v.group, Plugin: v.plugin, Reason: v.reason})
+			if !v.template {
+				pp.NeverFits = false
+			}
+			if v.fits {
+				fits = append(fits, v.group)
+			}
+		}
+		switch {
+		case len(fits) > 0:
+			pp.Reason = fmt.Sprintf("group(s) %v could add nodes for it, but the scale-up stopped: %s", fits, s.plan.Stop.Message)
+		case pp.NeverFits:
+			pp.Reason = "no group's template fits: " + summarize(vs)
+		default:
+			pp.Reason = summarize(vs)
+		}
+		s.plan.Pending = append(s.plan.Pending, pp)
+	}
+}
