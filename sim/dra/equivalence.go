@@ -41,9 +41,18 @@ func (s *State) indexNodes() {
 	s.nodes = map[string]*nodePools{}
 	s.poolNode = map[poolRef]string{}
 	s.equivalence = true
-	byPool := map[poolRef][]*resourceapi.ResourceSlice{}
-	var order []poolRef
-	for _, sl := range s.slices {
+	s.indexSlices(s.slices)
+}
+
+// indexSlices adds slices to the node index: the pools they form and the
+// static hash of every node that gets a pool. Adding a slice to a pool
+// that is already indexed re-hashes that pool's node from all its slices.
+func (s *State) indexSlices(slices []*resourceapi.ResourceSlice) {
+	if !s.equivalence {
+		return
+	}
+	touched := map[string]bool{}
+	for _, sl := range slices {
 		name := ptr.Deref(sl.Spec.NodeName, "")
 		if name == "" {
 			s.equivalence = false
@@ -53,23 +62,29 @@ func (s *State) indexNodes() {
 		if owner, seen := s.poolNode[ref]; seen && owner != name {
 			s.equivalence = false // a pool spread over several nodes
 			return
-		}
-		if _, seen := byPool[ref]; !seen {
-			order = append(order, ref)
+		} else if !seen {
+			np := s.nodes[name]
+			if np == nil {
+				np = &nodePools{}
+				s.nodes[name] = np
+			}
+			np.pools = append(np.pools, ref)
 		}
 		s.poolNode[ref] = name
-		byPool[ref] = append(byPool[ref], sl)
+		touched[name] = true
 	}
-	for _, ref := range order {
-		node := s.poolNode[ref]
-		np := s.nodes[node]
-		if np == nil {
-			np = &nodePools{}
-			s.nodes[node] = np
+	if len(touched) == 0 {
+		return
+	}
+	byPool := map[poolRef][]*resourceapi.ResourceSlice{}
+	for _, sl := range s.slices {
+		ref := poolRef{sl.Spec.Driver, sl.Spec.Pool.Name}
+		if touched[s.poolNode[ref]] {
+			byPool[ref] = append(byPool[ref], sl)
 		}
-		np.pools = append(np.pools, ref)
 	}
-	for _, np := range s.nodes {
+	for name := range touched {
+		np := s.nodes[name]
 		sort.Slice(np.pools, func(i, j int) bool {
 			if np.pools[i].driver != np.pools[j].driver {
 				return np.pools[i].driver < np.pools[j].driver

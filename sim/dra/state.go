@@ -334,7 +334,12 @@ func (s *State) Clone() *State {
 	c.nodes = make(map[string]*nodePools, len(s.nodes))
 	for k, v := range s.nodes {
 		cp := *v
+		cp.pools = append([]poolRef(nil), v.pools...)
 		c.nodes[k] = &cp
+	}
+	c.poolNode = make(map[poolRef]string, len(s.poolNode))
+	for k, v := range s.poolNode {
+		c.poolNode[k] = v
 	}
 	c.poolFacts = make(map[poolRef]map[string]bool, len(s.poolFacts))
 	for k, v := range s.poolFacts {
@@ -353,17 +358,11 @@ func (s *State) AddSlices(slices []*resourceapi.ResourceSlice, rules []*resource
 	if !s.gates["DRADeviceTaintRules"] {
 		rules = nil
 	}
+	added := make([]*resourceapi.ResourceSlice, 0, len(slices))
 	for _, sl := range slices {
-		s.slices = append(s.slices[:len(s.slices):len(s.slices)], applyTaintRules(sl, rules))
+		added = append(added, applyTaintRules(sl, rules))
 	}
-	// The new node may break or join equivalence classes: index again and
-	// recompute every node's allocation hash from the recorded facts.
-	facts := s.poolFacts
-	s.indexNodes()
-	s.poolFacts = facts
-	all := map[poolRef]bool{}
-	for ref := range s.poolNode {
-		all[ref] = true
-	}
-	s.refreshDynamic(all)
+	// A fork shares the slice list with its parent: copy before appending.
+	s.slices = append(s.slices[:len(s.slices):len(s.slices)], added...)
+	s.indexSlices(added)
 }
