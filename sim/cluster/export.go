@@ -10,6 +10,8 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/drasim/drasim/sim/snapshot"
 	"sigs.k8s.io/yaml"
 )
 
@@ -74,6 +76,11 @@ func (c *Cluster) WriteSnapshot(w io.Writer) error {
 	}
 	for _, o := range c.Pods {
 		add(core, "Pod", o.DeepCopy())
+	}
+	for _, o := range s.NodeGroups {
+		ng := o.DeepCopy()
+		ng.APIVersion, ng.Kind = snapshot.NodeGroupAPIVersion, "NodeGroup"
+		items = append(items, ng)
 	}
 	data, err := yaml.Marshal(list{APIVersion: "v1", Kind: "List", Items: items, Metadata: map[string]any{"resourceVersion": ""}})
 	if err != nil {

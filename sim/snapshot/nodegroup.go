@@ -45,3 +45,29 @@ type NodeTemplate struct {
 	Node           v1.Node                     `json:"node"`
 	ResourceSlices []resourceapi.ResourceSlice `json:"resourceSlices,omitempty"`
 }
+
+// DeepCopy returns an independent copy of the node group.
+func (g *NodeGroup) DeepCopy() *NodeGroup {
+	out := &NodeGroup{TypeMeta: g.TypeMeta, ObjectMeta: *g.ObjectMeta.DeepCopy(), Spec: g.Spec}
+	if g.Spec.NodeSelector != nil {
+		out.Spec.NodeSelector = g.Spec.NodeSelector.DeepCopy()
+	}
+	if g.Spec.Template != nil {
+		t := &NodeTemplate{Node: *g.Spec.Template.Node.DeepCopy()}
+		for i := range g.Spec.Template.ResourceSlices {
+			t.ResourceSlices = append(t.ResourceSlices, *g.Spec.Template.ResourceSlices[i].DeepCopy())
+		}
+		out.Spec.Template = t
+	}
+	if g.Spec.PricePerHour != nil {
+		p := *g.Spec.PricePerHour
+		out.Spec.PricePerHour = &p
+	}
+	if g.Spec.Labels != nil {
+		out.Spec.Labels = make(map[string]string, len(g.Spec.Labels))
+		for k, v := range g.Spec.Labels {
+			out.Spec.Labels[k] = v
+		}
+	}
+	return out
+}
