@@ -223,3 +223,41 @@ func TestChainedRun(t *testing.T) {
 		})
 	}
 }
+
+// TestFailureMessages compares each pending pod's message with the
+// PodScheduled message the real kube-scheduler wrote (oracle/NAME.reasons.json).
+// kube appends what preemption found ("preemption: ..."); drasim does not
+// model preemption (docs/fidelity.md), so only the part before it counts.
+func TestFailureMessages(t *testing.T) {
+	for _, file := range scenarioFiles(t) {
+		name := strings.TrimSuffix(file, ".yaml")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("oracle", name+".reasons.json"))
+			if os.IsNotExist(err) {
+				t.Skipf("no recorded messages for %s", name)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string][]string{}
+			if err := json.Unmarshal(data, &want); err != nil {
+				t.Fatalf("oracle/%s.reasons.json: %v", name, err)
+			}
+			got := map[string]string{}
+			for _, p := range simulate(t, file).Result.Pods {
+				if p.Phase == result.PhaseUnschedulable {
+					got[p.Key()] = p.Message
+				}
+			}
+			for pod, msgs := range want {
+				if len(msgs) == 0 {
+					continue
+				}
+				kube, _, _ := strings.Cut(msgs[len(msgs)-1], " preemption:")
+				if got[pod] != kube {
+					t.Errorf("pod %s:\n  kube-scheduler: %q\n  drasim:         %q", pod, kube, got[pod])
+				}
+			}
+		})
+	}
+}
