@@ -130,7 +130,9 @@ func TestOutputSnapshot(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("reloading the output snapshot: exit %d: %s", r.code, r.stder)
 	}
-	var res struct{ Summary struct{ Scheduled, AlreadyBound int } }
+	var res struct {
+		Summary struct{ Scheduled, AlreadyBound int }
+	}
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatal(err)
 	}
