@@ -90,7 +90,7 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 				ne.Scores = append(ne.Scores, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})
 			}
 			if ne.Feasible {
-				ne.Devices = devicesOf(toAllocate, dra.ChosenAllocation(a.State, nr.Node))
+				ne.Devices = devicesOf(toAllocate, draPlugin.ChosenAllocation(a.State, nr.Node))
 			}
 			ex.Nodes = append(ex.Nodes, ne)
 		}

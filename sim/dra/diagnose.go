@@ -38,7 +38,7 @@ const (
 // is meant for pods that did not fit, at their turn in the queue.
 func (p *Plugin) Diagnose(ctx context.Context, cs *framework.CycleState, node *v1.Node) []Finding {
 	d := readCycle(cs)
-	if d == nil || d.allocator == nil {
+	if d == nil || !d.needsAllocation {
 		return nil
 	}
 	var claims []*resourceapi.ResourceClaim
@@ -56,7 +56,11 @@ func (p *Plugin) Diagnose(ctx context.Context, cs *framework.CycleState, node *v
 	noTaints := p.state.features
 	noTaints.DeviceTaints = false
 	fits := func(features structured.Features, state structured.AllocatedState, claims ...*resourceapi.ResourceClaim) (bool, error) {
-		a, err := structured.NewAllocator(ctx, features, state, p.state, p.state.slices, p.celCache)
+		slices := p.state.slices
+		if p.state.equivalence {
+			slices = p.state.nodeSlices[node.Name]
+		}
+		a, err := structured.NewAllocator(ctx, features, state, p.state, slices, p.celCache)
 		if err != nil {
 			return false, err
 		}

@@ -40,6 +40,7 @@ type poolRef struct{ driver, name string }
 func (s *State) indexNodes() {
 	s.nodes = map[string]*nodePools{}
 	s.poolNode = map[poolRef]string{}
+	s.nodeSlices = map[string][]*resourceapi.ResourceSlice{}
 	s.equivalence = true
 	s.indexSlices(s.slices)
 }
@@ -72,6 +73,8 @@ func (s *State) indexSlices(slices []*resourceapi.ResourceSlice) {
 		}
 		s.poolNode[ref] = name
 		touched[name] = true
+		list := s.nodeSlices[name]
+		s.nodeSlices[name] = append(list[:len(list):len(list)], sl)
 	}
 	if len(touched) == 0 {
 		return

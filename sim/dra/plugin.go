@@ -43,7 +43,7 @@ type Plugin struct {
 	reference bool
 
 	mu      sync.Mutex
-	answers map[answerKey]classAnswer
+	answers map[answerKey]*classAnswer
 }
 
 // Options tune the plugin.
@@ -69,7 +69,7 @@ func New(state *State, opts ...Options) *Plugin {
 	}
 	return &Plugin{
 		reference: o.Reference,
-		answers:   map[answerKey]classAnswer{},
+		answers:   map[answerKey]*classAnswer{},
 		state:     state,
 		celCache: cel.NewCache(10, cel.Features{
 			EnableConsumableCapacity: state.gates["DRAConsumableCapacity"],
@@ -92,18 +92,54 @@ type cycleData struct {
 	extendedClaim    *resourceapi.ResourceClaim
 	extendedRequests map[v1.ResourceName]int64
 	userClaims       int
-	allocator        structured.Allocator
+	// needsAllocation is set when some claim is not allocated yet.
+	needsAllocation bool
+	// allocState is the allocated devices as PreFilter saw them; every
+	// allocator of this cycle starts from it.
+	allocState structured.AllocatedState
+	// shared is the one allocator over all slices, made on first use when
+	// nodes cannot be asked with their own slices only.
+	sharedOnce sync.Once
+	shared     structured.Allocator
+	sharedErr  error
 
 	mu              sync.Mutex
 	nodeAllocations map[string]nodeAllocation
 	// claimsHash identifies the content of the claims to allocate.
 	claimsHash uint64
+	// scores caches the prioritized-list score of shared answers.
+	scores map[*classAnswer]int64
 }
 
 type nodeAllocation struct {
 	results       []resourceapi.AllocationResult // one per claim to allocate, in claims order
 	extendedClaim *resourceapi.ResourceClaim     // the node's variant of the extended-resource claim
 	mappings      []v1.ContainerExtendedResourceRequest
+	// answer, when set, holds the results as computed on an equivalent
+	// node; they are translated for this node only when needed.
+	answer *classAnswer
+}
+
+// resultsOn returns the allocation results for the node.
+func (p *Plugin) resultsOn(a nodeAllocation, node string) []resourceapi.AllocationResult {
+	if a.answer != nil {
+		return p.state.translate(a.answer.results, a.answer.node, node)
+	}
+	return a.results
+}
+
+// allocatorFor returns an allocator that answers for the node: one over the
+// node's own slices when every slice is local to one node (cheap, and the
+// allocator would look at no other slice), else the cycle's allocator over
+// all slices.
+func (p *Plugin) allocatorFor(ctx context.Context, d *cycleData, node string) (structured.Allocator, error) {
+	if !p.reference && p.state.equivalence {
+		return structured.NewAllocator(ctx, p.state.features, d.allocState, p.state, p.state.nodeSlices[node], p.celCache)
+	}
+	d.sharedOnce.Do(func() {
+		d.shared, d.sharedErr = structured.NewAllocator(ctx, p.state.features, d.allocState, p.state, p.state.slices, p.celCache)
+	})
+	return d.shared, d.sharedErr
 }
 
 func (d *cycleData) toAllocate() []int {
@@ -213,11 +249,9 @@ func (p *Plugin) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v
 	}
 	if numToAllocate > 0 {
 		d.claimsHash = claimsHash(d.claims)
-		alloc, err := structured.NewAllocator(ctx, p.state.features, p.state.AllocatedState(), p.state, p.state.slices, p.celCache)
-		if err != nil {
-			return nil, framework.AsStatus(err)
-		}
-		d.allocator = alloc
+		d.needsAllocation = true
+		d.allocState = p.state.AllocatedState()
+		d.scores = map[*classAnswer]int64{}
 	}
 	cs.Write(Name, d)
 	return nil, nil
@@ -255,7 +289,8 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 		_ = claim
 	}
 	var results []resourceapi.AllocationResult
-	if d.allocator != nil {
+	var answer *classAnswer
+	if d.needsAllocation {
 		var toAllocate []*resourceapi.ResourceClaim
 		for _, i := range d.toAllocate() {
 			c := d.claims[i]
@@ -267,26 +302,27 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 			}
 			toAllocate = append(toAllocate, c)
 		}
-		res, st := p.allocate(ctx, d, node, toAllocate, nodeExtClaim == nil)
+		res, ans, st := p.allocate(ctx, d, node, toAllocate, nodeExtClaim == nil)
 		if st != nil {
 			return st
 		}
-		results = res
+		results, answer = res, ans
 	}
 	if unavailable {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonClaimNotOnNode)
 	}
-	if d.allocator != nil {
+	if d.needsAllocation {
 		d.mu.Lock()
-		d.nodeAllocations[node.Name] = nodeAllocation{results: results, extendedClaim: nodeExtClaim, mappings: mappings}
+		d.nodeAllocations[node.Name] = nodeAllocation{results: results, answer: answer, extendedClaim: nodeExtClaim, mappings: mappings}
 		d.mu.Unlock()
 	}
 	return nil
 }
 
 // allocate asks the allocator for the claims on the node, or reuses the
-// answer for an equivalent node (see equivalence.go).
-func (p *Plugin) allocate(ctx context.Context, d *cycleData, node *v1.Node, claims []*resourceapi.ResourceClaim, cacheable bool) ([]resourceapi.AllocationResult, *framework.Status) {
+// answer for an equivalent node (see equivalence.go). A reused answer comes
+// back untranslated, as the answer itself.
+func (p *Plugin) allocate(ctx context.Context, d *cycleData, node *v1.Node, claims []*resourceapi.ResourceClaim, cacheable bool) ([]resourceapi.AllocationResult, *classAnswer, *framework.Status) {
 	var key classKey
 	if cacheable && !p.reference {
 		key, cacheable = p.state.nodeClass(node.Name)
@@ -300,23 +336,27 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, node *v1.Node, clai
 		p.mu.Unlock()
 		if hit {
 			if e.failed {
-				return nil, framework.NewStatus(e.code, e.reasons...)
+				return nil, nil, framework.NewStatus(e.code, e.reasons...)
 			}
-			return p.state.translate(e.results, e.node, node.Name), nil
+			return nil, e, nil
 		}
 	}
-	res, err := d.allocator.Allocate(ctx, node, claims)
+	alloc, err := p.allocatorFor(ctx, d, node.Name)
+	if err != nil {
+		return nil, nil, framework.AsStatus(err)
+	}
+	res, err := alloc.Allocate(ctx, node, claims)
 	var st *framework.Status
 	switch {
 	case errors.Is(err, structured.ErrFailedAllocationOnNode):
 		st = framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
 	case err != nil:
-		return nil, framework.AsStatus(err) // broken input: never cached
+		return nil, nil, framework.AsStatus(err) // broken input: never cached
 	case len(res) != len(claims):
 		st = framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonCannotAllocate)
 	}
 	if cacheable {
-		e := classAnswer{node: node.Name}
+		e := &classAnswer{node: node.Name}
 		if st != nil {
 			e.failed, e.code, e.reasons = true, st.Code(), st.Reasons()
 		} else {
@@ -324,14 +364,14 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, node *v1.Node, clai
 		}
 		p.mu.Lock()
 		if len(p.answers) >= maxAnswers {
-			p.answers = map[answerKey]classAnswer{} // start over rather than grow without bound
+			p.answers = map[answerKey]*classAnswer{} // start over rather than grow without bound
 		}
 		if _, raced := p.answers[akey]; !raced {
 			p.answers[akey] = e
 		}
 		p.mu.Unlock()
 	}
-	return res, st
+	return res, nil, st
 }
 
 // answerKey identifies an allocator answer: which claims (by content) on
@@ -371,14 +411,32 @@ func (p *Plugin) Score(_ context.Context, cs *framework.CycleState, _ *v1.Pod, n
 	if !found {
 		return 0, nil
 	}
+	if alloc.answer != nil {
+		// Pool names do not matter to the score: compute it once per answer.
+		d.mu.Lock()
+		score, done := d.scores[alloc.answer]
+		d.mu.Unlock()
+		if done {
+			return score, nil
+		}
+	}
 	score, err := prioritizedListScore(d, alloc)
 	if err != nil {
 		return 0, framework.AsStatus(err)
+	}
+	if alloc.answer != nil {
+		d.mu.Lock()
+		d.scores[alloc.answer] = score
+		d.mu.Unlock()
 	}
 	return score, nil
 }
 
 func prioritizedListScore(d *cycleData, alloc nodeAllocation) (int64, error) {
+	results := alloc.results
+	if alloc.answer != nil {
+		results = alloc.answer.results
+	}
 	var score int64
 	next := 0
 	for _, claim := range d.claims {
@@ -389,10 +447,10 @@ func prioritizedListScore(d *cycleData, alloc nodeAllocation) (int64, error) {
 			if claim == d.extendedClaim && alloc.extendedClaim == nil {
 				continue
 			}
-			if next >= len(alloc.results) {
-				return 0, fmt.Errorf("number of allocations %d is smaller than number of claims needing allocation", len(alloc.results))
+			if next >= len(results) {
+				return 0, fmt.Errorf("number of allocations %d is smaller than number of claims needing allocation", len(results))
 			}
-			allocation = &alloc.results[next]
+			allocation = &results[next]
 			next++
 		}
 		chosen := sets.New[string]()
@@ -437,6 +495,7 @@ func (p *Plugin) Reserve(_ context.Context, cs *framework.CycleState, pod *v1.Po
 		return nil
 	}
 	alloc := d.nodeAllocations[nodeName]
+	results := p.resultsOn(alloc, nodeName)
 	next := 0
 	for _, i := range d.toAllocate() {
 		claim := d.claims[i]
@@ -448,10 +507,10 @@ func (p *Plugin) Reserve(_ context.Context, cs *framework.CycleState, pod *v1.Po
 			d.claims[i] = claim
 			setExtendedStatus(pod, claim.Name, alloc.mappings)
 		}
-		if next >= len(alloc.results) {
+		if next >= len(results) {
 			return framework.AsStatus(fmt.Errorf("internal error: no allocation for claim %s on node %s", claim.Name, nodeName))
 		}
-		if err := p.state.Allocate(claim, &alloc.results[next]); err != nil {
+		if err := p.state.Allocate(claim, &results[next]); err != nil {
 			return framework.AsStatus(err)
 		}
 		next++
@@ -471,14 +530,15 @@ func (p *Plugin) Unreserve(context.Context, *framework.CycleState, *v1.Pod, stri
 
 // ChosenAllocation returns the allocation Filter found for a node, for
 // explanations: one result per claim that needed allocation.
-func ChosenAllocation(cs *framework.CycleState, nodeName string) []resourceapi.AllocationResult {
+func (p *Plugin) ChosenAllocation(cs *framework.CycleState, nodeName string) []resourceapi.AllocationResult {
 	d := readCycle(cs)
 	if d == nil {
 		return nil
 	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.nodeAllocations[nodeName].results
+	alloc := d.nodeAllocations[nodeName]
+	d.mu.Unlock()
+	return p.resultsOn(alloc, nodeName)
 }
 
 // sortedResourceNames returns the keys of m in order.

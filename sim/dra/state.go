@@ -45,6 +45,9 @@ type State struct {
 	nodes       map[string]*nodePools
 	poolNode    map[poolRef]string
 	poolFacts   map[poolRef]map[string]bool
+	// nodeSlices are each node's slices in snapshot order, for allocators
+	// that answer for one node.
+	nodeSlices map[string][]*resourceapi.ResourceSlice
 }
 
 // NewState builds the DRA state from the snapshot's objects. Claims are
@@ -336,6 +339,10 @@ func (s *State) Clone() *State {
 		cp := *v
 		cp.pools = append([]poolRef(nil), v.pools...)
 		c.nodes[k] = &cp
+	}
+	c.nodeSlices = make(map[string][]*resourceapi.ResourceSlice, len(s.nodeSlices))
+	for k, v := range s.nodeSlices {
+		c.nodeSlices[k] = v
 	}
 	c.poolNode = make(map[poolRef]string, len(s.poolNode))
 	for k, v := range s.poolNode {
