@@ -28,6 +28,8 @@ type Options struct {
 	Parallelism int
 	// Files are recorded in the result's inputs.
 	Files []string
+	// Progress, when set, is called after each scheduling cycle.
+	Progress func(done, total int)
 	// Reference selects the reference engine: every node is asked on its
 	// own, with no shortcut. It must decide exactly as the default engine;
 	// it exists to prove that and to measure the difference.
@@ -57,7 +59,7 @@ func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin
 }
 
 func (o Options) scheduleOptions() schedule.Options {
-	return schedule.Options{Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism}
+	return schedule.Options{Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself

@@ -30,6 +30,7 @@ func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, d
 	outcomes := map[*v1.Pod]*result.Pod{}
 	var events []result.Event
 	pending := append([]*v1.Pod(nil), c.Queue...)
+	cycles := 0
 	for pass := 1; pass <= maxPasses && len(pending) > 0; pass++ {
 		var still []*v1.Pod
 		placed := 0
@@ -38,6 +39,10 @@ func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, d
 				return nil, err
 			}
 			a := s.SchedulePod(ctx, pod)
+			cycles++
+			if opts.Progress != nil {
+				opts.Progress(cycles, len(c.Queue))
+			}
 			if a.Err != nil {
 				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
 			}

@@ -44,6 +44,9 @@ type Options struct {
 	// KeepNodeStatuses keeps every node's filter status and score in the
 	// attempt (for explain); it costs memory on large clusters.
 	KeepNodeStatuses bool
+	// Progress, when set, is called after each scheduling cycle with the
+	// cycles done and the pods in the queue (for a progress bar).
+	Progress func(done, total int)
 }
 
 // Scheduler runs scheduling cycles against one cluster.

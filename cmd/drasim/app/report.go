@@ -71,7 +71,10 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 		ctx = context.Background()
 	}
 	start := time.Now()
+	bar := newProgressBar(streams.Err)
+	opts.Progress = bar.Update
 	run, err := sim.Simulate(ctx, res.Snapshot, opts)
+	bar.Done()
 	if err != nil {
 		return nil, nil, &ExitError{Code: ExitFailure, Err: err}
 	}

@@ -112,7 +112,10 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 		return runSimulateAutoscale(ctx, streams, g, res, opts, &f.scale, f.OutputSnapshot)
 	}
 	start := time.Now()
+	bar := newProgressBar(streams.Err)
+	opts.Progress = bar.Update
 	run, err := sim.Simulate(ctx, res.Snapshot, opts)
+	bar.Done()
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}

@@ -1,0 +1,66 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// progressBar draws replay progress on stderr, but only when stderr is a
+// terminal and the run has lasted about a second: quick runs and pipes
+// stay silent.
+type progressBar struct {
+	w       io.Writer
+	start   time.Time
+	last    time.Time
+	mu      sync.Mutex
+	drawn   bool
+	enabled bool
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	return &progressBar{w: w, start: time.Now(), enabled: isTerminal(w)}
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Update is a sim.Options.Progress callback.
+func (p *progressBar) Update(done, total int) {
+	if !p.enabled || total == 0 {
+		return
+	}
+	now := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now.Sub(p.start) < time.Second || (now.Sub(p.last) < 100*time.Millisecond && done < total) {
+		return
+	}
+	p.last = now
+	if done > total {
+		done = total // retry passes revisit pods
+	}
+	const width = 30
+	filled := width * done / total
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d pods, %s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), done, total, now.Sub(p.start).Round(time.Second))
+	p.drawn = true
+}
+
+// Done clears the bar.
+func (p *progressBar) Done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 70))
+	}
+}
