@@ -64,7 +64,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Outcome, 
 		}
 		s.plan.ScaleUp = append(s.plan.ScaleUp, su)
 	}
-	recount(s.final)
+	s.final.Recount()
 	s.plan.Result = s.final
 	return &Outcome{Plan: s.plan, Cluster: s.cur}, nil
 }
@@ -456,25 +456,6 @@ func merge(into, loop *result.Result) {
 
 // roundCost drops float noise (3 x 0.40 = 1.2000000000000002) from costs.
 func roundCost(v float64) float64 { return math.Round(v*1e6) / 1e6 }
-
-// recount sets the summary from the pods.
-func recount(r *result.Result) {
-	r.Summary = result.Summary{}
-	for _, p := range r.Pods {
-		switch p.Phase {
-		case result.PhaseScheduled:
-			r.Summary.Scheduled++
-		case result.PhaseUnschedulable:
-			r.Summary.Unschedulable++
-		case result.PhaseBound:
-			r.Summary.AlreadyBound++
-		case result.PhaseGated:
-			r.Summary.Gated++
-		case result.PhaseSkipped:
-			r.Summary.Skipped++
-		}
-	}
-}
 
 // reportPending says, for every pod still pending, why no group helps it.
 func (s *scaler) reportPending(last *pass) {

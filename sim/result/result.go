@@ -182,3 +182,22 @@ const (
 	EventScheduled        = "Scheduled"
 	EventFailedScheduling = "FailedScheduling"
 )
+
+// Recount sets the summary from the pods' phases.
+func (r *Result) Recount() {
+	r.Summary = Summary{}
+	for _, p := range r.Pods {
+		switch p.Phase {
+		case PhaseScheduled:
+			r.Summary.Scheduled++
+		case PhaseUnschedulable:
+			r.Summary.Unschedulable++
+		case PhaseBound:
+			r.Summary.AlreadyBound++
+		case PhaseGated:
+			r.Summary.Gated++
+		case PhaseSkipped:
+			r.Summary.Skipped++
+		}
+	}
+}

@@ -174,20 +174,9 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 			out.Owner = ref.Kind + "/" + ref.Name
 		}
 		out.Claims = podClaims(pod, draPlugin)
-		switch out.Phase {
-		case result.PhaseScheduled:
-			r.Summary.Scheduled++
-		case result.PhaseUnschedulable:
-			r.Summary.Unschedulable++
-		case result.PhaseBound:
-			r.Summary.AlreadyBound++
-		case result.PhaseGated:
-			r.Summary.Gated++
-		case result.PhaseSkipped:
-			r.Summary.Skipped++
-		}
 		r.Pods = append(r.Pods, *out)
 	}
+	r.Recount()
 	r.Nodes = nodeUsage(c)
 	return r
 }
