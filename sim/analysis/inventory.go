@@ -235,7 +235,7 @@ type matcher struct {
 	ctx      context.Context
 	cache    *cel.Cache
 	classes  []*resourceapi.DeviceClass
-	compiled map[string][]cel.CompilationResult
+	compiled map[string]dra.Selectors
 	broken   map[string]bool
 	warnings []string
 	// evalErrors remembers classes whose selectors failed at runtime, so
@@ -245,13 +245,10 @@ type matcher struct {
 
 func newMatcher(ctx context.Context, gates dra.Gates, classes []*resourceapi.DeviceClass) *matcher {
 	m := &matcher{
-		ctx: ctx,
-		cache: cel.NewCache(64, cel.Features{
-			EnableConsumableCapacity: gates["DRAConsumableCapacity"],
-			EnableListTypeAttributes: gates["DRAListTypeAttributes"],
-		}),
+		ctx:        ctx,
+		cache:      cel.NewCache(64, gates.CELFeatures()),
 		classes:    classes,
-		compiled:   map[string][]cel.CompilationResult{},
+		compiled:   map[string]dra.Selectors{},
 		broken:     map[string]bool{},
 		evalErrors: map[string]bool{},
 	}
@@ -267,33 +264,12 @@ func newMatcher(ctx context.Context, gates dra.Gates, classes []*resourceapi.Dev
 	return m
 }
 
-func (m *matcher) compile(sels []resourceapi.DeviceSelector) ([]cel.CompilationResult, error) {
-	var out []cel.CompilationResult
-	for i, sel := range sels {
-		if sel.CEL == nil {
-			continue
-		}
-		r := m.cache.GetOrCompile(sel.CEL.Expression)
-		if r.Error != nil {
-			return nil, fmt.Errorf("selector #%d: CEL compile error: %w", i, r.Error)
-		}
-		out = append(out, r)
-	}
-	return out, nil
+func (m *matcher) compile(sels []resourceapi.DeviceSelector) (dra.Selectors, error) {
+	return dra.CompileSelectors(m.cache, sels)
 }
 
-func (m *matcher) eval(exprs []cel.CompilationResult, d *device) (bool, error) {
-	in := cel.Device{Driver: d.key.driver, AllowMultipleAllocations: d.dev.AllowMultipleAllocations, Attributes: d.dev.Attributes, Capacity: d.dev.Capacity}
-	for i, e := range exprs {
-		ok, _, err := e.DeviceMatches(m.ctx, in)
-		if err != nil {
-			return false, fmt.Errorf("selector #%d on device %s: CEL runtime error: %w", i, d.key, cel.EnhanceRuntimeError(err))
-		}
-		if !ok {
-			return false, nil
-		}
-	}
-	return true, nil
+func (m *matcher) eval(exprs dra.Selectors, d *device) (bool, error) {
+	return exprs.Match(m.ctx, d.key.driver, d.key.String(), d.dev)
 }
 
 func (m *matcher) classesOf(d *device) map[string]bool {

@@ -2,20 +2,14 @@ package inspect
 
 import (
 	"context"
-	"fmt"
 	"sort"
 
+	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/snapshot"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/utils/ptr"
 )
-
-// celFeatures are the CEL environment features kube-scheduler v1.37 enables
-// by default: DRAConsumableCapacity is on, DRAListTypeAttributes off. A
-// selector that needs a disabled feature fails to compile here as it would in
-// the scheduler.
-var celFeatures = cel.Features{EnableConsumableCapacity: true, EnableListTypeAttributes: false}
 
 type deviceID struct{ driver, pool, device string }
 
@@ -169,19 +163,21 @@ func summarizeClasses(s *snapshot.Snapshot, devices []device, used map[deviceID]
 	for _, c := range classes {
 		selectors += len(c.Spec.Selectors)
 	}
-	cache := cel.NewCache(selectors+1, celFeatures)
+	// The default gates' CEL features: a selector that needs a disabled
+	// feature fails to compile here as it would in the scheduler.
+	cache := cel.NewCache(selectors+1, dra.DefaultGates().CELFeatures())
 	ctx := context.Background()
 	out := make([]DeviceClass, 0, len(classes))
 	for _, c := range classes {
 		dc := DeviceClass{Name: c.Name, Selectors: len(c.Spec.Selectors)}
-		exprs, err := compileSelectors(cache, c.Spec.Selectors)
+		exprs, err := dra.CompileSelectors(cache, c.Spec.Selectors)
 		if err != nil {
 			dc.Error = err.Error()
 			out = append(out, dc)
 			continue
 		}
 		for _, d := range devices {
-			ok, err := matches(ctx, exprs, d)
+			ok, err := exprs.Match(ctx, d.id.driver, d.id.String(), d.dev)
 			if err != nil {
 				dc.EvalErrors++
 				if dc.Error == "" {
@@ -204,46 +200,4 @@ func summarizeClasses(s *snapshot.Snapshot, devices []device, used map[deviceID]
 		out = append(out, dc)
 	}
 	return out
-}
-
-// selector is a compiled CEL selector and its index in the class.
-type selector struct {
-	index int
-	expr  cel.CompilationResult
-}
-
-func compileSelectors(cache *cel.Cache, sels []resourceapi.DeviceSelector) ([]selector, error) {
-	var out []selector
-	for i, sel := range sels {
-		if sel.CEL == nil {
-			continue // no other selector type exists; validation rejects an empty one
-		}
-		expr := cache.GetOrCompile(sel.CEL.Expression)
-		if expr.Error != nil {
-			return nil, fmt.Errorf("selector #%d: CEL compile error: %w", i, expr.Error)
-		}
-		out = append(out, selector{index: i, expr: expr})
-	}
-	return out, nil
-}
-
-// matches evaluates the selectors in order, stopping at the first that is
-// false, as the allocator does.
-func matches(ctx context.Context, sels []selector, d device) (bool, error) {
-	in := cel.Device{
-		Driver:                   d.id.driver,
-		AllowMultipleAllocations: d.dev.AllowMultipleAllocations,
-		Attributes:               d.dev.Attributes,
-		Capacity:                 d.dev.Capacity,
-	}
-	for _, sel := range sels {
-		ok, _, err := sel.expr.DeviceMatches(ctx, in)
-		if err != nil {
-			return false, fmt.Errorf("selector #%d on device %s: CEL runtime error: %w", sel.index, d.id, cel.EnhanceRuntimeError(err))
-		}
-		if !ok {
-			return false, nil
-		}
-	}
-	return true, nil
 }
