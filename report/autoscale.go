@@ -215,7 +215,7 @@ func WriteScaleUpComparisonMarkdown(w io.Writer, c *autoscale.Comparison) error 
 }
 
 func comparisonTable(c *autoscale.Comparison) Table {
-	t := Table{Header: []string{"Expander", "Nodes", "Cost", "Groups", "Scheduled", "Pending", "First choice", "Loops", "Stop"}}
+	t := Table{Header: []string{"Expander", "Nodes", "Cost", "Groups", "Scheduled", "Pending", "First choice", "Fragmentation after", "Loops", "Stop"}}
 	for _, e := range c.Entries {
 		cost := money(e.CostPerHour)
 		if e.UnpricedNodes > 0 {
@@ -225,7 +225,11 @@ func comparisonTable(c *autoscale.Comparison) Table {
 		if e.FirstChoiceShare != nil {
 			first = fmt.Sprintf("%s (%d/%d)", percent(*e.FirstChoiceShare), e.FirstChoice, e.PrioritizedList)
 		}
-		t.Append(e.Expanders, fmt.Sprint(e.NodesAdded), cost, orNone(e.ScaleUp), fmt.Sprint(e.Scheduled), fmt.Sprint(e.Pending), first, fmt.Sprint(e.Loops), string(e.Stop))
+		frag := "-"
+		if e.FragmentationAfter != nil {
+			frag = fmt.Sprintf("%s of %d idle", percent(*e.FragmentationAfter), e.IdleDevicesAfter)
+		}
+		t.Append(e.Expanders, fmt.Sprint(e.NodesAdded), cost, orNone(e.ScaleUp), fmt.Sprint(e.Scheduled), fmt.Sprint(e.Pending), first, frag, fmt.Sprint(e.Loops), string(e.Stop))
 	}
 	return t
 }

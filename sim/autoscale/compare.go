@@ -38,6 +38,20 @@ type ComparisonEntry struct {
 	FirstChoice      int        `json:"firstChoice"`
 	PrioritizedList  int        `json:"prioritizedList"`
 	Stop             StopReason `json:"stop"`
+	// FragmentationAfter is the fragmentation rate of the idle devices
+	// after the scale-up (docs/metrics.md), for the snapshot's own mix;
+	// IdleDevicesAfter is how many devices it is over.
+	FragmentationAfter *float64 `json:"fragmentationAfter,omitempty"`
+	IdleDevicesAfter   int      `json:"idleDevicesAfter"`
+}
+
+// SetFragmentation records the fragmentation after the last added plan.
+func (c *Comparison) SetFragmentation(rate float64, idle int) {
+	if len(c.Entries) == 0 {
+		return
+	}
+	e := &c.Entries[len(c.Entries)-1]
+	e.FragmentationAfter, e.IdleDevicesAfter = &rate, idle
 }
 
 // NewComparison returns an empty comparison.

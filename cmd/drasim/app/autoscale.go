@@ -10,6 +10,7 @@ import (
 
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/analysis"
 	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/spf13/cobra"
@@ -184,6 +185,13 @@ func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f 
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("expander %s: %w", entry, err)}
 		}
 		cmp.Add(out.Plan)
+		// Fragmentation after the scale-up, measured on the scaled cluster
+		// by the same analysis as drasim report.
+		rep, err := analysis.Analyze(ctx, &sim.Run{Cluster: out.Cluster, Result: out.Plan.Result}, analysis.Options{})
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("expander %s: fragmentation after the scale-up: %w", entry, err)}
+		}
+		cmp.SetFragmentation(rep.Fragmentation.Rate, rep.Fragmentation.IdleDevices)
 	}
 	if len(cmp.Entries) == 0 {
 		return usageErrorf("--compare-expanders: no expander given")

@@ -53,7 +53,7 @@ func TestAutoscaleCommand(t *testing.T) {
 			inStdout: []string{"Scale-up: 1 node(s) in 1 loop(s), costing 12.00 per hour", "by first-available"}},
 		{name: "markdown", output: "markdown", args: []string{"-f", fa, "--expander", "price"}, inStdout: []string{"## drasim scale-up plan", "| l4 | 0 | 1 | 4 | 1 | 3.00 |"}},
 		{name: "compare", output: "table", args: []string{"-f", fa, "--compare-expanders", "price,first-available,most-pods+least-nodes"},
-			inStdout: []string{"first-available         1       12.00   h100+1", "most-pods,least-nodes"}},
+			inStdout: []string{"first-available         1       12.00   h100+1", "most-pods,least-nodes", "FRAGMENTATION AFTER", "% of "}},
 		{name: "priority", output: "table", args: []string{"-f", autoscaleScenarios + "loops.yaml", "--expander", "priority", "--expander-priority-config", autoscaleScenarios + "config/priority-expander.yaml"},
 			inStdout: []string{"priority kept cpu (priority: cpu 50, gpu 10)"}},
 		{name: "limits", output: "table", args: []string{"-f", autoscaleScenarios + "loops.yaml", "--expander", "least-nodes", "--max-nodes-per-scaleup", "1", "--max-loops", "2"},
