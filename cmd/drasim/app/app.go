@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/drasim/drasim/report"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+	"golang.org/x/sys/unix"
 )
 
 // Exit codes. CI pipelines rely on them: "too full" (3) is not "broken" (1).
@@ -51,7 +53,22 @@ func usageErrorf(format string, args ...any) error {
 
 // Main runs drasim with the process's arguments and streams and exits.
 func Main() {
-	os.Exit(Run(Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.Args[1:]))
+	var out io.Writer = os.Stdout
+	if cols := terminalWidth(os.Stdout); cols > 0 {
+		// Tables fit the terminal; pipes and files get whole lines.
+		out = report.SizedWriter{Writer: os.Stdout, Columns: cols}
+	}
+	os.Exit(Run(Streams{In: os.Stdin, Out: out, Err: os.Stderr}, os.Args[1:]))
+}
+
+// terminalWidth returns the width of the terminal f is, or 0 when f is not
+// a terminal.
+func terminalWidth(f *os.File) int {
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil || ws.Col == 0 {
+		return 0
+	}
+	return int(ws.Col)
 }
 
 // Run executes one drasim command line and returns its exit code. Errors are
