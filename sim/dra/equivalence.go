@@ -97,10 +97,11 @@ func (s *State) indexSlices(slices []*resourceapi.ResourceSlice) {
 		h := fnv.New64a()
 		for _, ref := range np.pools {
 			for _, sl := range byPool[ref] {
-				spec := sl.Spec.DeepCopy()
+				// A shallow copy is enough: only top-level fields change.
+				spec := sl.Spec
 				spec.NodeName = nil
 				spec.Pool.Name = ""
-				data, _ := json.Marshal(spec)
+				data, _ := json.Marshal(&spec)
 				h.Write(data)
 				h.Write([]byte{0})
 			}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
@@ -388,15 +389,8 @@ func (s *Scheduler) parallel(n int, f func(i int)) {
 		return
 	}
 	var wg sync.WaitGroup
-	var next int64
-	var mu sync.Mutex
-	take := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		i := int(next)
-		next++
-		return i
-	}
+	var next atomic.Int64
+	take := func() int { return int(next.Add(1) - 1) }
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -422,7 +416,7 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 	}
 	out := make([]NodeResult, len(feasible))
 	for i, ni := range feasible {
-		out[i] = NodeResult{Node: ni.Node().Name}
+		out[i] = NodeResult{Node: ni.Node().Name, Scores: make([]PluginScore, 0, len(s.profile.Score))}
 	}
 	for _, ws := range s.profile.Score {
 		p := ws.Plugin
