@@ -22,16 +22,7 @@ const specialClaimName = "<extended-resources>"
 // isDRAExtendedResourceName mirrors kube-scheduler's check: an extended
 // resource name or an implicit device-class resource name.
 func isDRAExtendedResourceName(name v1.ResourceName) bool {
-	s := string(name)
-	if strings.HasPrefix(s, resourceapi.ResourceDeviceClassPrefix) {
-		return true
-	}
-	// v1helper.IsExtendedResourceName: not in the kubernetes.io namespace,
-	// not requests.-prefixed, and qualified.
-	if !strings.Contains(s, "/") || strings.HasPrefix(s, "requests.") {
-		return false
-	}
-	return !strings.HasPrefix(s, "kubernetes.io/") && !strings.Contains(s, ".kubernetes.io/")
+	return framework.IsExtendedResourceName(name) || strings.HasPrefix(string(name), resourceapi.ResourceDeviceClassPrefix)
 }
 
 // extendedRequests returns the pod's scalar resource requests when at least

@@ -281,12 +281,13 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 	if nodeExtClaim == nil && d.userClaims == 0 {
 		return nil
 	}
+	// An allocated claim pins the pod to its allocation's nodes; kube still
+	// runs the allocator for the other claims first, so its message wins.
 	unavailable := false
-	for i, claim := range d.claims {
-		if sel := d.availableOnNodes[i]; sel != nil && !sel.Match(node) {
+	for _, sel := range d.availableOnNodes {
+		if sel != nil && !sel.Match(node) {
 			unavailable = true
 		}
-		_ = claim
 	}
 	var results []resourceapi.AllocationResult
 	var answer *classAnswer

@@ -164,13 +164,6 @@ func LoadBytes(name string, data []byte, opts Options) (*Result, error) {
 	return l.finish([]string{name})
 }
 
-// rawObject is one object of a document, before it is typed.
-type rawObject struct {
-	src  snapshot.Source
-	json []byte
-	obj  map[string]any
-}
-
 // splitDocuments parses a file into its YAML (or JSON) documents and returns
 // each as a generic value with the line it starts on. An empty document is
 // dropped, as kubectl does.
