@@ -59,7 +59,7 @@ func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin
 }
 
 func (o Options) scheduleOptions() schedule.Options {
-	return schedule.Options{Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress}
+	return schedule.Options{Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself

@@ -30,6 +30,8 @@ type nodePools struct {
 	// dynamic hashes which of the node's devices are allocated; zero when
 	// none is.
 	dynamic uint64
+	// version is the state's version when static or dynamic last changed.
+	version uint64
 }
 
 type poolRef struct{ driver, name string }
@@ -52,6 +54,8 @@ func (s *State) indexSlices(slices []*resourceapi.ResourceSlice) {
 	if !s.equivalence {
 		return
 	}
+	// New pools may change any node's class, or switch equivalence off.
+	s.epoch++
 	touched := map[string]bool{}
 	for _, sl := range slices {
 		name := ptr.Deref(sl.Spec.NodeName, "")
@@ -108,6 +112,8 @@ func (s *State) indexSlices(slices []*resourceapi.ResourceSlice) {
 			h.Write([]byte{1})
 		}
 		np.static = h.Sum64()
+		s.version++
+		np.version = s.version
 	}
 }
 
@@ -135,6 +141,8 @@ func (s *State) refreshDynamic(pools map[poolRef]bool) {
 			}
 		}
 		sort.Strings(ids)
+		s.version++
+		np.version = s.version
 		if len(ids) == 0 {
 			np.dynamic = 0
 			continue

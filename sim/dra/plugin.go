@@ -44,6 +44,9 @@ type Plugin struct {
 
 	mu      sync.Mutex
 	answers map[answerKey]*classAnswer
+
+	// keys are the scheduler's node class keys (classes.go).
+	keys nodeKeys
 }
 
 // Options tune the plugin.

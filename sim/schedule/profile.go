@@ -101,6 +101,7 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 		if cfg.Disabled[pl.Name()] {
 			continue
 		}
+		p.all = append(p.all, pl)
 		if x, ok := pl.(framework.PreFilterPlugin); ok {
 			p.PreFilter = append(p.PreFilter, x)
 		}
@@ -145,4 +146,35 @@ func workloadsOf(c *cluster.Cluster) *podtopologyspread.Workloads {
 		})
 	}
 	return podtopologyspread.NewWorkloads(nil, nil, rss, c.Snapshot.StatefulSets)
+}
+
+// plugins returns every plugin of the profile once, including those of a
+// profile assembled by hand.
+func (p *Profile) plugins() []framework.Plugin {
+	if p.all != nil {
+		return p.all
+	}
+	seen := map[framework.Plugin]bool{}
+	add := func(pl framework.Plugin) {
+		if !seen[pl] {
+			seen[pl] = true
+			p.all = append(p.all, pl)
+		}
+	}
+	for _, pl := range p.PreFilter {
+		add(pl)
+	}
+	for _, pl := range p.Filter {
+		add(pl)
+	}
+	for _, pl := range p.PreScore {
+		add(pl)
+	}
+	for _, ws := range p.Score {
+		add(ws.Plugin)
+	}
+	for _, pl := range p.Reserve {
+		add(pl)
+	}
+	return p.all
 }

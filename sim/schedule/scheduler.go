@@ -29,6 +29,8 @@ type Profile struct {
 	PreScore  []framework.PreScorePlugin
 	Score     []WeightedScore
 	Reserve   []framework.ReservePlugin
+	// all lists every plugin of the profile once, in order.
+	all []framework.Plugin
 	// PercentageOfNodesToScore: 0 means kube's adaptive default.
 	PercentageOfNodesToScore int32
 }
@@ -48,6 +50,9 @@ type Options struct {
 	// Progress, when set, is called after each scheduling cycle with the
 	// cycles done and the pods in the queue (for a progress bar).
 	Progress func(done, total int)
+	// Reference evaluates every node on its own, without node classes:
+	// the plain loop, kept to prove that classes change no decision.
+	Reference bool
 }
 
 // Scheduler runs scheduling cycles against one cluster.
@@ -57,6 +62,12 @@ type Scheduler struct {
 	opts      Options
 	rng       *rand.Rand
 	nextStart int
+
+	// Node classes (classes.go): the classifier, and the slot table of
+	// the cycle's current phase.
+	classifier *classifier
+	slotTab    slotTable
+	slotCycle  uint64
 }
 
 // New returns a scheduler for the cluster.
@@ -64,7 +75,7 @@ func New(c *cluster.Cluster, p *Profile, opts Options) *Scheduler {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = runtime.GOMAXPROCS(0)
 	}
-	return &Scheduler{c: c, profile: p, opts: opts, rng: rand.New(rand.NewPCG(uint64(opts.Seed), 0x64726173696d))}
+	return &Scheduler{c: c, profile: p, opts: opts, rng: rand.New(rand.NewPCG(uint64(opts.Seed), 0x64726173696d)), classifier: newClassifier()}
 }
 
 // NodeResult is one node's outcome in a cycle.
@@ -184,6 +195,7 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	}
 	candidates := nodes
 	absent := 0
+	var classes []uint32
 	if narrowed != nil {
 		candidates = make([]*framework.NodeInfo, 0, len(narrowed))
 		for _, n := range nodes {
@@ -200,29 +212,29 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 			a.Message = fmt.Sprintf("0/%d nodes are available: %s.", len(nodes), msg)
 			return a
 		}
+	} else {
+		classes = s.nodeClasses(state, pod)
 	}
 
-	feasible, statuses, processed, err := s.filter(ctx, state, pod, candidates)
+	f, err := s.filter(ctx, state, pod, candidates, classes)
 	if err != nil {
 		a.Err = err
 		return a
 	}
 	if len(candidates) > 0 {
-		s.nextStart = (s.nextStart + processed) % len(nodes)
+		s.nextStart = (s.nextStart + f.processed) % len(nodes)
 	}
-	a.FeasibleNodes = len(feasible)
-	a.EvaluatedNodes = len(feasible) + len(statuses) + absent
+	a.FeasibleNodes = len(f.feasible)
+	a.EvaluatedNodes = f.processed + absent
+	a.DeviceRejected = f.deviceRejected
 	rejections := map[[2]string]int{}
-	for _, ns := range statuses {
-		if ns.Status.Plugin() == dra.Name && len(a.DeviceRejected) < MaxDiagnosedNodes {
-			a.DeviceRejected = append(a.DeviceRejected, ns.Node)
+	for i, st := range f.rejected {
+		for _, r := range st.Reasons() {
+			rejections[[2]string{st.Plugin(), r}] += f.rejectedNodes[i]
 		}
-		for _, r := range ns.Status.Reasons() {
-			rejections[[2]string{ns.Status.Plugin(), r}]++
-		}
-		if s.opts.KeepNodeStatuses {
-			a.Nodes = append(a.Nodes, ns)
-		}
+	}
+	if s.opts.KeepNodeStatuses {
+		a.Nodes = append(a.Nodes, f.rejectedList...)
 	}
 	if absent > 0 {
 		sort.Strings(narrowingPlugins)
@@ -230,31 +242,86 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	}
 	a.Rejections = sortedRejections(rejections)
 
-	if len(feasible) == 0 {
+	if len(f.feasible) == 0 {
 		a.Message = fitMessage(len(nodes), a.Rejections)
 		return a
 	}
-	if len(feasible) == 1 {
+	var chosen int // index into f.feasible
+	if len(f.feasible) == 1 {
 		// kube skips scoring when only one node fits.
-		a.Node = feasible[0].Node().Name
-		a.Chosen = &NodeResult{Node: a.Node}
+		a.Chosen = &NodeResult{Node: f.feasible[0].Node().Name}
 		if s.opts.KeepNodeStatuses {
 			a.Nodes = append(a.Nodes, *a.Chosen)
 		}
-		return a
+	} else {
+		sc, err := s.score(ctx, state, pod, f)
+		if err != nil {
+			a.Err = err
+			return a
+		}
+		chosen = s.selectHost(sc)
+		a.Chosen = sc.result(chosen, f.feasible[chosen].Node().Name)
+		if s.opts.KeepNodeStatuses {
+			for j := range f.feasible {
+				a.Nodes = append(a.Nodes, *sc.result(j, f.feasible[j].Node().Name))
+			}
+		}
 	}
-	scored, err := s.score(ctx, state, pod, feasible)
-	if err != nil {
+	a.Node = a.Chosen.Node
+	// The chosen node may have had its outcome from an equivalent node;
+	// run the filters on it so that plugins keep what Reserve needs.
+	if err := s.ensureFiltered(ctx, state, pod, f, f.feasible[chosen]); err != nil {
 		a.Err = err
-		return a
-	}
-	best := s.selectHost(scored)
-	a.Node = scored[best].Node
-	a.Chosen = &scored[best]
-	if s.opts.KeepNodeStatuses {
-		a.Nodes = append(a.Nodes, scored...)
+		a.Node = ""
 	}
 	return a
+}
+
+// nodeClasses returns each node's class for the pod, or nil when some
+// plugin must see every node on its own (or the engine is the reference).
+func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod) []uint32 {
+	if s.opts.Reference || s.opts.KeepNodeStatuses {
+		return nil
+	}
+	var keys []string
+	for _, p := range s.profile.plugins() {
+		lr, ok := p.(framework.LabelReader)
+		if !ok {
+			return nil
+		}
+		k, ok := lr.NodeLabelKeys(state, pod)
+		if !ok {
+			return nil
+		}
+		keys = append(keys, k...)
+	}
+	var stateKeys []uint32
+	for _, p := range s.profile.plugins() {
+		k, ok := p.(framework.NodeStateKeyer)
+		if !ok {
+			continue
+		}
+		if stateKeys != nil {
+			return nil // one keyer is all the classifier combines
+		}
+		if stateKeys, ok = k.NodeStateKeys(s.c.Nodes); !ok {
+			return nil
+		}
+	}
+	return s.classifier.classes(s.c.Nodes, keys, stateKeys)
+}
+
+// ensureFiltered runs the filters on a node that got its feasibility from
+// an equivalent node in this cycle; it must pass.
+func (s *Scheduler) ensureFiltered(ctx context.Context, state *framework.CycleState, pod *v1.Pod, f *filterResult, ni *framework.NodeInfo) error {
+	if f.classes == nil || f.direct[ni] {
+		return nil
+	}
+	f.direct[ni] = true
+	if st := s.runFilters(ctx, state, pod, ni); !st.IsSuccess() {
+		return fmt.Errorf("internal error: node %s is equivalent to a feasible node but %s rejects it: %s", ni.Node().Name, st.Plugin(), st.Message())
+	}
+	return nil
 }
 
 func intersect(a, b map[string]bool) map[string]bool {
@@ -325,43 +392,158 @@ func (s *Scheduler) numFeasibleNodesToFind(numAllNodes int) int {
 	return n
 }
 
+// filterResult is what filtering found in one cycle.
+type filterResult struct {
+	// feasible are the feasible nodes in the order they were visited;
+	// feasibleClass their class slots (see score).
+	feasible    []*framework.NodeInfo
+	feasibleIdx []int
+	// rejected are the distinct rejection statuses and rejectedNodes how
+	// many nodes got each.
+	rejected      []*framework.Status
+	rejectedNodes []int
+	// rejectedList lists every rejected node (Options.KeepNodeStatuses).
+	rejectedList []NodeResult
+	// deviceRejected names the first nodes DynamicResources rejected.
+	deviceRejected []string
+	processed      int
+	// classes are the nodes' classes (nil: every node on its own); direct
+	// holds the nodes the filters ran on.
+	classes []uint32
+	direct  map[*framework.NodeInfo]bool
+}
+
 // filter runs the Filter plugins over the candidates, starting at the
 // rotating start index as kube does, and stops once enough feasible nodes
-// are found. Chunks are filtered in parallel but the outcome is the one a
-// sequential pass would give, so it does not depend on timing.
-func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod *v1.Pod, candidates []*framework.NodeInfo) ([]*framework.NodeInfo, []NodeResult, int, error) {
+// are found. With classes, the plugins run on the first node of each class
+// met and the other nodes of the class take its status. Representatives
+// are filtered in parallel but the outcome is the one a sequential pass
+// would give, so it does not depend on timing.
+func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod *v1.Pod, candidates []*framework.NodeInfo, classes []uint32) (*filterResult, error) {
 	n := len(candidates)
 	want := s.numFeasibleNodesToFind(n)
-	statuses := make([]*framework.Status, n)
 	start := 0
 	if n == len(s.c.Nodes) {
 		start = s.nextStart % n
 	}
-	var feasible []*framework.NodeInfo
-	var rejected []NodeResult
+	f := &filterResult{classes: classes}
+	if classes != nil {
+		f.direct = map[*framework.NodeInfo]bool{}
+	}
+	slots := s.slots(len(candidates), classes)
+	var reps []int // candidate index of each slot's representative
+	var repStatus []*framework.Status
+	rejectedSlot := map[*framework.Status]int{}
 	chunk := max(64, s.opts.Parallelism*16)
-	processed := 0
-	for lo := 0; lo < n && len(feasible) < want; lo += chunk {
-		hi := min(n, lo+chunk)
-		s.parallel(hi-lo, func(i int) {
-			ni := candidates[(start+lo+i)%n]
-			statuses[lo+i] = s.runFilters(ctx, state, pod, ni)
+	for lo := 0; lo < n && len(f.feasible) < want; {
+		// Look ahead for up to chunk new classes, then filter their
+		// representatives in parallel.
+		first := len(reps)
+		hi := lo
+		for ; hi < n && len(reps)-first < chunk; hi++ {
+			i := (start + hi) % n
+			if slots.assign(i) {
+				reps = append(reps, i)
+			}
+		}
+		repStatus = append(repStatus, make([]*framework.Status, len(reps)-first)...)
+		s.parallel(len(reps)-first, func(k int) {
+			repStatus[first+k] = s.runFilters(ctx, state, pod, candidates[reps[first+k]])
 		})
-		for i := lo; i < hi && len(feasible) < want; i++ {
-			ni := candidates[(start+i)%n]
-			st := statuses[i]
-			processed++
+		if f.direct != nil {
+			for _, i := range reps[first:] {
+				f.direct[candidates[i]] = true
+			}
+		}
+		for ; lo < hi && len(f.feasible) < want; lo++ {
+			i := (start + lo) % n
+			ni := candidates[i]
+			slot := slots.of(i)
+			st := repStatus[slot]
+			f.processed++
 			switch {
 			case st.IsSuccess():
-				feasible = append(feasible, ni)
+				f.feasible = append(f.feasible, ni)
+				f.feasibleIdx = append(f.feasibleIdx, i)
 			case st.Code() == framework.Error:
-				return nil, nil, processed, fmt.Errorf("running Filter plugin %q on node %s: %w", st.Plugin(), ni.Node().Name, st.Err())
+				return nil, fmt.Errorf("running Filter plugin %q on node %s: %w", st.Plugin(), ni.Node().Name, st.Err())
 			default:
-				rejected = append(rejected, NodeResult{Node: ni.Node().Name, Status: st})
+				k, seen := rejectedSlot[st]
+				if !seen {
+					k = len(f.rejected)
+					rejectedSlot[st] = k
+					f.rejected = append(f.rejected, st)
+					f.rejectedNodes = append(f.rejectedNodes, 0)
+				}
+				f.rejectedNodes[k]++
+				if st.Plugin() == dra.Name && len(f.deviceRejected) < MaxDiagnosedNodes {
+					f.deviceRejected = append(f.deviceRejected, ni.Node().Name)
+				}
+				if s.opts.KeepNodeStatuses {
+					f.rejectedList = append(f.rejectedList, NodeResult{Node: ni.Node().Name, Status: st})
+				}
 			}
 		}
 	}
-	return feasible, rejected, processed, nil
+	return f, nil
+}
+
+// slotTable maps the nodes of one cycle to dense class slots, in the
+// order the classes are met. Without classes every node is its own slot.
+type slotTable struct {
+	classes []uint32
+	// per class id: the cycle it was last met in and its slot then.
+	stamp []uint64
+	slot  []int32
+	cycle uint64
+	// per node, without classes.
+	nodeSlot []int32
+	next     int32
+}
+
+func (s *Scheduler) slots(n int, classes []uint32) *slotTable {
+	t := &s.slotTab
+	t.classes = classes
+	t.next = 0
+	s.slotCycle++
+	t.cycle = s.slotCycle
+	if classes == nil {
+		if cap(t.nodeSlot) < n {
+			t.nodeSlot = make([]int32, n)
+		}
+		t.nodeSlot = t.nodeSlot[:n]
+		return t
+	}
+	if m := s.classifier.numClasses(); len(t.stamp) < m {
+		t.stamp = append(t.stamp, make([]uint64, m-len(t.stamp))...)
+		t.slot = append(t.slot, make([]int32, m-len(t.slot))...)
+	}
+	return t
+}
+
+// assign gives node i its slot and reports whether it is the first node
+// of a new one.
+func (t *slotTable) assign(i int) bool {
+	if t.classes == nil {
+		t.nodeSlot[i] = t.next
+		t.next++
+		return true
+	}
+	c := t.classes[i]
+	if t.stamp[c] == t.cycle {
+		return false
+	}
+	t.stamp[c] = t.cycle
+	t.slot[c] = t.next
+	t.next++
+	return true
+}
+
+func (t *slotTable) of(i int) int32 {
+	if t.classes == nil {
+		return t.nodeSlot[i]
+	}
+	return t.slot[t.classes[i]]
 }
 
 func (s *Scheduler) runFilters(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
@@ -403,8 +585,28 @@ func (s *Scheduler) parallel(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// score runs PreScore and Score, normalizes per plugin and applies weights.
-func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod *v1.Pod, feasible []*framework.NodeInfo) ([]NodeResult, error) {
+// scoreResult holds the scores of one cycle by slot: one slot per class
+// of feasible nodes (per node without classes).
+type scoreResult struct {
+	slot   []int32 // per feasible node
+	totals []int64
+	scores [][]PluginScore
+}
+
+func (sc *scoreResult) total(j int) int64 { return sc.totals[sc.slot[j]] }
+
+// result is feasible node j's score record.
+func (sc *scoreResult) result(j int, name string) *NodeResult {
+	k := sc.slot[j]
+	return &NodeResult{Node: name, Scores: sc.scores[k], Total: sc.totals[k]}
+}
+
+// score runs PreScore and Score, normalizes per plugin and applies
+// weights. Score runs once per class of feasible nodes (the classes may
+// be finer than the filter's: PreScore can bring more label keys), on the
+// first node of each.
+func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod *v1.Pod, f *filterResult) (*scoreResult, error) {
+	feasible := f.feasible
 	for _, p := range s.profile.PreScore {
 		st := p.PreScore(ctx, state, pod, feasible)
 		switch {
@@ -414,28 +616,58 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 			return nil, fmt.Errorf("running PreScore plugin %q: %s", p.Name(), st.Message())
 		}
 	}
-	out := make([]NodeResult, len(feasible))
-	for i, ni := range feasible {
-		out[i] = NodeResult{Node: ni.Node().Name, Scores: make([]PluginScore, 0, len(s.profile.Score))}
+	var classes []uint32
+	if f.classes != nil {
+		classes = s.nodeClasses(state, pod)
 	}
-	for _, ws := range s.profile.Score {
-		p := ws.Plugin
-		if state.SkipScorePlugins[p.Name()] {
-			continue
+	sc := &scoreResult{slot: make([]int32, len(feasible))}
+	var reps []*framework.NodeInfo
+	if classes == nil {
+		for j := range feasible {
+			sc.slot[j] = int32(j)
 		}
-		scores := make([]framework.NodeScore, len(feasible))
+		reps = feasible
+	} else {
+		t := s.slots(len(s.c.Nodes), classes)
+		for j, i := range f.feasibleIdx {
+			if t.assign(i) {
+				reps = append(reps, feasible[j])
+			}
+			sc.slot[j] = t.of(i)
+		}
+		for _, ni := range reps {
+			if err := s.ensureFiltered(ctx, state, pod, f, ni); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var active []WeightedScore
+	for _, ws := range s.profile.Score {
+		if !state.SkipScorePlugins[ws.Plugin.Name()] {
+			active = append(active, ws)
+		}
+	}
+	sc.totals = make([]int64, len(reps))
+	sc.scores = make([][]PluginScore, len(reps))
+	backing := make([]PluginScore, len(reps)*len(active))
+	for k := range reps {
+		sc.scores[k] = backing[k*len(active) : k*len(active) : (k+1)*len(active)]
+	}
+	scores := make([]framework.NodeScore, len(reps))
+	for _, ws := range active {
+		p := ws.Plugin
 		var firstErr error
 		var errMu sync.Mutex
-		s.parallel(len(feasible), func(i int) {
-			v, st := p.Score(ctx, state, pod, feasible[i])
+		s.parallel(len(reps), func(k int) {
+			v, st := p.Score(ctx, state, pod, reps[k])
 			if !st.IsSuccess() {
 				errMu.Lock()
 				if firstErr == nil {
-					firstErr = fmt.Errorf("running Score plugin %q on node %s: %s", p.Name(), feasible[i].Node().Name, st.Message())
+					firstErr = fmt.Errorf("running Score plugin %q on node %s: %s", p.Name(), reps[k].Node().Name, st.Message())
 				}
 				errMu.Unlock()
 			}
-			scores[i] = framework.NodeScore{Name: feasible[i].Node().Name, Score: v}
+			scores[k] = framework.NodeScore{Name: reps[k].Node().Name, Score: v}
 		})
 		if firstErr != nil {
 			return nil, firstErr
@@ -445,30 +677,33 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 				return nil, fmt.Errorf("normalizing scores of plugin %q: %s", p.Name(), st.Message())
 			}
 		}
-		for i := range scores {
-			if scores[i].Score > framework.MaxNodeScore || scores[i].Score < framework.MinNodeScore {
-				return nil, fmt.Errorf("plugin %q returns an invalid score %d on node %s, it should be in [0, 100]", p.Name(), scores[i].Score, scores[i].Name)
+		for k := range scores {
+			if scores[k].Score > framework.MaxNodeScore || scores[k].Score < framework.MinNodeScore {
+				return nil, fmt.Errorf("plugin %q returns an invalid score %d on node %s, it should be in [0, 100]", p.Name(), scores[k].Score, scores[k].Name)
 			}
-			w := scores[i].Score * ws.Weight
-			out[i].Scores = append(out[i].Scores, PluginScore{Plugin: p.Name(), Score: scores[i].Score, Weighted: w})
-			out[i].Total += w
+			w := scores[k].Score * ws.Weight
+			sc.scores[k] = append(sc.scores[k], PluginScore{Plugin: p.Name(), Score: scores[k].Score, Weighted: w})
+			sc.totals[k] += w
 		}
 	}
-	return out, nil
+	return sc, nil
 }
 
 // selectHost picks the highest total; among equals it picks uniformly at
 // random with reservoir sampling, as kube does, but from a seeded source.
-func (s *Scheduler) selectHost(scored []NodeResult) int {
+// It returns the index of the chosen feasible node.
+func (s *Scheduler) selectHost(sc *scoreResult) int {
 	best, seen := 0, 1
-	for i := 1; i < len(scored); i++ {
+	bestTotal := sc.total(0)
+	for j := 1; j < len(sc.slot); j++ {
+		t := sc.total(j)
 		switch {
-		case scored[i].Total > scored[best].Total:
-			best, seen = i, 1
-		case scored[i].Total == scored[best].Total:
+		case t > bestTotal:
+			best, seen, bestTotal = j, 1, t
+		case t == bestTotal:
 			seen++
 			if s.rng.IntN(seen) == 0 {
-				best = i
+				best = j
 			}
 		}
 	}

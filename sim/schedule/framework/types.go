@@ -112,3 +112,39 @@ type NodeLister interface {
 	// that has required anti-affinity terms.
 	HavePodsWithRequiredAntiAffinityList() []*NodeInfo
 }
+
+// Node equivalence. On a large cluster most nodes look alike to a pod: same
+// taints, allocatable and requested resources, same device state, and the
+// pod reads none of the labels that tell them apart. The scheduler then
+// runs Filter and Score once per class of equivalent nodes and gives every
+// node of a class its representative's outcome. A plugin takes part by
+// saying what it reads of a node; the scheduler evaluates every node on its
+// own as soon as one plugin in the chain cannot.
+//
+// What every class shares (the scheduler compares it itself): the node's
+// spec.unschedulable and taints, its status.images (ImageStates), and from
+// the NodeInfo Allocatable, Requested, NonZeroRequested, the number of pods
+// and UsedPorts.
+
+// LabelReader is implemented by plugins whose Filter (after PreFilter) and
+// Score (after PreScore) read, for this pod, nothing of a node but the
+// properties every class shares and its labels under the keys returned.
+// ok is false when the plugin reads more (the node's name, the pods on it):
+// then every node is evaluated on its own. NormalizeScore, if the plugin has
+// one, must set each score from that score and the set of all scores only,
+// so that it can run on one score per class.
+type LabelReader interface {
+	Plugin
+	NodeLabelKeys(state *CycleState, pod *v1.Pod) (keys []string, ok bool)
+}
+
+// NodeStateKeyer is implemented by plugins that keep per-node state outside
+// the NodeInfo (the DRA plugin's devices). NodeStateKeys returns one key per
+// node: nodes with equal keys are in the same state for the plugin. The
+// returned slice belongs to the plugin and is valid until the next call.
+// ok is false when the plugin cannot tell (then every node is its own
+// class for it).
+type NodeStateKeyer interface {
+	Plugin
+	NodeStateKeys(nodes []*NodeInfo) (keys []uint32, ok bool)
+}

@@ -118,3 +118,9 @@ func normalizedImageName(name string) string {
 	}
 	return name
 }
+
+// NodeLabelKeys implements framework.LabelReader: the plugin reads only the
+// node's images (ImageStates).
+func (*ImageLocality) NodeLabelKeys(*framework.CycleState, *v1.Pod) ([]string, bool) {
+	return nil, true
+}

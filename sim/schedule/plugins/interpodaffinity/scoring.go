@@ -177,3 +177,31 @@ func (pl *InterPodAffinity) NormalizeScore(_ context.Context, state *framework.C
 	}
 	return nil
 }
+
+// NodeLabelKeys implements framework.LabelReader: the topology keys of the
+// incoming pod's required terms, of the placed pods' anti-affinity that
+// matches it, and of every scored topology.
+func (pl *InterPodAffinity) NodeLabelKeys(state *framework.CycleState, _ *v1.Pod) ([]string, bool) {
+	seen := map[string]bool{}
+	if s, ok := state.Read(preFilterStateKey).(*preFilterState); ok {
+		for pair := range s.existingAntiAffinityCounts {
+			seen[pair.key] = true
+		}
+		for i := range s.podInfo.RequiredAffinityTerms {
+			seen[s.podInfo.RequiredAffinityTerms[i].TopologyKey] = true
+		}
+		for i := range s.podInfo.RequiredAntiAffinityTerms {
+			seen[s.podInfo.RequiredAntiAffinityTerms[i].TopologyKey] = true
+		}
+	}
+	if s, ok := state.Read(preScoreStateKey).(*preScoreState); ok {
+		for key := range s.topologyScore {
+			seen[key] = true
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	return keys, true
+}

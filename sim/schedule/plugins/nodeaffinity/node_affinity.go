@@ -38,6 +38,10 @@ const (
 type NodeAffinity struct {
 	addedNodeSelector   *nodeaffinity.NodeSelector
 	addedPrefSchedTerms *nodeaffinity.PreferredSchedulingTerms
+	// addedKeys are the label keys args.addedAffinity reads; addedByName
+	// is set when it also reads node fields (metadata.name).
+	addedKeys   []string
+	addedByName bool
 }
 
 var (
@@ -46,6 +50,7 @@ var (
 	_ framework.PreScorePlugin  = (*NodeAffinity)(nil)
 	_ framework.ScorePlugin     = (*NodeAffinity)(nil)
 	_ framework.ScoreNormalizer = (*NodeAffinity)(nil)
+	_ framework.LabelReader     = (*NodeAffinity)(nil)
 )
 
 // New returns the plugin; it fails when args.AddedAffinity does not parse.
@@ -57,10 +62,16 @@ func New(args config.NodeAffinityArgs) (*NodeAffinity, error) {
 			if pl.addedNodeSelector, err = nodeaffinity.NewNodeSelector(ns); err != nil {
 				return nil, fmt.Errorf("nodeaffinity: addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: %w", err)
 			}
+			pl.addedKeys, pl.addedByName = termKeys(pl.addedKeys, ns.NodeSelectorTerms...)
 		}
 		if terms := a.PreferredDuringSchedulingIgnoredDuringExecution; len(terms) != 0 {
 			if pl.addedPrefSchedTerms, err = nodeaffinity.NewPreferredSchedulingTerms(terms); err != nil {
 				return nil, fmt.Errorf("nodeaffinity: addedAffinity.preferredDuringSchedulingIgnoredDuringExecution: %w", err)
+			}
+			for _, t := range terms {
+				var byName bool
+				pl.addedKeys, byName = termKeys(pl.addedKeys, t.Preference)
+				pl.addedByName = pl.addedByName || byName
 			}
 		}
 	}
@@ -192,4 +203,49 @@ func podPreferredNodeAffinity(pod *v1.Pod) (*nodeaffinity.PreferredSchedulingTer
 		return nodeaffinity.NewPreferredSchedulingTerms(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
 	}
 	return nil, nil
+}
+
+// NodeLabelKeys implements framework.LabelReader: the keys of the pod's
+// nodeSelector, of its required and preferred node affinity terms and of
+// args.addedAffinity. A term on node fields (metadata.name) reads the
+// node's name, so every node must then be evaluated on its own.
+func (pl *NodeAffinity) NodeLabelKeys(_ *framework.CycleState, pod *v1.Pod) ([]string, bool) {
+	if pl.addedByName {
+		return nil, false
+	}
+	keys := append([]string(nil), pl.addedKeys...)
+	for k := range pod.Spec.NodeSelector {
+		keys = append(keys, k)
+	}
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil {
+		return keys, true
+	}
+	var byName bool
+	if req := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
+		if keys, byName = termKeys(keys, req.NodeSelectorTerms...); byName {
+			return nil, false
+		}
+	}
+	for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+		if keys, byName = termKeys(keys, t.Preference); byName {
+			return nil, false
+		}
+	}
+	return keys, true
+}
+
+// termKeys appends the label keys the terms' match expressions read, and
+// reports whether any term also matches node fields.
+func termKeys(keys []string, terms ...v1.NodeSelectorTerm) ([]string, bool) {
+	byName := false
+	for _, t := range terms {
+		for _, r := range t.MatchExpressions {
+			keys = append(keys, r.Key)
+		}
+		if len(t.MatchFields) > 0 {
+			byName = true
+		}
+	}
+	return keys, byName
 }

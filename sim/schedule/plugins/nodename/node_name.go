@@ -48,3 +48,9 @@ func (*NodeName) Filter(_ context.Context, _ *framework.CycleState, pod *v1.Pod,
 func Fits(pod *v1.Pod, nodeInfo *framework.NodeInfo) bool {
 	return pod.Spec.NodeName == "" || pod.Spec.NodeName == nodeInfo.Node().Name
 }
+
+// NodeLabelKeys implements framework.LabelReader: a pod that names its node
+// reads every node's name; any other pod reads nothing of the node.
+func (*NodeName) NodeLabelKeys(_ *framework.CycleState, pod *v1.Pod) ([]string, bool) {
+	return nil, pod.Spec.NodeName == ""
+}

@@ -70,3 +70,9 @@ func fitsPorts(want []v1.ContainerPort, inUse framework.HostPortInfo) bool {
 	}
 	return true
 }
+
+// NodeLabelKeys implements framework.LabelReader: the plugin reads only the
+// ports in use on the node.
+func (*NodePorts) NodeLabelKeys(*framework.CycleState, *v1.Pod) ([]string, bool) {
+	return nil, true
+}

@@ -70,3 +70,8 @@ func isBestEffort(podRequests []int64) bool {
 	}
 	return true
 }
+
+// NodeLabelKeys implements framework.LabelReader, as Fit's.
+func (ba *BalancedAllocation) NodeLabelKeys(*framework.CycleState, *v1.Pod) ([]string, bool) {
+	return nil, !ba.scorer.anyDRABacked()
+}

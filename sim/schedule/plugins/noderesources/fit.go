@@ -265,3 +265,11 @@ func (pl *Fit) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod
 	}
 	return pl.scorer.score(nodeInfo, s.podRequests, s.draBacked)
 }
+
+// NodeLabelKeys implements framework.LabelReader: the plugin reads the
+// node's allocatable and requested resources and its pod count, except
+// when a scoring resource is counted in devices (DRA-backed), which reads
+// the node's devices.
+func (pl *Fit) NodeLabelKeys(*framework.CycleState, *v1.Pod) ([]string, bool) {
+	return nil, !pl.scorer.anyDRABacked()
+}

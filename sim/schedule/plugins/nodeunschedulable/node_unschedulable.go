@@ -43,3 +43,9 @@ func (*NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, pod
 	}
 	return nil
 }
+
+// NodeLabelKeys implements framework.LabelReader: the plugin reads only
+// spec.unschedulable and the taints.
+func (*NodeUnschedulable) NodeLabelKeys(*framework.CycleState, *v1.Pod) ([]string, bool) {
+	return nil, true
+}

@@ -189,3 +189,24 @@ func (pl *PodTopologySpread) NormalizeScore(_ context.Context, state *framework.
 	}
 	return nil
 }
+
+// NodeLabelKeys implements framework.LabelReader: the topology keys of the
+// constraints in force. A soft constraint over hostnames counts the pods on
+// the node itself, so every node is then evaluated on its own.
+func (pl *PodTopologySpread) NodeLabelKeys(state *framework.CycleState, _ *v1.Pod) ([]string, bool) {
+	var keys []string
+	if s, ok := state.Read(preFilterStateKey).(*preFilterState); ok {
+		for i := range s.Constraints {
+			keys = append(keys, s.Constraints[i].TopologyKey)
+		}
+	}
+	if s, ok := state.Read(preScoreStateKey).(*preScoreState); ok {
+		for i := range s.Constraints {
+			if s.Constraints[i].TopologyKey == v1.LabelHostname {
+				return nil, false
+			}
+			keys = append(keys, s.Constraints[i].TopologyKey)
+		}
+	}
+	return keys, true
+}

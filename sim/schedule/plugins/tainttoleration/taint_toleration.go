@@ -84,3 +84,9 @@ func (*TaintToleration) Score(_ context.Context, state *framework.CycleState, _ 
 func (*TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *v1.Pod, scores []framework.NodeScore) *framework.Status {
 	return helper.DefaultNormalizeScore(framework.MaxNodeScore, true, scores)
 }
+
+// NodeLabelKeys implements framework.LabelReader: the plugin reads only the
+// node's taints.
+func (*TaintToleration) NodeLabelKeys(*framework.CycleState, *v1.Pod) ([]string, bool) {
+	return nil, true
+}

@@ -1,0 +1,104 @@
+package dra
+
+import (
+	"github.com/drasim/drasim/sim/schedule/framework"
+	v1 "k8s.io/api/core/v1"
+)
+
+// The scheduler's node classes (framework.LabelReader and NodeStateKeyer):
+// the plugin tells the scheduler which nodes are in the same device state,
+// so that Filter and Score run once per class of equivalent nodes. The
+// device state is the allocation class of equivalence.go; the keys are
+// kept between cycles and refreshed only for nodes whose class changed.
+
+var (
+	_ framework.LabelReader    = (*Plugin)(nil)
+	_ framework.NodeStateKeyer = (*Plugin)(nil)
+)
+
+// nodeKeys caches NodeStateKeys between cycles.
+type nodeKeys struct {
+	epoch, version uint64
+	valid          bool
+	nodes          []*framework.NodeInfo
+	pools          []*nodePools
+	keys           []uint32
+	ids            map[classKey]uint32
+}
+
+// NodeLabelKeys implements framework.LabelReader. The plugin reads no
+// label, but a node's name or labels matter when a claim is already
+// allocated with a node selector, when the pod asks for extended resources
+// (the node's own resources decide whether devices are needed), or when
+// slices are not local to one node; every node is then evaluated on its
+// own, as in the reference engine.
+func (p *Plugin) NodeLabelKeys(cs *framework.CycleState, _ *v1.Pod) ([]string, bool) {
+	d := readCycle(cs)
+	if d == nil {
+		return nil, true
+	}
+	if p.reference || !p.state.equivalence || len(d.extendedRequests) > 0 {
+		return nil, false
+	}
+	for _, sel := range d.availableOnNodes {
+		if sel != nil {
+			return nil, false
+		}
+	}
+	return nil, true
+}
+
+// NodeStateKeys implements framework.NodeStateKeyer: nodes with the same
+// key have pools of the same content in the same allocation state.
+func (p *Plugin) NodeStateKeys(nodes []*framework.NodeInfo) ([]uint32, bool) {
+	s := p.state
+	if p.reference || !s.equivalence {
+		return nil, false
+	}
+	c := &p.keys
+	if c.ids == nil {
+		c.ids = map[classKey]uint32{}
+	}
+	full := !c.valid || c.epoch != s.epoch || len(c.nodes) != len(nodes)
+	if !full {
+		for i := range nodes {
+			if c.nodes[i] != nodes[i] {
+				full = true
+				break
+			}
+		}
+	}
+	if full {
+		c.nodes = append(c.nodes[:0], nodes...)
+		c.pools = c.pools[:0]
+		c.keys = c.keys[:0]
+		for _, ni := range nodes {
+			np := s.nodes[ni.Node().Name]
+			c.pools = append(c.pools, np)
+			c.keys = append(c.keys, p.classID(np))
+		}
+	} else if c.version != s.version {
+		for i, np := range c.pools {
+			if np != nil && np.version > c.version {
+				c.keys[i] = p.classID(np)
+			}
+		}
+	}
+	c.valid, c.epoch, c.version = true, s.epoch, s.version
+	return c.keys, true
+}
+
+// classID interns a node's allocation class; 0 is the class of nodes
+// without devices.
+func (p *Plugin) classID(np *nodePools) uint32 {
+	if np == nil {
+		return 0
+	}
+	k := classKey{static: np.static, dynamic: np.dynamic, pools: len(np.pools)}
+	id, ok := p.keys.ids[k]
+	if !ok {
+		id = uint32(len(p.keys.ids) + 1)
+		p.keys.ids[k] = id
+	}
+	return id
+}
