@@ -41,6 +41,30 @@ func (p *Plugin) Diagnose(ctx context.Context, cs *framework.CycleState, node *v
 	if d == nil || !d.needsAllocation {
 		return nil
 	}
+	// Equivalent nodes get the same findings: diagnose once per class.
+	key, cacheable := classKey{}, false
+	if !p.reference {
+		key, cacheable = p.state.nodeClass(node.Name)
+	}
+	if cacheable {
+		if f, ok := d.diagnosed[key]; ok {
+			return f
+		}
+	}
+	findings, exact := p.diagnose(ctx, d, node)
+	if cacheable && exact {
+		if d.diagnosed == nil {
+			d.diagnosed = map[classKey][]Finding{}
+		}
+		d.diagnosed[key] = findings
+	}
+	return findings
+}
+
+// diagnose does Diagnose's work on one node; exact is false when a finding
+// quotes an allocator error, which may name the node or its pools.
+func (p *Plugin) diagnose(ctx context.Context, d *cycleData, node *v1.Node) (findings []Finding, exact bool) {
+	exact = true
 	var claims []*resourceapi.ResourceClaim
 	for _, i := range d.toAllocate() {
 		if c := d.claims[i]; c != d.extendedClaim {
@@ -70,7 +94,6 @@ func (p *Plugin) Diagnose(ctx context.Context, cs *framework.CycleState, node *v
 		}
 		return err == nil && len(res) == len(claims), nil
 	}
-	var findings []Finding
 	allFit := true
 	for _, c := range claims {
 		name := c.Name
@@ -82,6 +105,7 @@ func (p *Plugin) Diagnose(ctx context.Context, cs *framework.CycleState, node *v
 			single.Spec.Devices.Config = nil
 			if ok, err := fits(p.state.features, current, single); err != nil {
 				findings = append(findings, Finding{Claim: name, Request: r.Name, Reason: err.Error()})
+				exact = false
 				claimFits = false
 				continue
 			} else if ok {
@@ -120,7 +144,7 @@ func (p *Plugin) Diagnose(ctx context.Context, cs *framework.CycleState, node *v
 	if allFit && len(claims) > 1 {
 		findings = append(findings, Finding{Claim: strings.Join(claimNames(claims), ", "), Reason: DiagClaimsTogether})
 	}
-	return findings
+	return findings, exact
 }
 
 func claimNames(cs []*resourceapi.ResourceClaim) []string {

@@ -112,6 +112,9 @@ type cycleData struct {
 	claimsHash uint64
 	// scores caches the prioritized-list score of shared answers.
 	scores map[*classAnswer]int64
+	// diagnosed caches Diagnose's findings per class of nodes; it is
+	// only used after filtering, from one goroutine.
+	diagnosed map[classKey][]Finding
 }
 
 type nodeAllocation struct {

@@ -33,12 +33,13 @@ type State struct {
 	claimOrder  []string
 	extResource map[v1.ResourceName]*resourceapi.DeviceClass
 
-	allocated   sets.Set[structured.DeviceID]
-	sharedIDs   sets.Set[structured.SharedDeviceID]
-	capacities  structured.ConsumedCapacityCollection
-	revision    int64
-	cachedRev   int64
-	cachedState *structured.AllocatedState
+	allocated  sets.Set[structured.DeviceID]
+	sharedIDs  sets.Set[structured.SharedDeviceID]
+	capacities structured.ConsumedCapacityCollection
+	// noSharedIDs and noCapacities stay empty: what the allocator sees of
+	// shared allocations when consumable capacity is off.
+	noSharedIDs  sets.Set[structured.SharedDeviceID]
+	noCapacities structured.ConsumedCapacityCollection
 
 	// Node equivalence (equivalence.go).
 	equivalence bool
@@ -58,15 +59,16 @@ type State struct {
 // copied, so the state can record allocations without touching the input.
 func NewState(gates Gates, classes []*resourceapi.DeviceClass, slices []*resourceapi.ResourceSlice, rules []*resourceapi.DeviceTaintRule, claims []*resourceapi.ResourceClaim) *State {
 	s := &State{
-		gates:       gates,
-		features:    gates.AllocatorFeatures(),
-		classes:     map[string]*resourceapi.DeviceClass{},
-		claims:      map[string]*resourceapi.ResourceClaim{},
-		extResource: map[v1.ResourceName]*resourceapi.DeviceClass{},
-		allocated:   sets.New[structured.DeviceID](),
-		sharedIDs:   sets.New[structured.SharedDeviceID](),
-		capacities:  structured.NewConsumedCapacityCollection(),
-		cachedRev:   -1,
+		gates:        gates,
+		features:     gates.AllocatorFeatures(),
+		classes:      map[string]*resourceapi.DeviceClass{},
+		claims:       map[string]*resourceapi.ResourceClaim{},
+		extResource:  map[v1.ResourceName]*resourceapi.DeviceClass{},
+		allocated:    sets.New[structured.DeviceID](),
+		sharedIDs:    sets.New[structured.SharedDeviceID](),
+		capacities:   structured.NewConsumedCapacityCollection(),
+		noSharedIDs:  sets.New[structured.SharedDeviceID](),
+		noCapacities: structured.NewConsumedCapacityCollection(),
 	}
 	for _, c := range classes {
 		s.classes[c.Name] = c
@@ -223,7 +225,6 @@ func (s *State) markAllocated(c *resourceapi.ResourceClaim) {
 	if c.Status.Allocation == nil {
 		return
 	}
-	s.revision++
 	touched := map[poolRef]bool{}
 	for _, r := range c.Status.Allocation.Devices.Results {
 		if ptr.Deref(r.AdminAccess, false) {
@@ -256,23 +257,22 @@ func capacityString(c map[resourceapi.QualifiedName]resource.Quantity) string {
 	return strings.Join(keys, ",")
 }
 
-// AllocatedState returns the allocated devices for a new allocator. The
-// allocator only reads it; the copy is shared until the state changes.
+// AllocatedState returns the allocated devices for a new allocator. It is
+// a view of the live sets, not a copy: the allocator only reads them, and
+// drasim never keeps an allocator (nor the view) across an allocation,
+// which happens in Reserve, after every Filter of the cycle. Cloning the
+// sets for every pod cost more than the rest of PreFilter together.
 func (s *State) AllocatedState() structured.AllocatedState {
-	if s.cachedRev != s.revision || s.cachedState == nil {
-		st := structured.AllocatedState{
-			AllocatedDevices:         s.allocated.Clone(),
-			AllocatedSharedDeviceIDs: s.sharedIDs.Clone(),
-			AggregatedCapacity:       s.capacities.Clone(),
-		}
-		if !s.features.ConsumableCapacity {
-			st.AllocatedSharedDeviceIDs = sets.New[structured.SharedDeviceID]()
-			st.AggregatedCapacity = structured.NewConsumedCapacityCollection()
-		}
-		s.cachedState = &st
-		s.cachedRev = s.revision
+	st := structured.AllocatedState{
+		AllocatedDevices:         s.allocated,
+		AllocatedSharedDeviceIDs: s.sharedIDs,
+		AggregatedCapacity:       s.capacities,
 	}
-	return *s.cachedState
+	if !s.features.ConsumableCapacity {
+		st.AllocatedSharedDeviceIDs = s.noSharedIDs
+		st.AggregatedCapacity = s.noCapacities
+	}
+	return st
 }
 
 // Allocate records an allocation result for a claim, as the scheduler's
@@ -336,8 +336,6 @@ func (s *State) Clone() *State {
 	c.allocated = s.allocated.Clone()
 	c.sharedIDs = s.sharedIDs.Clone()
 	c.capacities = s.capacities.Clone()
-	c.cachedState = nil
-	c.cachedRev = -1
 	c.nodes = make(map[string]*nodePools, len(s.nodes))
 	for k, v := range s.nodes {
 		cp := *v

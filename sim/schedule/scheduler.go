@@ -68,6 +68,10 @@ type Scheduler struct {
 	classifier *classifier
 	slotTab    slotTable
 	slotCycle  uint64
+	// direct marks, per node index, the nodes the filters ran on in the
+	// cycle numbered markCycle.
+	direct    []uint64
+	markCycle uint64
 }
 
 // New returns a scheduler for the cluster.
@@ -270,7 +274,7 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	a.Node = a.Chosen.Node
 	// The chosen node may have had its outcome from an equivalent node;
 	// run the filters on it so that plugins keep what Reserve needs.
-	if err := s.ensureFiltered(ctx, state, pod, f, f.feasible[chosen]); err != nil {
+	if err := s.ensureFiltered(ctx, state, pod, f, chosen); err != nil {
 		a.Err = err
 		a.Node = ""
 	}
@@ -313,11 +317,12 @@ func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod) []uint
 
 // ensureFiltered runs the filters on a node that got its feasibility from
 // an equivalent node in this cycle; it must pass.
-func (s *Scheduler) ensureFiltered(ctx context.Context, state *framework.CycleState, pod *v1.Pod, f *filterResult, ni *framework.NodeInfo) error {
-	if f.classes == nil || f.direct[ni] {
+func (s *Scheduler) ensureFiltered(ctx context.Context, state *framework.CycleState, pod *v1.Pod, f *filterResult, j int) error {
+	if f.classes == nil || s.direct[f.feasibleIdx[j]] == s.markCycle {
 		return nil
 	}
-	f.direct[ni] = true
+	s.direct[f.feasibleIdx[j]] = s.markCycle
+	ni := f.feasible[j]
 	if st := s.runFilters(ctx, state, pod, ni); !st.IsSuccess() {
 		return fmt.Errorf("internal error: node %s is equivalent to a feasible node but %s rejects it: %s", ni.Node().Name, st.Plugin(), st.Message())
 	}
@@ -407,10 +412,8 @@ type filterResult struct {
 	// deviceRejected names the first nodes DynamicResources rejected.
 	deviceRejected []string
 	processed      int
-	// classes are the nodes' classes (nil: every node on its own); direct
-	// holds the nodes the filters ran on.
+	// classes are the nodes' classes (nil: every node on its own).
 	classes []uint32
-	direct  map[*framework.NodeInfo]bool
 }
 
 // filter runs the Filter plugins over the candidates, starting at the
@@ -428,8 +431,13 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 	}
 	f := &filterResult{classes: classes}
 	if classes != nil {
-		f.direct = map[*framework.NodeInfo]bool{}
+		s.markCycle++
+		if len(s.direct) < n {
+			s.direct = make([]uint64, n)
+		}
 	}
+	f.feasible = make([]*framework.NodeInfo, 0, min(want, n))
+	f.feasibleIdx = make([]int, 0, min(want, n))
 	slots := s.slots(len(candidates), classes)
 	var reps []int // candidate index of each slot's representative
 	var repStatus []*framework.Status
@@ -450,9 +458,9 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 		s.parallel(len(reps)-first, func(k int) {
 			repStatus[first+k] = s.runFilters(ctx, state, pod, candidates[reps[first+k]])
 		})
-		if f.direct != nil {
+		if classes != nil {
 			for _, i := range reps[first:] {
-				f.direct[candidates[i]] = true
+				s.direct[i] = s.markCycle
 			}
 		}
 		for ; lo < hi && len(f.feasible) < want; lo++ {
@@ -632,13 +640,11 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 		for j, i := range f.feasibleIdx {
 			if t.assign(i) {
 				reps = append(reps, feasible[j])
+				if err := s.ensureFiltered(ctx, state, pod, f, j); err != nil {
+					return nil, err
+				}
 			}
 			sc.slot[j] = t.of(i)
-		}
-		for _, ni := range reps {
-			if err := s.ensureFiltered(ctx, state, pod, f, ni); err != nil {
-				return nil, err
-			}
 		}
 	}
 	var active []WeightedScore

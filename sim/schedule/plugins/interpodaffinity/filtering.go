@@ -78,6 +78,11 @@ func podMatchesAllAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod) boo
 // A pod with no required terms, in a cluster where no placed pod's
 // anti-affinity matches it, is Skip.
 func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.CycleState, pod *v1.Pod, allNodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	withAnti := pl.nodes.HavePodsWithRequiredAntiAffinityList()
+	if len(withAnti) == 0 && !hasPodAffinity(pod) {
+		// Nothing to count and no term to parse: the Skip below, sooner.
+		return nil, framework.NewStatus(framework.Skip)
+	}
 	pi := framework.NewPodInfo(pod)
 	if err := pi.ParseError(); err != nil {
 		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %+v", err))
@@ -89,7 +94,7 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 		pl.mergeAffinityTermNamespaces(&pi.RequiredAntiAffinityTerms[i])
 	}
 	s := &preFilterState{podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace)}
-	s.existingAntiAffinityCounts = existingAntiAffinityCounts(ctx, pod, s.namespaceLabels, pl.nodes.HavePodsWithRequiredAntiAffinityList())
+	s.existingAntiAffinityCounts = existingAntiAffinityCounts(ctx, pod, s.namespaceLabels, withAnti)
 	s.affinityCounts, s.antiAffinityCounts = incomingAffinityAntiAffinityCounts(ctx, pi.RequiredAffinityTerms, pi.RequiredAntiAffinityTerms, allNodes)
 	if err := ctx.Err(); err != nil {
 		return nil, framework.AsStatus(err)
@@ -226,4 +231,10 @@ func satisfyPodAffinity(s *preFilterState, node *v1.Node) bool {
 		return len(s.affinityCounts) == 0 && podMatchesAllAffinityTerms(terms, s.podInfo.Pod)
 	}
 	return true
+}
+
+// hasPodAffinity reports whether the pod has any inter-pod (anti-)affinity.
+func hasPodAffinity(pod *v1.Pod) bool {
+	a := pod.Spec.Affinity
+	return a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil)
 }

@@ -89,6 +89,11 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 		allNodes = pl.nodes.List()
 	} else {
 		allNodes = pl.nodes.HavePodsWithAffinityList()
+		if len(allNodes) == 0 && !hasPodAffinity(pod) {
+			// Nothing would match and no term to parse: the Skip below,
+			// sooner.
+			return framework.NewStatus(framework.Skip)
+		}
 	}
 
 	pi := framework.NewPodInfo(pod)
