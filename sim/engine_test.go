@@ -12,6 +12,8 @@ import (
 	"github.com/drasim/drasim/sim/generate"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // runBytes replays a snapshot and returns the JSON result and the output
@@ -79,6 +81,95 @@ func TestEnginesAgreeOnGeneratedClusters(t *testing.T) {
 				}
 				sameDecisions(t, snap, sim.Options{Seed: seed, ScoreAllNodes: all})
 			})
+		}
+	}
+}
+
+// TestEnginesAgreeAtScale replays clusters above kube's 100-node sampling
+// threshold, where the default engine's node classes, the rotating start
+// index and the early stop all come into play.
+func TestEnginesAgreeAtScale(t *testing.T) {
+	seeds := 2
+	if testing.Short() {
+		seeds = 1
+	}
+	for seed := int64(1); seed <= int64(seeds); seed++ {
+		for _, all := range []bool{false, true} {
+			t.Run(fmt.Sprintf("seed=%d,scoreAll=%v", seed, all), func(t *testing.T) {
+				snap, err := generate.Generate(generate.Options{Seed: seed, Nodes: 101 + int(seed)*13, Pods: 150})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameDecisions(t, snap, sim.Options{Seed: seed, ScoreAllNodes: all})
+			})
+		}
+	}
+}
+
+// TestEnginesAgreeWithConstraints adds what generated clusters lack and
+// every plugin reads differently: taints and tolerations, node selectors,
+// preferred node affinity, topology spread over zones (hard) and hostnames
+// (soft), pod (anti-)affinity, host ports and images. Node classes must
+// split exactly where these make nodes differ, and fall back to one node
+// at a time where a plugin reads a node's name or pods.
+func TestEnginesAgreeWithConstraints(t *testing.T) {
+	seeds := 2
+	if testing.Short() {
+		seeds = 1
+	}
+	for seed := int64(1); seed <= int64(seeds); seed++ {
+		for _, all := range []bool{false, true} {
+			t.Run(fmt.Sprintf("seed=%d,scoreAll=%v", seed, all), func(t *testing.T) {
+				snap, err := generate.Generate(generate.Options{Seed: seed, Nodes: 110, Pods: 160})
+				if err != nil {
+					t.Fatal(err)
+				}
+				addConstraints(snap, int(seed))
+				sameDecisions(t, snap, sim.Options{Seed: seed, ScoreAllNodes: all})
+			})
+		}
+	}
+}
+
+// addConstraints decorates a generated snapshot deterministically; k
+// shifts which nodes and pods get what.
+func addConstraints(snap *snapshot.Snapshot, k int) {
+	for i, n := range snap.Nodes {
+		switch (i + k) % 11 {
+		case 0:
+			n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: "dedicated", Value: "batch", Effect: v1.TaintEffectNoSchedule})
+		case 1:
+			n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: "spot", Effect: v1.TaintEffectPreferNoSchedule})
+		}
+		if (i+k)%3 == 0 {
+			n.Status.Images = append(n.Status.Images, v1.ContainerImage{Names: []string{"registry.example.com/llm-serve:1.4"}, SizeBytes: 900 << 20})
+		}
+	}
+	for i, p := range snap.Pods {
+		app := p.Labels["app.kubernetes.io/name"]
+		sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": app}}
+		if (i+k)%5 == 0 {
+			p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "batch", Effect: v1.TaintEffectNoSchedule})
+		}
+		switch (i + k) % 8 {
+		case 1:
+			p.Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: "zone-b"}
+		case 2:
+			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel}}
+		case 3:
+			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: v1.ScheduleAnyway, LabelSelector: sel}}
+		case 4:
+			p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{TopologyKey: v1.LabelHostname, LabelSelector: sel}}}}
+		case 5:
+			p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+				PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{Weight: 5, Preference: v1.NodeSelectorTerm{
+					MatchExpressions: []v1.NodeSelectorRequirement{{Key: v1.LabelInstanceTypeStable, Operator: v1.NodeSelectorOpIn, Values: []string{"p4de.24xlarge"}}}}}}}}
+		case 6:
+			p.Spec.Affinity = &v1.Affinity{PodAffinity: &v1.PodAffinity{
+				PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{{Weight: 10, PodAffinityTerm: v1.PodAffinityTerm{TopologyKey: v1.LabelTopologyZone, LabelSelector: sel}}}}}
+		case 7:
+			p.Spec.Containers[0].Ports = append(p.Spec.Containers[0].Ports, v1.ContainerPort{ContainerPort: 8080, HostPort: 8080, Protocol: v1.ProtocolTCP})
 		}
 	}
 }

@@ -631,8 +631,14 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 	sc := &scoreResult{slot: make([]int32, len(feasible))}
 	var reps []*framework.NodeInfo
 	if classes == nil {
+		// Every feasible node scores on its own; those that took their
+		// feasibility from an equivalent node still need their own
+		// Filter, for plugins that score from what Filter found.
 		for j := range feasible {
 			sc.slot[j] = int32(j)
+			if err := s.ensureFiltered(ctx, state, pod, f, j); err != nil {
+				return nil, err
+			}
 		}
 		reps = feasible
 	} else {
