@@ -46,6 +46,7 @@ func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
 	}
 	for _, n := range orderNodes(s.Nodes) {
 		ni := framework.NewNodeInfo(n.DeepCopy())
+		ni.Index = len(c.Nodes)
 		c.Nodes = append(c.Nodes, ni)
 		c.byName[n.Name] = ni
 	}
@@ -296,6 +297,7 @@ func (c *Cluster) Fork() *Cluster {
 // a scale-up would create. It keeps kube's node order.
 func (c *Cluster) AddNode(node *v1.Node, slices []*resourceapi.ResourceSlice) {
 	ni := framework.NewNodeInfo(node)
+	ni.Index = len(c.Nodes)
 	c.Nodes = append(c.Nodes, ni)
 	c.byName[node.Name] = ni
 	c.DRA.AddSlices(slices, c.Snapshot.DeviceTaintRules)

@@ -102,3 +102,18 @@ func (p *Plugin) classID(np *nodePools) uint32 {
 	}
 	return id
 }
+
+// nodeClassOf is State.nodeClass through the keys cache when it is
+// current (no map lookup by name on the filter's hot path).
+func (p *Plugin) nodeClassOf(ni *framework.NodeInfo) (classKey, bool) {
+	c, s := &p.keys, p.state
+	if i := ni.Index; c.valid && c.epoch == s.epoch && c.version == s.version && s.equivalence &&
+		i >= 0 && i < len(c.nodes) && c.nodes[i] == ni {
+		np := c.pools[i]
+		if np == nil {
+			return classKey{}, true
+		}
+		return classKey{static: np.static, dynamic: np.dynamic, pools: len(np.pools)}, true
+	}
+	return s.nodeClass(ni.Node().Name)
+}

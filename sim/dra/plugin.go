@@ -309,7 +309,7 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 			}
 			toAllocate = append(toAllocate, c)
 		}
-		res, ans, st := p.allocate(ctx, d, node, toAllocate, nodeExtClaim == nil)
+		res, ans, st := p.allocate(ctx, d, ni, toAllocate, nodeExtClaim == nil)
 		if st != nil {
 			return st
 		}
@@ -329,10 +329,11 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 // allocate asks the allocator for the claims on the node, or reuses the
 // answer for an equivalent node (see equivalence.go). A reused answer comes
 // back untranslated, as the answer itself.
-func (p *Plugin) allocate(ctx context.Context, d *cycleData, node *v1.Node, claims []*resourceapi.ResourceClaim, cacheable bool) ([]resourceapi.AllocationResult, *classAnswer, *framework.Status) {
+func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeInfo, claims []*resourceapi.ResourceClaim, cacheable bool) ([]resourceapi.AllocationResult, *classAnswer, *framework.Status) {
+	node := ni.Node()
 	var key classKey
 	if cacheable && !p.reference {
-		key, cacheable = p.state.nodeClass(node.Name)
+		key, cacheable = p.nodeClassOf(ni)
 	} else {
 		cacheable = false
 	}

@@ -2,9 +2,7 @@ package schedule
 
 import (
 	"encoding/binary"
-	"slices"
 	"sort"
-	"strings"
 
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
@@ -64,7 +62,7 @@ func newClassifier() *classifier {
 // classes returns each node's class id for the label keys given and the
 // device-state keys (nil when no plugin keeps node state). The slice is
 // owned by the classifier and valid until the next call.
-func (c *classifier) classes(nodes []*framework.NodeInfo, labelKeys []string, state []uint32) []uint32 {
+func (c *classifier) classes(nodes []*framework.NodeInfo, labelKeys []string, name string, state []uint32) []uint32 {
 	if c.sync(nodes) {
 		c.projections = map[string]*projection{}
 	}
@@ -74,7 +72,7 @@ func (c *classifier) classes(nodes []*framework.NodeInfo, labelKeys []string, st
 			c.gen[i] = ni.Generation
 		}
 	}
-	p := c.projection(labelKeys)
+	p := c.projection(labelKeys, name)
 	p.refresh(nodes)
 	for i := range nodes {
 		t := classTriple{c.info[i], p.label[i], 0}
@@ -121,9 +119,9 @@ func (c *classifier) sync(nodes []*framework.NodeInfo) bool {
 	return true
 }
 
-func (c *classifier) projection(keys []string) *projection {
-	keys = slices.Compact(slices.Sorted(slices.Values(keys)))
-	name := strings.Join(keys, "\x00")
+// projection returns the cached projection for the sorted, distinct keys
+// joined into name.
+func (c *classifier) projection(keys []string, name string) *projection {
 	p := c.projections[name]
 	if p == nil {
 		if len(c.projections) >= maxProjections {

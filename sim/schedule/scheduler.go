@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -200,6 +201,7 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	candidates := nodes
 	absent := 0
 	var classes []uint32
+	var classKeys string
 	if narrowed != nil {
 		candidates = make([]*framework.NodeInfo, 0, len(narrowed))
 		for _, n := range nodes {
@@ -217,7 +219,7 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 			return a
 		}
 	} else {
-		classes = s.nodeClasses(state, pod)
+		classes, classKeys = s.nodeClasses(state, pod, nil)
 	}
 
 	f, err := s.filter(ctx, state, pod, candidates, classes)
@@ -225,6 +227,7 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 		a.Err = err
 		return a
 	}
+	f.classKeys = classKeys
 	if len(candidates) > 0 {
 		s.nextStart = (s.nextStart + f.processed) % len(nodes)
 	}
@@ -283,21 +286,28 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 
 // nodeClasses returns each node's class for the pod, or nil when some
 // plugin must see every node on its own (or the engine is the reference).
-func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod) []uint32 {
+// The score phase asks again, since PreScore may bring label keys; when
+// they are the filter's, the filter's classes are reused.
+func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod, prev *filterResult) ([]uint32, string) {
 	if s.opts.Reference || s.opts.KeepNodeStatuses {
-		return nil
+		return nil, ""
 	}
 	var keys []string
 	for _, p := range s.profile.plugins() {
 		lr, ok := p.(framework.LabelReader)
 		if !ok {
-			return nil
+			return nil, ""
 		}
 		k, ok := lr.NodeLabelKeys(state, pod)
 		if !ok {
-			return nil
+			return nil, ""
 		}
 		keys = append(keys, k...)
+	}
+	keys = slices.Compact(slices.Sorted(slices.Values(keys)))
+	name := strings.Join(keys, "\x00")
+	if prev != nil && prev.classes != nil && prev.classKeys == name {
+		return prev.classes, name
 	}
 	var stateKeys []uint32
 	for _, p := range s.profile.plugins() {
@@ -306,13 +316,13 @@ func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod) []uint
 			continue
 		}
 		if stateKeys != nil {
-			return nil // one keyer is all the classifier combines
+			return nil, "" // one keyer is all the classifier combines
 		}
 		if stateKeys, ok = k.NodeStateKeys(s.c.Nodes); !ok {
-			return nil
+			return nil, ""
 		}
 	}
-	return s.classifier.classes(s.c.Nodes, keys, stateKeys)
+	return s.classifier.classes(s.c.Nodes, keys, name, stateKeys), name
 }
 
 // ensureFiltered runs the filters on a node that got its feasibility from
@@ -412,8 +422,10 @@ type filterResult struct {
 	// deviceRejected names the first nodes DynamicResources rejected.
 	deviceRejected []string
 	processed      int
-	// classes are the nodes' classes (nil: every node on its own).
-	classes []uint32
+	// classes are the nodes' classes (nil: every node on its own), for
+	// the label keys classKeys.
+	classes   []uint32
+	classKeys string
 }
 
 // filter runs the Filter plugins over the candidates, starting at the
@@ -442,8 +454,12 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 	var reps []int // candidate index of each slot's representative
 	var repStatus []*framework.Status
 	rejectedSlot := map[*framework.Status]int{}
-	chunk := max(64, s.opts.Parallelism*16)
-	for lo := 0; lo < n && len(f.feasible) < want; {
+	var slotRejected []int32 // per slot: index into f.rejected, or -1
+	// Batches of new classes grow from a few per worker, so that a cycle
+	// that stops early wastes little, up to the node-by-node chunk.
+	chunk := s.opts.Parallelism * 4
+	maxChunk := max(64, s.opts.Parallelism*16)
+	for lo := 0; lo < n && len(f.feasible) < want; chunk = min(2*chunk, maxChunk) {
 		// Look ahead for up to chunk new classes, then filter their
 		// representatives in parallel.
 		first := len(reps)
@@ -455,6 +471,9 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 			}
 		}
 		repStatus = append(repStatus, make([]*framework.Status, len(reps)-first)...)
+		for range len(reps) - first {
+			slotRejected = append(slotRejected, -1)
+		}
 		s.parallel(len(reps)-first, func(k int) {
 			repStatus[first+k] = s.runFilters(ctx, state, pod, candidates[reps[first+k]])
 		})
@@ -476,12 +495,17 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 			case st.Code() == framework.Error:
 				return nil, fmt.Errorf("running Filter plugin %q on node %s: %w", st.Plugin(), ni.Node().Name, st.Err())
 			default:
-				k, seen := rejectedSlot[st]
-				if !seen {
-					k = len(f.rejected)
-					rejectedSlot[st] = k
-					f.rejected = append(f.rejected, st)
-					f.rejectedNodes = append(f.rejectedNodes, 0)
+				k := int(slotRejected[slot])
+				if k < 0 {
+					// Plugins may return one status value for many nodes.
+					var seen bool
+					if k, seen = rejectedSlot[st]; !seen {
+						k = len(f.rejected)
+						rejectedSlot[st] = k
+						f.rejected = append(f.rejected, st)
+						f.rejectedNodes = append(f.rejectedNodes, 0)
+					}
+					slotRejected[slot] = int32(k)
 				}
 				f.rejectedNodes[k]++
 				if st.Plugin() == dra.Name && len(f.deviceRejected) < MaxDiagnosedNodes {
@@ -626,7 +650,7 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 	}
 	var classes []uint32
 	if f.classes != nil {
-		classes = s.nodeClasses(state, pod)
+		classes, _ = s.nodeClasses(state, pod, f)
 	}
 	sc := &scoreResult{slot: make([]int32, len(feasible))}
 	var reps []*framework.NodeInfo

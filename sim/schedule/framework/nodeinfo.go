@@ -505,6 +505,9 @@ type NodeInfo struct {
 	// Generation grows by one with every change of this NodeInfo; a clone
 	// starts from its original's value.
 	Generation int64
+	// Index is the node's position in its cluster's node list, for
+	// plugins that keep per-node arrays; a clone keeps it.
+	Index int
 }
 
 // NewNodeInfo returns the NodeInfo of node with pods already placed.
@@ -594,6 +597,7 @@ func (n *NodeInfo) Clone() *NodeInfo {
 		UsedPorts:        n.UsedPorts.clone(),
 		ImageStates:      make(map[string]*ImageStateSummary, len(n.ImageStates)),
 		Generation:       n.Generation,
+		Index:            n.Index,
 	}
 	if len(n.Pods) > 0 {
 		c.Pods = append([]*PodInfo(nil), n.Pods...)
