@@ -39,6 +39,7 @@ unit: ## go test (goldens included: a diff fails)
 fuzz-smoke: ## run each fuzz target briefly ($(FUZZTIME))
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./sim/load/
 	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) ./sim/validate/
+	$(GO) test -run '^$$' -fuzz '^FuzzEnginesAgree$$' -fuzztime $(FUZZTIME) ./sim/
 
 .PHONY: test
 test: fmt-check vet unit fuzz-smoke ## everything CI runs: gofmt, vet, tests and goldens, a short fuzz
@@ -50,7 +51,7 @@ update: ## regenerate golden files after an intended change
 	$(GO) test ./... >/dev/null
 
 .PHONY: fuzz
-fuzz: ## fuzz the loader and the validator for longer (FUZZTIME=5m make fuzz)
+fuzz: ## fuzz the loader, the validator and the engines for longer (FUZZTIME=5m make fuzz)
 	$(MAKE) fuzz-smoke FUZZTIME=$(if $(filter 10s,$(FUZZTIME)),2m,$(FUZZTIME))
 
 .PHONY: bench

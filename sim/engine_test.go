@@ -173,3 +173,23 @@ func addConstraints(snap *snapshot.Snapshot, k int) {
 		}
 	}
 }
+
+// FuzzEnginesAgree replays generated clusters of fuzzed seed, size,
+// sampling and decoration on both engines and fails on any difference.
+// `go test` runs the seed corpus; `make fuzz-smoke` explores further.
+func FuzzEnginesAgree(f *testing.F) {
+	f.Add(int64(1), uint8(12), uint8(30), false, false)
+	f.Add(int64(2), uint8(40), uint8(90), true, true)
+	f.Add(int64(7), uint8(105), uint8(120), false, true)
+	f.Fuzz(func(t *testing.T, seed int64, nodes, pods uint8, scoreAll, constraints bool) {
+		n := 1 + int(nodes)%130
+		snap, err := generate.Generate(generate.Options{Seed: seed, Nodes: n, Pods: int(pods)})
+		if err != nil {
+			t.Skip(err)
+		}
+		if constraints {
+			addConstraints(snap, int(seed%11+11))
+		}
+		sameDecisions(t, snap, sim.Options{Seed: seed, ScoreAllNodes: scoreAll})
+	})
+}
