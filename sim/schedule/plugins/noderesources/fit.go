@@ -37,6 +37,7 @@ type Fit struct {
 	ignoredResourceGroups map[string]bool
 	dra                   DRAExtendedResources
 	scorer                *resourceAllocationScorer
+	requests              podCache[*preFilterState]
 }
 
 var (
@@ -113,6 +114,10 @@ func (pl *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *v1
 }
 
 func (pl *Fit) preFilterState(pod *v1.Pod) *preFilterState {
+	return pl.requests.get(pod, pl.computePreFilterState)
+}
+
+func (pl *Fit) computePreFilterState(pod *v1.Pod) *preFilterState {
 	s := computePodResourceRequest(pod)
 	for name, q := range s.ScalarResources {
 		if q == 0 || pl.ignored(name) {

@@ -44,6 +44,7 @@ type resourceAllocationScorer struct {
 	// per-container defaults (the Fit strategies).
 	useRequested bool
 	dra          DRAExtendedResources
+	requests     podCache[[]int64]
 }
 
 func newResourceAllocationScorer(kind scorerKind, resources []config.ResourceSpec, shape []shapePoint, useRequested bool, dra DRAExtendedResources) *resourceAllocationScorer {
@@ -68,6 +69,10 @@ func newResourceAllocationScorer(kind scorerKind, resources []config.ResourceSpe
 // and, unless useRequested, the 100m/200Mi default for containers that set
 // no CPU/memory request.
 func (r *resourceAllocationScorer) podRequests(pod *v1.Pod) []int64 {
+	return r.requests.get(pod, r.computePodRequests)
+}
+
+func (r *resourceAllocationScorer) computePodRequests(pod *v1.Pod) []int64 {
 	opts := resourcehelper.PodResourcesOptions{
 		UseStatusResources: true,
 		InPlacePodLevelResourcesVerticalScalingEnabled: true,
