@@ -16,7 +16,9 @@ var zones = [...]string{"zone-a", "zone-b", "zone-c"}
 // Generate builds the snapshot the options describe. Objects come in the
 // order WriteYAML writes them: namespaces, device classes, nodes (by
 // profile, then index), their slices, claim templates, then pods in arrival
-// order.
+// order. The slices of nodes of one profile share their device lists and
+// counter sets (see deviceLists): like every snapshot object, they are
+// read-only.
 func Generate(opts Options) (*snapshot.Snapshot, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -29,6 +31,7 @@ func Generate(opts Options) (*snapshot.Snapshot, error) {
 	s := snapshot.New()
 	s.DeviceClasses = deviceClasses()
 
+	lists := newDeviceLists()
 	nodeCounts := apportion(opts.Nodes, opts.Profiles)
 	width := digits(opts.Nodes)
 	for _, profile := range sortedKeys(nodeCounts) {
@@ -36,7 +39,7 @@ func Generate(opts Options) (*snapshot.Snapshot, error) {
 			name := fmt.Sprintf("%s-%0*d", profile, width, i)
 			zone := zones[i%len(zones)]
 			s.Nodes = append(s.Nodes, makeNode(name, profile, zone))
-			s.ResourceSlices = append(s.ResourceSlices, slicesFor(name, profile)...)
+			s.ResourceSlices = append(s.ResourceSlices, lists.slicesFor(name, profile)...)
 		}
 	}
 

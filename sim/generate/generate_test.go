@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/validate"
 	"github.com/google/go-cmp/cmp"
+	resourceapi "k8s.io/api/resource/v1"
 )
 
 func mustGenerate(t *testing.T, opts Options) []byte {
@@ -357,5 +359,38 @@ func TestParseWeights(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSlicesShareDeviceLists guards the memory of large snapshots: nodes of
+// one profile publish the same devices, so their slices share one device
+// list (and A100 nodes one list of counter sets) instead of a copy each,
+// and a shared list has no spare capacity an append could write into.
+func TestSlicesShareDeviceLists(t *testing.T) {
+	s, err := Generate(Options{Nodes: 6, Pods: 0, Profiles: map[string]int{ProfileDGXH100: 1, ProfileA100MIG: 1, ProfileL4: 1}})
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	first := map[string]*resourceapi.ResourceSlice{} // by profile and slice name without the node
+	for _, sl := range s.ResourceSlices {
+		node := *sl.Spec.NodeName
+		key := strings.TrimRight(node, "0123456789") + strings.TrimPrefix(sl.Name, node)
+		if d := sl.Spec.Devices; cap(d) != len(d) {
+			t.Errorf("slice %s: %d devices with capacity %d, want no spare capacity", sl.Name, len(d), cap(d))
+		}
+		f, seen := first[key]
+		if !seen {
+			first[key] = sl
+			continue
+		}
+		if len(sl.Spec.Devices) > 0 && &sl.Spec.Devices[0] != &f.Spec.Devices[0] {
+			t.Errorf("slices %s and %s: want one shared device list, got two copies", f.Name, sl.Name)
+		}
+		if len(sl.Spec.SharedCounters) > 0 && &sl.Spec.SharedCounters[0] != &f.Spec.SharedCounters[0] {
+			t.Errorf("slices %s and %s: want one shared list of counter sets, got two copies", f.Name, sl.Name)
+		}
+	}
+	if len(first) != 5 { // dgx and l4: -gpus; a100: -counters, -gpus-0, -gpus-1
+		t.Errorf("want 5 kinds of slices, got %d: %v", len(first), first)
 	}
 }

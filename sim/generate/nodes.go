@@ -2,6 +2,7 @@ package generate
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -78,25 +79,60 @@ func makeNode(name, profile, zone string) *v1.Node {
 	}
 }
 
+// deviceLists memoizes what every node of a profile publishes alike: the
+// devices of each of its slices and the counter sets. Nodes differ only in
+// their pool, node and slice names, so the slices of one snapshot share
+// these lists instead of holding a copy per node (an A100 node's 104
+// devices, with their attribute, capacity and counter maps, are about
+// 300 KB). Like every snapshot object they are read-only: whoever wants to
+// change a slice deep-copies it first, as applyTaintRules and the
+// autoscaler's renameSlice do.
+type deviceLists struct {
+	devices  map[string][]resourceapi.Device // by profile and slice index
+	counters []resourceapi.CounterSet        // of an A100 node
+}
+
+func newDeviceLists() *deviceLists {
+	return &deviceLists{devices: map[string][]resourceapi.Device{}}
+}
+
+// list returns the memoized device list under key, made by mk on first use.
+// Its capacity is its length, so that an append never writes into the
+// shared array.
+func (l *deviceLists) list(key string, mk func() []resourceapi.Device) []resourceapi.Device {
+	devs, ok := l.devices[key]
+	if !ok {
+		devs = slices.Clip(mk())
+		l.devices[key] = devs
+	}
+	return devs
+}
+
 // slicesFor returns the ResourceSlices a node's driver publishes. Each node
 // is its own pool, named after the node.
-func slicesFor(node, profile string) []*resourceapi.ResourceSlice {
+func (l *deviceLists) slicesFor(node, profile string) []*resourceapi.ResourceSlice {
 	switch profile {
 	case ProfileDGXH100:
-		devs := make([]resourceapi.Device, 8)
-		for i := range devs {
-			// Two GPUs per PCIe switch, four per socket, as in a DGX H100.
-			devs[i] = gpu(i, "h100", "80Gi", i/4, fmt.Sprintf("pci0000:%02x", 0x10*(i/2+1)))
-		}
+		devs := l.list(profile, func() []resourceapi.Device {
+			devs := make([]resourceapi.Device, 8)
+			for i := range devs {
+				// Two GPUs per PCIe switch, four per socket, as in a DGX H100.
+				devs[i] = gpu(i, "h100", "80Gi", i/4, fmt.Sprintf("pci0000:%02x", 0x10*(i/2+1)))
+			}
+			return devs
+		})
 		return []*resourceapi.ResourceSlice{slice(node+"-gpus", node, 1, devs, nil)}
 	case ProfileL4:
-		devs := make([]resourceapi.Device, 4)
-		for i := range devs {
-			devs[i] = gpu(i, "l4", "24Gi", i/2, fmt.Sprintf("pci0000:%02x", 0x10*(i/2+1)))
-		}
+		devs := l.list(profile, func() []resourceapi.Device {
+			devs := make([]resourceapi.Device, 4)
+			for i := range devs {
+				devs[i] = gpu(i, "l4", "24Gi", i/2, fmt.Sprintf("pci0000:%02x", 0x10*(i/2+1)))
+			}
+			return devs
+		})
 		return []*resourceapi.ResourceSlice{slice(node+"-gpus", node, 1, devs, nil)}
 	case ProfileA100MIG:
-		return migSlices(node)
+		return l.migSlices(node)
 	}
 	return nil
 }
@@ -128,40 +164,46 @@ const (
 // and device slices with the whole GPU and every partition, each consuming
 // the counters of its GPU. The allocator then never gives out more of a GPU
 // than it has: a whole GPU excludes its partitions and vice versa.
-func migSlices(node string) []*resourceapi.ResourceSlice {
+func (l *deviceLists) migSlices(node string) []*resourceapi.ResourceSlice {
 	const deviceSlices = a100GPUs / a100GPUsPerSlice
 	count := int64(1 + deviceSlices)
-	sets := make([]resourceapi.CounterSet, a100GPUs)
-	for g := range sets {
-		sets[g] = resourceapi.CounterSet{
-			Name:     counterSetName(g),
-			Counters: counters(a100Slices, a100Memory),
-		}
-	}
-	out := []*resourceapi.ResourceSlice{slice(node+"-counters", node, count, nil, sets)}
-	for s := range deviceSlices {
-		var devs []resourceapi.Device
-		for g := s * a100GPUsPerSlice; g < (s+1)*a100GPUsPerSlice; g++ {
-			full := gpu(g, "a100", a100Memory, g/4, "")
-			full.Attributes[attrProfile] = str("full")
-			full.ConsumesCounters = consumes(g, a100Slices, a100Memory)
-			devs = append(devs, full)
-			for _, p := range migPartitions {
-				for k := range p.count {
-					devs = append(devs, resourceapi.Device{
-						Name: fmt.Sprintf("gpu-%d-mig-%s-%d", g, p.profile[:2], k),
-						Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
-							attrModel:   str("a100"),
-							attrProfile: str(p.profile),
-							attrIndex:   num(int64(g)),
-							attrNUMA:    num(int64(g / 4)),
-						},
-						Capacity:         map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{capMemory: {Value: resource.MustParse(p.memory)}},
-						ConsumesCounters: consumes(g, p.slices, p.memory),
-					})
-				}
+	if l.counters == nil {
+		sets := make([]resourceapi.CounterSet, a100GPUs)
+		for g := range sets {
+			sets[g] = resourceapi.CounterSet{
+				Name:     counterSetName(g),
+				Counters: counters(a100Slices, a100Memory),
 			}
 		}
+		l.counters = sets
+	}
+	out := []*resourceapi.ResourceSlice{slice(node+"-counters", node, count, nil, l.counters)}
+	for s := range deviceSlices {
+		devs := l.list(fmt.Sprintf("%s/%d", ProfileA100MIG, s), func() []resourceapi.Device {
+			var devs []resourceapi.Device
+			for g := s * a100GPUsPerSlice; g < (s+1)*a100GPUsPerSlice; g++ {
+				full := gpu(g, "a100", a100Memory, g/4, "")
+				full.Attributes[attrProfile] = str("full")
+				full.ConsumesCounters = consumes(g, a100Slices, a100Memory)
+				devs = append(devs, full)
+				for _, p := range migPartitions {
+					for k := range p.count {
+						devs = append(devs, resourceapi.Device{
+							Name: fmt.Sprintf("gpu-%d-mig-%s-%d", g, p.profile[:2], k),
+							Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
+								attrModel:   str("a100"),
+								attrProfile: str(p.profile),
+								attrIndex:   num(int64(g)),
+								attrNUMA:    num(int64(g / 4)),
+							},
+							Capacity:         map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{capMemory: {Value: resource.MustParse(p.memory)}},
+							ConsumesCounters: consumes(g, p.slices, p.memory),
+						})
+					}
+				}
+			}
+			return devs
+		})
 		out = append(out, slice(fmt.Sprintf("%s-gpus-%d", node, s), node, count, devs, nil))
 	}
 	return out
