@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -392,5 +393,26 @@ func TestSlicesShareDeviceLists(t *testing.T) {
 	}
 	if len(first) != 5 { // dgx and l4: -gpus; a100: -counters, -gpus-0, -gpus-1
 		t.Errorf("want 5 kinds of slices, got %d: %v", len(first), first)
+	}
+}
+
+// TestNodesAndPodsShareParts: nodes of one profile share their capacity
+// and allocatable lists, pods of one shape their containers.
+func TestNodesAndPodsShareParts(t *testing.T) {
+	s, err := Generate(Options{Nodes: 6, Pods: 40, Profiles: map[string]int{ProfileDGXH100: 1}, Workloads: map[string]int{WorkloadInference: 1}})
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	n0, n1 := s.Nodes[0], s.Nodes[1]
+	if reflect.ValueOf(n0.Status.Capacity).UnsafePointer() != reflect.ValueOf(n1.Status.Capacity).UnsafePointer() ||
+		reflect.ValueOf(n0.Status.Allocatable).UnsafePointer() != reflect.ValueOf(n1.Status.Allocatable).UnsafePointer() {
+		t.Errorf("nodes %s and %s: want shared capacity and allocatable, got copies", n0.Name, n1.Name)
+	}
+	p0, p1 := s.Pods[0], s.Pods[1]
+	if &p0.Spec.Containers[0] != &p1.Spec.Containers[0] {
+		t.Errorf("pods %s and %s: want one shared container list, got two", p0.Name, p1.Name)
+	}
+	if c := p0.Spec.Containers; cap(c) != len(c) {
+		t.Errorf("pod %s: %d containers with capacity %d, want no spare capacity", p0.Name, len(c), cap(c))
 	}
 }

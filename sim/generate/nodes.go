@@ -49,15 +49,15 @@ var shapes = map[string]shape{
 	ProfileCPU:     {"m7i.8xlarge", "32", "128Gi", "31", "120Gi"},
 }
 
-func makeNode(name, profile, zone string) *v1.Node {
-	sh := shapes[profile]
+func (sh *shared) makeNode(name, profile, zone string) *v1.Node {
+	size := shapes[profile]
 	return &v1.Node{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name,
 			Labels: map[string]string{
 				v1.LabelHostname:           name,
-				v1.LabelInstanceTypeStable: sh.instanceType,
+				v1.LabelInstanceTypeStable: size.instanceType,
 				v1.LabelTopologyZone:       zone,
 				v1.LabelOSStable:           "linux",
 				v1.LabelArchStable:         "amd64",
@@ -65,55 +65,77 @@ func makeNode(name, profile, zone string) *v1.Node {
 			},
 		},
 		Status: v1.NodeStatus{
-			Capacity: v1.ResourceList{
-				v1.ResourceCPU:    resource.MustParse(sh.cpu),
-				v1.ResourceMemory: resource.MustParse(sh.memory),
-				v1.ResourcePods:   resource.MustParse("110"),
-			},
-			Allocatable: v1.ResourceList{
-				v1.ResourceCPU:    resource.MustParse(sh.cpuAlloc),
-				v1.ResourceMemory: resource.MustParse(sh.memoryAlloc),
-				v1.ResourcePods:   resource.MustParse("110"),
-			},
+			Capacity: memo(sh.resources, profile+"/capacity", func() v1.ResourceList {
+				return v1.ResourceList{
+					v1.ResourceCPU:    resource.MustParse(size.cpu),
+					v1.ResourceMemory: resource.MustParse(size.memory),
+					v1.ResourcePods:   resource.MustParse("110"),
+				}
+			}),
+			Allocatable: memo(sh.resources, profile+"/allocatable", func() v1.ResourceList {
+				return v1.ResourceList{
+					v1.ResourceCPU:    resource.MustParse(size.cpuAlloc),
+					v1.ResourceMemory: resource.MustParse(size.memoryAlloc),
+					v1.ResourcePods:   resource.MustParse("110"),
+				}
+			}),
 		},
 	}
 }
 
-// deviceLists memoizes what every node of a profile publishes alike: the
-// devices of each of its slices and the counter sets. Nodes differ only in
-// their pool, node and slice names, so the slices of one snapshot share
-// these lists instead of holding a copy per node (an A100 node's 104
-// devices, with their attribute, capacity and counter maps, are about
-// 300 KB). Like every snapshot object they are read-only: whoever wants to
-// change a slice deep-copies it first, as applyTaintRules and the
-// autoscaler's renameSlice do.
-type deviceLists struct {
-	devices  map[string][]resourceapi.Device // by profile and slice index
-	counters []resourceapi.CounterSet        // of an A100 node
+// shared memoizes the parts that many objects of one snapshot have alike:
+// the devices of each slice of a node profile and the A100 counter sets
+// (nodes differ only in their pool, node and slice names; an A100 node's
+// 104 devices, with their attribute, capacity and counter maps, are about
+// 300 KB), a profile's node capacity and allocatable, and the containers,
+// labels and claims of pods of the same shape. The objects refer to one
+// copy instead of holding their own. Like every snapshot object, these are
+// read-only: whoever wants to change an object deep-copies it first, as
+// applyTaintRules, the autoscaler's renameSlice and cluster.Build do.
+// Shared lists have no spare capacity, so that an append never writes
+// into the shared array.
+type shared struct {
+	devices    map[string][]resourceapi.Device // by profile and slice index
+	counters   []resourceapi.CounterSet        // of an A100 node
+	resources  map[string]v1.ResourceList      // by profile, capacity or allocatable
+	containers map[string][]v1.Container       // by image, requests and claim
+	labels     map[string]map[string]string    // of pods, by workload
+	podClaims  map[string][]v1.PodResourceClaim
+	priority   *int32
 }
 
-func newDeviceLists() *deviceLists {
-	return &deviceLists{devices: map[string][]resourceapi.Device{}}
-}
-
-// list returns the memoized device list under key, made by mk on first use.
-// Its capacity is its length, so that an append never writes into the
-// shared array.
-func (l *deviceLists) list(key string, mk func() []resourceapi.Device) []resourceapi.Device {
-	devs, ok := l.devices[key]
-	if !ok {
-		devs = slices.Clip(mk())
-		l.devices[key] = devs
+func newShared() *shared {
+	return &shared{
+		devices:    map[string][]resourceapi.Device{},
+		resources:  map[string]v1.ResourceList{},
+		containers: map[string][]v1.Container{},
+		labels:     map[string]map[string]string{},
+		podClaims:  map[string][]v1.PodResourceClaim{},
+		priority:   ptr.To[int32](0),
 	}
-	return devs
+}
+
+// memo returns m[key], made by mk on first use.
+func memo[V any](m map[string]V, key string, mk func() V) V {
+	v, ok := m[key]
+	if !ok {
+		v = mk()
+		m[key] = v
+	}
+	return v
+}
+
+// list returns the device list under key, made by mk on first use.
+func (sh *shared) list(key string, mk func() []resourceapi.Device) []resourceapi.Device {
+	return memo(sh.devices, key, func() []resourceapi.Device { return slices.Clip(mk()) })
 }
 
 // slicesFor returns the ResourceSlices a node's driver publishes. Each node
 // is its own pool, named after the node.
-func (l *deviceLists) slicesFor(node, profile string) []*resourceapi.ResourceSlice {
+func (sh *shared) slicesFor(node, profile string) []*resourceapi.ResourceSlice {
 	switch profile {
 	case ProfileDGXH100:
-		devs := l.list(profile, func() []resourceapi.Device {
+		devs := sh.list(profile, func() []resourceapi.Device {
 			devs := make([]resourceapi.Device, 8)
 			for i := range devs {
 				// Two GPUs per PCIe switch, four per socket, as in a DGX H100.
@@ -123,7 +145,7 @@ func (l *deviceLists) slicesFor(node, profile string) []*resourceapi.ResourceSli
 		})
 		return []*resourceapi.ResourceSlice{slice(node+"-gpus", node, 1, devs, nil)}
 	case ProfileL4:
-		devs := l.list(profile, func() []resourceapi.Device {
+		devs := sh.list(profile, func() []resourceapi.Device {
 			devs := make([]resourceapi.Device, 4)
 			for i := range devs {
 				devs[i] = gpu(i, "l4", "24Gi", i/2, fmt.Sprintf("pci0000:%02x", 0x10*(i/2+1)))
@@ -132,7 +154,7 @@ func (l *deviceLists) slicesFor(node, profile string) []*resourceapi.ResourceSli
 		})
 		return []*resourceapi.ResourceSlice{slice(node+"-gpus", node, 1, devs, nil)}
 	case ProfileA100MIG:
-		return l.migSlices(node)
+		return sh.migSlices(node)
 	}
 	return nil
 }
@@ -164,10 +186,10 @@ const (
 // and device slices with the whole GPU and every partition, each consuming
 // the counters of its GPU. The allocator then never gives out more of a GPU
 // than it has: a whole GPU excludes its partitions and vice versa.
-func (l *deviceLists) migSlices(node string) []*resourceapi.ResourceSlice {
+func (sh *shared) migSlices(node string) []*resourceapi.ResourceSlice {
 	const deviceSlices = a100GPUs / a100GPUsPerSlice
 	count := int64(1 + deviceSlices)
-	if l.counters == nil {
+	if sh.counters == nil {
 		sets := make([]resourceapi.CounterSet, a100GPUs)
 		for g := range sets {
 			sets[g] = resourceapi.CounterSet{
@@ -175,11 +197,11 @@ func (l *deviceLists) migSlices(node string) []*resourceapi.ResourceSlice {
 				Counters: counters(a100Slices, a100Memory),
 			}
 		}
-		l.counters = sets
+		sh.counters = sets
 	}
-	out := []*resourceapi.ResourceSlice{slice(node+"-counters", node, count, nil, l.counters)}
+	out := []*resourceapi.ResourceSlice{slice(node+"-counters", node, count, nil, sh.counters)}
 	for s := range deviceSlices {
-		devs := l.list(fmt.Sprintf("%s/%d", ProfileA100MIG, s), func() []resourceapi.Device {
+		devs := sh.list(fmt.Sprintf("%s/%d", ProfileA100MIG, s), func() []resourceapi.Device {
 			var devs []resourceapi.Device
 			for g := s * a100GPUsPerSlice; g < (s+1)*a100GPUsPerSlice; g++ {
 				full := gpu(g, "a100", a100Memory, g/4, "")
