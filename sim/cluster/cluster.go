@@ -45,14 +45,16 @@ func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
 		c.Namespaces[ns.Name] = ns
 	}
 	for _, n := range orderNodes(s.Nodes) {
-		ni := framework.NewNodeInfo(n.DeepCopy())
+		// Node objects are shared with the snapshot: nothing changes a
+		// node in place (NodeInfo.Clone shares them as well).
+		ni := framework.NewNodeInfo(n)
 		ni.Index = len(c.Nodes)
 		c.Nodes = append(c.Nodes, ni)
 		c.byName[n.Name] = ni
 	}
 	framework.SetImageStates(c.Nodes)
 
-	claims := append([]*resourceapi.ResourceClaim(nil), s.ResourceClaims...)
+	var made []*resourceapi.ResourceClaim // from templates, owned by the cluster
 	templates := map[string]*resourceapi.ResourceClaimTemplate{}
 	for _, t := range s.ResourceClaimTemplates {
 		templates[t.Namespace+"/"+t.Name] = t
@@ -67,9 +69,14 @@ func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
 			continue // the scheduler's cache ignores terminated pods
 		}
 		c.Pods = append(c.Pods, pod)
-		claims = append(claims, c.claimsFromTemplates(pod, templates)...)
+		made = append(made, c.claimsFromTemplates(pod, templates)...)
 	}
-	c.DRA = dra.NewState(gates, s.DeviceClasses, s.ResourceSlices, s.DeviceTaintRules, claims)
+	// NewState copies the snapshot's claims; the claims made here are the
+	// cluster's own already and need no second copy.
+	c.DRA = dra.NewState(gates, s.DeviceClasses, s.ResourceSlices, s.DeviceTaintRules, s.ResourceClaims)
+	for _, claim := range made {
+		c.DRA.AddClaim(claim)
+	}
 
 	for _, pod := range c.Pods {
 		switch {

@@ -1,7 +1,6 @@
 package dra
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"sort"
@@ -90,6 +89,7 @@ func (s *State) indexSlices(slices []*resourceapi.ResourceSlice) {
 			byPool[ref] = append(byPool[ref], sl)
 		}
 	}
+	h := newSliceHasher()
 	for name := range touched {
 		np := s.nodes[name]
 		sort.Slice(np.pools, func(i, j int) bool {
@@ -98,20 +98,15 @@ func (s *State) indexSlices(slices []*resourceapi.ResourceSlice) {
 			}
 			return np.pools[i].name < np.pools[j].name
 		})
-		h := fnv.New64a()
+		h.reset()
 		for _, ref := range np.pools {
 			for _, sl := range byPool[ref] {
-				// A shallow copy is enough: only top-level fields change.
-				spec := sl.Spec
-				spec.NodeName = nil
-				spec.Pool.Name = ""
-				data, _ := json.Marshal(&spec)
-				h.Write(data)
-				h.Write([]byte{0})
+				h.spec(&sl.Spec) // without the node and pool names
+				h.byte(0)
 			}
-			h.Write([]byte{1})
+			h.byte(1)
 		}
-		np.static = h.Sum64()
+		np.static = h.sum()
 		s.version++
 		np.version = s.version
 	}

@@ -16,7 +16,8 @@ var zones = [...]string{"zone-a", "zone-b", "zone-c"}
 // Generate builds the snapshot the options describe. Objects come in the
 // order WriteYAML writes them: namespaces, device classes, nodes (by
 // profile, then index), their slices, claim templates, then pods in arrival
-// order.
+// order. Objects alike share their parts (device lists, resource lists,
+// containers; see shared): like every snapshot object, they are read-only.
 func Generate(opts Options) (*snapshot.Snapshot, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -29,14 +30,15 @@ func Generate(opts Options) (*snapshot.Snapshot, error) {
 	s := snapshot.New()
 	s.DeviceClasses = deviceClasses()
 
+	sh := newShared()
 	nodeCounts := apportion(opts.Nodes, opts.Profiles)
 	width := digits(opts.Nodes)
 	for _, profile := range sortedKeys(nodeCounts) {
 		for i := range nodeCounts[profile] {
 			name := fmt.Sprintf("%s-%0*d", profile, width, i)
 			zone := zones[i%len(zones)]
-			s.Nodes = append(s.Nodes, makeNode(name, profile, zone))
-			s.ResourceSlices = append(s.ResourceSlices, slicesFor(name, profile)...)
+			s.Nodes = append(s.Nodes, sh.makeNode(name, profile, zone))
+			s.ResourceSlices = append(s.ResourceSlices, sh.slicesFor(name, profile)...)
 		}
 	}
 
@@ -55,7 +57,7 @@ func Generate(opts Options) (*snapshot.Snapshot, error) {
 	for _, w := range arrivals {
 		name := fmt.Sprintf("%s-%0*d", w, width, next[w])
 		next[w]++
-		pod := makePod(w, name, podRNG)
+		pod := sh.makePod(w, name, podRNG)
 		usedNS[pod.Namespace] = true
 		s.Pods = append(s.Pods, pod)
 	}

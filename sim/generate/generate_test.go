@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/validate"
 	"github.com/google/go-cmp/cmp"
+	resourceapi "k8s.io/api/resource/v1"
 )
 
 func mustGenerate(t *testing.T, opts Options) []byte {
@@ -357,5 +360,59 @@ func TestParseWeights(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSlicesShareDeviceLists guards the memory of large snapshots: nodes of
+// one profile publish the same devices, so their slices share one device
+// list (and A100 nodes one list of counter sets) instead of a copy each,
+// and a shared list has no spare capacity an append could write into.
+func TestSlicesShareDeviceLists(t *testing.T) {
+	s, err := Generate(Options{Nodes: 6, Pods: 0, Profiles: map[string]int{ProfileDGXH100: 1, ProfileA100MIG: 1, ProfileL4: 1}})
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	first := map[string]*resourceapi.ResourceSlice{} // by profile and slice name without the node
+	for _, sl := range s.ResourceSlices {
+		node := *sl.Spec.NodeName
+		key := strings.TrimRight(node, "0123456789") + strings.TrimPrefix(sl.Name, node)
+		if d := sl.Spec.Devices; cap(d) != len(d) {
+			t.Errorf("slice %s: %d devices with capacity %d, want no spare capacity", sl.Name, len(d), cap(d))
+		}
+		f, seen := first[key]
+		if !seen {
+			first[key] = sl
+			continue
+		}
+		if len(sl.Spec.Devices) > 0 && &sl.Spec.Devices[0] != &f.Spec.Devices[0] {
+			t.Errorf("slices %s and %s: want one shared device list, got two copies", f.Name, sl.Name)
+		}
+		if len(sl.Spec.SharedCounters) > 0 && &sl.Spec.SharedCounters[0] != &f.Spec.SharedCounters[0] {
+			t.Errorf("slices %s and %s: want one shared list of counter sets, got two copies", f.Name, sl.Name)
+		}
+	}
+	if len(first) != 5 { // dgx and l4: -gpus; a100: -counters, -gpus-0, -gpus-1
+		t.Errorf("want 5 kinds of slices, got %d: %v", len(first), first)
+	}
+}
+
+// TestNodesAndPodsShareParts: nodes of one profile share their capacity
+// and allocatable lists, pods of one shape their containers.
+func TestNodesAndPodsShareParts(t *testing.T) {
+	s, err := Generate(Options{Nodes: 6, Pods: 40, Profiles: map[string]int{ProfileDGXH100: 1}, Workloads: map[string]int{WorkloadInference: 1}})
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	n0, n1 := s.Nodes[0], s.Nodes[1]
+	if reflect.ValueOf(n0.Status.Capacity).UnsafePointer() != reflect.ValueOf(n1.Status.Capacity).UnsafePointer() ||
+		reflect.ValueOf(n0.Status.Allocatable).UnsafePointer() != reflect.ValueOf(n1.Status.Allocatable).UnsafePointer() {
+		t.Errorf("nodes %s and %s: want shared capacity and allocatable, got copies", n0.Name, n1.Name)
+	}
+	p0, p1 := s.Pods[0], s.Pods[1]
+	if &p0.Spec.Containers[0] != &p1.Spec.Containers[0] {
+		t.Errorf("pods %s and %s: want one shared container list, got two", p0.Name, p1.Name)
+	}
+	if c := p0.Spec.Containers; cap(c) != len(c) {
+		t.Errorf("pod %s: %d containers with capacity %d, want no spare capacity", p0.Name, len(c), cap(c))
 	}
 }

@@ -2,6 +2,7 @@ package generate
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -48,15 +49,15 @@ var shapes = map[string]shape{
 	ProfileCPU:     {"m7i.8xlarge", "32", "128Gi", "31", "120Gi"},
 }
 
-func makeNode(name, profile, zone string) *v1.Node {
-	sh := shapes[profile]
+func (sh *shared) makeNode(name, profile, zone string) *v1.Node {
+	size := shapes[profile]
 	return &v1.Node{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name,
 			Labels: map[string]string{
 				v1.LabelHostname:           name,
-				v1.LabelInstanceTypeStable: sh.instanceType,
+				v1.LabelInstanceTypeStable: size.instanceType,
 				v1.LabelTopologyZone:       zone,
 				v1.LabelOSStable:           "linux",
 				v1.LabelArchStable:         "amd64",
@@ -64,39 +65,96 @@ func makeNode(name, profile, zone string) *v1.Node {
 			},
 		},
 		Status: v1.NodeStatus{
-			Capacity: v1.ResourceList{
-				v1.ResourceCPU:    resource.MustParse(sh.cpu),
-				v1.ResourceMemory: resource.MustParse(sh.memory),
-				v1.ResourcePods:   resource.MustParse("110"),
-			},
-			Allocatable: v1.ResourceList{
-				v1.ResourceCPU:    resource.MustParse(sh.cpuAlloc),
-				v1.ResourceMemory: resource.MustParse(sh.memoryAlloc),
-				v1.ResourcePods:   resource.MustParse("110"),
-			},
+			Capacity: memo(sh.resources, profile+"/capacity", func() v1.ResourceList {
+				return v1.ResourceList{
+					v1.ResourceCPU:    resource.MustParse(size.cpu),
+					v1.ResourceMemory: resource.MustParse(size.memory),
+					v1.ResourcePods:   resource.MustParse("110"),
+				}
+			}),
+			Allocatable: memo(sh.resources, profile+"/allocatable", func() v1.ResourceList {
+				return v1.ResourceList{
+					v1.ResourceCPU:    resource.MustParse(size.cpuAlloc),
+					v1.ResourceMemory: resource.MustParse(size.memoryAlloc),
+					v1.ResourcePods:   resource.MustParse("110"),
+				}
+			}),
 		},
 	}
 }
 
+// shared memoizes the parts that many objects of one snapshot have alike:
+// the devices of each slice of a node profile and the A100 counter sets
+// (nodes differ only in their pool, node and slice names; an A100 node's
+// 104 devices, with their attribute, capacity and counter maps, are about
+// 300 KB), a profile's node capacity and allocatable, and the containers,
+// labels and claims of pods of the same shape. The objects refer to one
+// copy instead of holding their own. Like every snapshot object, these are
+// read-only: whoever wants to change an object deep-copies it first, as
+// applyTaintRules, the autoscaler's renameSlice and cluster.Build do.
+// Shared lists have no spare capacity, so that an append never writes
+// into the shared array.
+type shared struct {
+	devices    map[string][]resourceapi.Device // by profile and slice index
+	counters   []resourceapi.CounterSet        // of an A100 node
+	resources  map[string]v1.ResourceList      // by profile, capacity or allocatable
+	containers map[string][]v1.Container       // by image, requests and claim
+	labels     map[string]map[string]string    // of pods, by workload
+	podClaims  map[string][]v1.PodResourceClaim
+	priority   *int32
+}
+
+func newShared() *shared {
+	return &shared{
+		devices:    map[string][]resourceapi.Device{},
+		resources:  map[string]v1.ResourceList{},
+		containers: map[string][]v1.Container{},
+		labels:     map[string]map[string]string{},
+		podClaims:  map[string][]v1.PodResourceClaim{},
+		priority:   ptr.To[int32](0),
+	}
+}
+
+// memo returns m[key], made by mk on first use.
+func memo[V any](m map[string]V, key string, mk func() V) V {
+	v, ok := m[key]
+	if !ok {
+		v = mk()
+		m[key] = v
+	}
+	return v
+}
+
+// list returns the device list under key, made by mk on first use.
+func (sh *shared) list(key string, mk func() []resourceapi.Device) []resourceapi.Device {
+	return memo(sh.devices, key, func() []resourceapi.Device { return slices.Clip(mk()) })
+}
+
 // slicesFor returns the ResourceSlices a node's driver publishes. Each node
 // is its own pool, named after the node.
-func slicesFor(node, profile string) []*resourceapi.ResourceSlice {
+func (sh *shared) slicesFor(node, profile string) []*resourceapi.ResourceSlice {
 	switch profile {
 	case ProfileDGXH100:
-		devs := make([]resourceapi.Device, 8)
-		for i := range devs {
-			// Two GPUs per PCIe switch, four per socket, as in a DGX H100.
-			devs[i] = gpu(i, "h100", "80Gi", i/4, fmt.Sprintf("pci0000:%02x", 0x10*(i/2+1)))
-		}
+		devs := sh.list(profile, func() []resourceapi.Device {
+			devs := make([]resourceapi.Device, 8)
+			for i := range devs {
+				// Two GPUs per PCIe switch, four per socket, as in a DGX H100.
+				devs[i] = gpu(i, "h100", "80Gi", i/4, fmt.Sprintf("pci0000:%02x", 0x10*(i/2+1)))
+			}
+			return devs
+		})
 		return []*resourceapi.ResourceSlice{slice(node+"-gpus", node, 1, devs, nil)}
 	case ProfileL4:
-		devs := make([]resourceapi.Device, 4)
-		for i := range devs {
-			devs[i] = gpu(i, "l4", "24Gi", i/2, fmt.Sprintf("pci0000:%02x", 0x10*(i/2+1)))
-		}
+		devs := sh.list(profile, func() []resourceapi.Device {
+			devs := make([]resourceapi.Device, 4)
+			for i := range devs {
+				devs[i] = gpu(i, "l4", "24Gi", i/2, fmt.Sprintf("pci0000:%02x", 0x10*(i/2+1)))
+			}
+			return devs
+		})
 		return []*resourceapi.ResourceSlice{slice(node+"-gpus", node, 1, devs, nil)}
 	case ProfileA100MIG:
-		return migSlices(node)
+		return sh.migSlices(node)
 	}
 	return nil
 }
@@ -128,40 +186,46 @@ const (
 // and device slices with the whole GPU and every partition, each consuming
 // the counters of its GPU. The allocator then never gives out more of a GPU
 // than it has: a whole GPU excludes its partitions and vice versa.
-func migSlices(node string) []*resourceapi.ResourceSlice {
+func (sh *shared) migSlices(node string) []*resourceapi.ResourceSlice {
 	const deviceSlices = a100GPUs / a100GPUsPerSlice
 	count := int64(1 + deviceSlices)
-	sets := make([]resourceapi.CounterSet, a100GPUs)
-	for g := range sets {
-		sets[g] = resourceapi.CounterSet{
-			Name:     counterSetName(g),
-			Counters: counters(a100Slices, a100Memory),
-		}
-	}
-	out := []*resourceapi.ResourceSlice{slice(node+"-counters", node, count, nil, sets)}
-	for s := range deviceSlices {
-		var devs []resourceapi.Device
-		for g := s * a100GPUsPerSlice; g < (s+1)*a100GPUsPerSlice; g++ {
-			full := gpu(g, "a100", a100Memory, g/4, "")
-			full.Attributes[attrProfile] = str("full")
-			full.ConsumesCounters = consumes(g, a100Slices, a100Memory)
-			devs = append(devs, full)
-			for _, p := range migPartitions {
-				for k := range p.count {
-					devs = append(devs, resourceapi.Device{
-						Name: fmt.Sprintf("gpu-%d-mig-%s-%d", g, p.profile[:2], k),
-						Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
-							attrModel:   str("a100"),
-							attrProfile: str(p.profile),
-							attrIndex:   num(int64(g)),
-							attrNUMA:    num(int64(g / 4)),
-						},
-						Capacity:         map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{capMemory: {Value: resource.MustParse(p.memory)}},
-						ConsumesCounters: consumes(g, p.slices, p.memory),
-					})
-				}
+	if sh.counters == nil {
+		sets := make([]resourceapi.CounterSet, a100GPUs)
+		for g := range sets {
+			sets[g] = resourceapi.CounterSet{
+				Name:     counterSetName(g),
+				Counters: counters(a100Slices, a100Memory),
 			}
 		}
+		sh.counters = sets
+	}
+	out := []*resourceapi.ResourceSlice{slice(node+"-counters", node, count, nil, sh.counters)}
+	for s := range deviceSlices {
+		devs := sh.list(fmt.Sprintf("%s/%d", ProfileA100MIG, s), func() []resourceapi.Device {
+			var devs []resourceapi.Device
+			for g := s * a100GPUsPerSlice; g < (s+1)*a100GPUsPerSlice; g++ {
+				full := gpu(g, "a100", a100Memory, g/4, "")
+				full.Attributes[attrProfile] = str("full")
+				full.ConsumesCounters = consumes(g, a100Slices, a100Memory)
+				devs = append(devs, full)
+				for _, p := range migPartitions {
+					for k := range p.count {
+						devs = append(devs, resourceapi.Device{
+							Name: fmt.Sprintf("gpu-%d-mig-%s-%d", g, p.profile[:2], k),
+							Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
+								attrModel:   str("a100"),
+								attrProfile: str(p.profile),
+								attrIndex:   num(int64(g)),
+								attrNUMA:    num(int64(g / 4)),
+							},
+							Capacity:         map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{capMemory: {Value: resource.MustParse(p.memory)}},
+							ConsumesCounters: consumes(g, p.slices, p.memory),
+						})
+					}
+				}
+			}
+			return devs
+		})
 		out = append(out, slice(fmt.Sprintf("%s-gpus-%d", node, s), node, count, devs, nil))
 	}
 	return out

@@ -98,7 +98,7 @@ var cpuSizes = []struct{ cpu, memory string }{
 
 // makePod builds one pending pod of the workload. The random choices are
 // drawn in a fixed order, so the stream stays aligned for later pods.
-func makePod(workload, name string, rng *rand.Rand) *v1.Pod {
+func (sh *shared) makePod(workload, name string, rng *rand.Rand) *v1.Pod {
 	var cpu, memory, tmpl, image string
 	switch workload {
 	case WorkloadInference:
@@ -126,24 +126,33 @@ func makePod(workload, name string, rng *rand.Rand) *v1.Pod {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      name,
 			Namespace: namespaceOf[workload],
-			Labels:    map[string]string{"app.kubernetes.io/name": workload},
+			Labels: memo(sh.labels, workload, func() map[string]string {
+				return map[string]string{"app.kubernetes.io/name": workload}
+			}),
 		},
 		Spec: v1.PodSpec{
 			SchedulerName: v1.DefaultSchedulerName,
-			Priority:      ptr.To[int32](0),
-			Containers: []v1.Container{{
-				Name:  "main",
-				Image: image,
-				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
-					v1.ResourceCPU:    resource.MustParse(cpu),
-					v1.ResourceMemory: resource.MustParse(memory),
-				}},
-			}},
+			Priority:      sh.priority,
+			Containers: memo(sh.containers, image+"/"+cpu+"/"+memory+"/"+tmpl, func() []v1.Container {
+				c := v1.Container{
+					Name:  "main",
+					Image: image,
+					Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
+						v1.ResourceCPU:    resource.MustParse(cpu),
+						v1.ResourceMemory: resource.MustParse(memory),
+					}},
+				}
+				if tmpl != "" {
+					c.Resources.Claims = []v1.ResourceClaim{{Name: podClaim}}
+				}
+				return []v1.Container{c}
+			}),
 		},
 	}
 	if tmpl != "" {
-		pod.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: podClaim, ResourceClaimTemplateName: ptr.To(tmpl)}}
-		pod.Spec.Containers[0].Resources.Claims = []v1.ResourceClaim{{Name: podClaim}}
+		pod.Spec.ResourceClaims = memo(sh.podClaims, tmpl, func() []v1.PodResourceClaim {
+			return []v1.PodResourceClaim{{Name: podClaim, ResourceClaimTemplateName: ptr.To(tmpl)}}
+		})
 	}
 	return pod
 }

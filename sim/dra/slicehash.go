@@ -1,0 +1,202 @@
+package dra
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// sliceHasher hashes what the allocator reads of a ResourceSlice, without
+// its node and pool names, for the node equivalence classes (see
+// indexSlices), as their JSON encoding did before. Specs that hash alike
+// encode to the same JSON (but for 64-bit collisions). Specs with the same
+// JSON hash alike too, except where the hasher looks closer: an empty list
+// or map where it falls back to JSON (below) counts as set, and so does
+// the format of a quantity between -1024 and 1024, which the canonical
+// form drops. That can only make fewer nodes equivalent, never wrong ones.
+//
+// The fields every driver sets (devices with their names, attributes,
+// capacities and counter consumption, the counter sets) are hashed
+// directly: encoding every device as JSON cost more than half of
+// cluster.Build on large clusters. Whatever else a device, an attribute,
+// a counter or the spec carries, including fields a later API version
+// adds, is hashed through its JSON encoding when it is set, so no field
+// is ever left out.
+type sliceHasher struct {
+	h       uint64 // FNV-1a, 64 bits
+	scratch []byte
+	keys    []string
+}
+
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+func newSliceHasher() *sliceHasher {
+	return &sliceHasher{h: fnvOffset64, scratch: make([]byte, 0, 64)}
+}
+
+func (s *sliceHasher) reset() { s.h = fnvOffset64 }
+
+func (s *sliceHasher) sum() uint64 { return s.h }
+
+func (s *sliceHasher) byte(b byte) { s.h = (s.h ^ uint64(b)) * fnvPrime64 }
+
+func (s *sliceHasher) raw(b []byte) {
+	for _, c := range b {
+		s.byte(c)
+	}
+}
+
+func (s *sliceHasher) int(v int64) {
+	for i := range 8 {
+		s.byte(byte(v >> (8 * i)))
+	}
+}
+
+// str writes a string with its length, so that concatenations differ.
+func (s *sliceHasher) str(v string) {
+	s.int(int64(len(v)))
+	for i := 0; i < len(v); i++ {
+		s.byte(v[i])
+	}
+}
+
+func (s *sliceHasher) optStr(v *string) {
+	if v == nil {
+		s.byte(0)
+		return
+	}
+	s.byte(1)
+	s.str(*v)
+}
+
+// quantity writes the value and format of an integer quantity, from which
+// the canonical form JSON encodes follows, and the canonical form of any
+// other.
+func (s *sliceHasher) quantity(q resource.Quantity) {
+	if v, ok := q.AsInt64(); ok {
+		s.byte('i')
+		s.int(v)
+		s.str(string(q.Format))
+		return
+	}
+	s.byte('c')
+	number, suffix := q.CanonicalizeBytes(s.scratch[:0])
+	s.int(int64(len(number) + len(suffix)))
+	s.raw(number)
+	s.raw(suffix)
+}
+
+// rest writes the JSON encoding of *v when it is not the zero value, and a
+// marker either way. *v holds the fields the hasher does not know. Only
+// the slow path copies *v to the heap.
+func rest[T any](s *sliceHasher, v *T) {
+	if reflect.ValueOf(v).Elem().IsZero() {
+		s.byte(0)
+		return
+	}
+	data, _ := json.Marshal(*v)
+	s.byte(1)
+	s.int(int64(len(data)))
+	s.raw(data)
+}
+
+// sortedKeys returns m's keys in order, in a buffer that the next call
+// reuses: loops over the keys must not call it.
+func sortedKeys[K ~string, V any](s *sliceHasher, m map[K]V) []string {
+	s.keys = s.keys[:0]
+	for k := range m {
+		s.keys = append(s.keys, string(k))
+	}
+	slices.Sort(s.keys)
+	return s.keys
+}
+
+// spec hashes a slice's spec without spec.nodeName and spec.pool.name.
+func (s *sliceHasher) spec(spec *resourceapi.ResourceSliceSpec) {
+	s.str(spec.Driver)
+	s.int(spec.Pool.Generation)
+	s.int(spec.Pool.ResourceSliceCount)
+	s.int(int64(len(spec.Devices)))
+	for i := range spec.Devices {
+		s.device(&spec.Devices[i])
+	}
+	s.int(int64(len(spec.SharedCounters)))
+	for i := range spec.SharedCounters {
+		cs := &spec.SharedCounters[i]
+		s.str(cs.Name)
+		s.counters(cs.Counters)
+		other := *cs
+		other.Name, other.Counters = "", nil
+		rest(s, &other)
+	}
+	other := *spec
+	other.Driver, other.NodeName, other.Devices, other.SharedCounters = "", nil, nil, nil
+	other.Pool.Name, other.Pool.Generation, other.Pool.ResourceSliceCount = "", 0, 0
+	rest(s, &other)
+}
+
+func (s *sliceHasher) device(d *resourceapi.Device) {
+	s.str(d.Name)
+	s.int(int64(len(d.Attributes)))
+	for _, k := range sortedKeys(s, d.Attributes) {
+		s.str(k)
+		a := d.Attributes[resourceapi.QualifiedName(k)]
+		if a.IntValue != nil {
+			s.byte(1)
+			s.int(*a.IntValue)
+		} else {
+			s.byte(0)
+		}
+		if a.BoolValue != nil {
+			s.byte(1)
+			if *a.BoolValue {
+				s.byte(1)
+			} else {
+				s.byte(0)
+			}
+		} else {
+			s.byte(0)
+		}
+		s.optStr(a.StringValue)
+		s.optStr(a.VersionValue)
+		a.IntValue, a.BoolValue, a.StringValue, a.VersionValue = nil, nil, nil, nil
+		rest(s, &a)
+	}
+	s.int(int64(len(d.Capacity)))
+	for _, k := range sortedKeys(s, d.Capacity) {
+		s.str(k)
+		c := d.Capacity[resourceapi.QualifiedName(k)]
+		s.quantity(c.Value)
+		c.Value = resource.Quantity{}
+		rest(s, &c)
+	}
+	s.int(int64(len(d.ConsumesCounters)))
+	for i := range d.ConsumesCounters {
+		cc := &d.ConsumesCounters[i]
+		s.str(cc.CounterSet)
+		s.counters(cc.Counters)
+		other := *cc
+		other.CounterSet, other.Counters = "", nil
+		rest(s, &other)
+	}
+	other := *d
+	other.Name, other.Attributes, other.Capacity, other.ConsumesCounters = "", nil, nil, nil
+	rest(s, &other)
+}
+
+func (s *sliceHasher) counters(m map[string]resourceapi.Counter) {
+	s.int(int64(len(m)))
+	for _, k := range sortedKeys(s, m) {
+		s.str(k)
+		c := m[k]
+		s.quantity(c.Value)
+		c.Value = resource.Quantity{}
+		rest(s, &c)
+	}
+}
