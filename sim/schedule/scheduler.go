@@ -73,6 +73,7 @@ type Scheduler struct {
 	// cycle numbered markCycle.
 	direct    []uint64
 	markCycle uint64
+	buf       cycleBuffers
 }
 
 // New returns a scheduler for the cluster.
@@ -448,76 +449,107 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 			s.direct = make([]uint64, n)
 		}
 	}
-	f.feasible = make([]*framework.NodeInfo, 0, min(want, n))
-	f.feasibleIdx = make([]int, 0, min(want, n))
+	// The cycle's working arrays are the scheduler's, reused from cycle
+	// to cycle; nothing keeps them past the cycle.
+	b := &s.buf
+	f.feasible, f.feasibleIdx = b.feasible[:0], b.feasibleIdx[:0]
 	slots := s.slots(len(candidates), classes)
-	var reps []int // candidate index of each slot's representative
-	var repStatus []*framework.Status
-	rejectedSlot := map[*framework.Status]int{}
-	var slotRejected []int32 // per slot: index into f.rejected, or -1
+	reps := b.reps[:0]           // candidate index of each slot's representative
+	repStatus := b.repStatus[:0] // each slot's status
+	outcome := b.outcome[:0]     // each slot's outcome: feasible, failed, or an index into f.rejected
+	var rejectedByDRA []bool
+	rejectedSlot := map[*framework.Status]int32{}
+	defer func() {
+		b.feasible, b.feasibleIdx, b.reps, b.repStatus, b.outcome = f.feasible, f.feasibleIdx, reps, repStatus, outcome
+	}()
 	// Batches of new classes grow from a few per worker, so that a cycle
 	// that stops early wastes little, up to the node-by-node chunk.
 	chunk := s.opts.Parallelism * 4
 	maxChunk := max(64, s.opts.Parallelism*16)
+	next := start // the node at lo, walking from start and wrapping
 	for lo := 0; lo < n && len(f.feasible) < want; chunk = min(2*chunk, maxChunk) {
 		// Look ahead for up to chunk new classes, then filter their
 		// representatives in parallel.
 		first := len(reps)
-		hi := lo
+		hi, i := lo, next
 		for ; hi < n && len(reps)-first < chunk; hi++ {
-			i := (start + hi) % n
 			if slots.assign(i) {
 				reps = append(reps, i)
 			}
+			if i++; i == n {
+				i = 0
+			}
 		}
-		repStatus = append(repStatus, make([]*framework.Status, len(reps)-first)...)
 		for range len(reps) - first {
-			slotRejected = append(slotRejected, -1)
+			repStatus = append(repStatus, nil)
 		}
 		s.parallel(len(reps)-first, func(k int) {
 			repStatus[first+k] = s.runFilters(ctx, state, pod, candidates[reps[first+k]])
 		})
-		if classes != nil {
-			for _, i := range reps[first:] {
-				s.direct[i] = s.markCycle
+		for k := first; k < len(reps); k++ {
+			st := repStatus[k]
+			switch {
+			case st.IsSuccess():
+				outcome = append(outcome, outcomeFeasible)
+			case st.Code() == framework.Error:
+				outcome = append(outcome, outcomeFailed)
+			default:
+				// Plugins may return one status value for many nodes.
+				r, seen := rejectedSlot[st]
+				if !seen {
+					r = int32(len(f.rejected))
+					rejectedSlot[st] = r
+					f.rejected = append(f.rejected, st)
+					f.rejectedNodes = append(f.rejectedNodes, 0)
+					rejectedByDRA = append(rejectedByDRA, st.Plugin() == dra.Name)
+				}
+				outcome = append(outcome, r)
+			}
+			if classes != nil {
+				s.direct[reps[k]] = s.markCycle
 			}
 		}
 		for ; lo < hi && len(f.feasible) < want; lo++ {
-			i := (start + lo) % n
-			ni := candidates[i]
-			slot := slots.of(i)
-			st := repStatus[slot]
+			i := next
+			if next++; next == n {
+				next = 0
+			}
 			f.processed++
-			switch {
-			case st.IsSuccess():
-				f.feasible = append(f.feasible, ni)
+			switch o := outcome[slots.of(i)]; o {
+			case outcomeFeasible:
+				f.feasible = append(f.feasible, candidates[i])
 				f.feasibleIdx = append(f.feasibleIdx, i)
-			case st.Code() == framework.Error:
-				return nil, fmt.Errorf("running Filter plugin %q on node %s: %w", st.Plugin(), ni.Node().Name, st.Err())
+			case outcomeFailed:
+				st := repStatus[slots.of(i)]
+				return nil, fmt.Errorf("running Filter plugin %q on node %s: %w", st.Plugin(), candidates[i].Node().Name, st.Err())
 			default:
-				k := int(slotRejected[slot])
-				if k < 0 {
-					// Plugins may return one status value for many nodes.
-					var seen bool
-					if k, seen = rejectedSlot[st]; !seen {
-						k = len(f.rejected)
-						rejectedSlot[st] = k
-						f.rejected = append(f.rejected, st)
-						f.rejectedNodes = append(f.rejectedNodes, 0)
-					}
-					slotRejected[slot] = int32(k)
-				}
-				f.rejectedNodes[k]++
-				if st.Plugin() == dra.Name && len(f.deviceRejected) < MaxDiagnosedNodes {
-					f.deviceRejected = append(f.deviceRejected, ni.Node().Name)
+				f.rejectedNodes[o]++
+				if rejectedByDRA[o] && len(f.deviceRejected) < MaxDiagnosedNodes {
+					f.deviceRejected = append(f.deviceRejected, candidates[i].Node().Name)
 				}
 				if s.opts.KeepNodeStatuses {
-					f.rejectedList = append(f.rejectedList, NodeResult{Node: ni.Node().Name, Status: st})
+					f.rejectedList = append(f.rejectedList, NodeResult{Node: candidates[i].Node().Name, Status: f.rejected[o]})
 				}
 			}
 		}
 	}
 	return f, nil
+}
+
+// Filter outcomes of a class slot besides an index into the rejections.
+const (
+	outcomeFeasible int32 = -1
+	outcomeFailed   int32 = -2
+)
+
+// cycleBuffers are working arrays reused from cycle to cycle.
+type cycleBuffers struct {
+	feasible    []*framework.NodeInfo
+	feasibleIdx []int
+	reps        []int
+	repStatus   []*framework.Status
+	outcome     []int32
+	scoreSlot   []int32
 }
 
 // slotTable maps the nodes of one cycle to dense class slots, in the
@@ -652,7 +684,10 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 	if f.classes != nil {
 		classes, _ = s.nodeClasses(state, pod, f)
 	}
-	sc := &scoreResult{slot: make([]int32, len(feasible))}
+	if cap(s.buf.scoreSlot) < len(feasible) {
+		s.buf.scoreSlot = make([]int32, len(feasible))
+	}
+	sc := &scoreResult{slot: s.buf.scoreSlot[:len(feasible)]}
 	var reps []*framework.NodeInfo
 	if classes == nil {
 		// Every feasible node scores on its own; those that took their
