@@ -36,6 +36,8 @@ type Cluster struct {
 	Warnings   []string
 	// podOrder is each pod's position in the snapshot (the tie-break).
 	podOrder map[types.UID]int
+	// affinity caches the NodeLister's affinity lists (not copied by Fork).
+	affinity affinityLists
 }
 
 // Build makes the replay state from a snapshot.
@@ -237,24 +239,42 @@ func (c *Cluster) Get(name string) *framework.NodeInfo { return c.byName[name] }
 
 // HavePodsWithAffinityList implements framework.NodeLister.
 func (c *Cluster) HavePodsWithAffinityList() []*framework.NodeInfo {
-	var out []*framework.NodeInfo
-	for _, n := range c.Nodes {
-		if len(n.PodsWithAffinity) > 0 {
-			out = append(out, n)
-		}
-	}
-	return out
+	c.refreshAffinityLists()
+	return c.affinity.withAffinity
 }
 
 // HavePodsWithRequiredAntiAffinityList implements framework.NodeLister.
 func (c *Cluster) HavePodsWithRequiredAntiAffinityList() []*framework.NodeInfo {
-	var out []*framework.NodeInfo
+	c.refreshAffinityLists()
+	return c.affinity.withAnti
+}
+
+// affinityLists caches the nodes holding pods with inter-pod affinity:
+// InterPodAffinity asks for them in every cycle, and they only change when
+// such a pod is placed (framework.AffinityEpoch) or a node is added.
+type affinityLists struct {
+	valid                  bool
+	epoch                  uint64
+	nodes                  int
+	withAffinity, withAnti []*framework.NodeInfo
+}
+
+func (c *Cluster) refreshAffinityLists() {
+	a := &c.affinity
+	epoch := framework.AffinityEpoch()
+	if a.valid && a.epoch == epoch && a.nodes == len(c.Nodes) {
+		return
+	}
+	a.withAffinity, a.withAnti = nil, nil
 	for _, n := range c.Nodes {
+		if len(n.PodsWithAffinity) > 0 {
+			a.withAffinity = append(a.withAffinity, n)
+		}
 		if len(n.PodsWithRequiredAntiAffinity) > 0 {
-			out = append(out, n)
+			a.withAnti = append(a.withAnti, n)
 		}
 	}
-	return out
+	a.valid, a.epoch, a.nodes = true, epoch, len(c.Nodes)
 }
 
 var _ framework.NodeLister = (*Cluster)(nil)

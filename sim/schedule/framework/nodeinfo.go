@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -553,6 +554,7 @@ func (n *NodeInfo) AddPod(pod *v1.Pod) {
 func (n *NodeInfo) AddPodInfo(pi *PodInfo) {
 	n.Pods = append(n.Pods, pi)
 	if podWithAffinity(pi.Pod) {
+		affinityEpoch.Add(1)
 		n.PodsWithAffinity = append(n.PodsWithAffinity, pi)
 	}
 	if podWithRequiredAntiAffinity(pi.Pod) {
@@ -565,6 +567,7 @@ func (n *NodeInfo) AddPodInfo(pi *PodInfo) {
 // fails when the pod is not there.
 func (n *NodeInfo) RemovePod(pod *v1.Pod) error {
 	if podWithAffinity(pod) {
+		affinityEpoch.Add(1)
 		n.PodsWithAffinity, _ = removePodInfo(n.PodsWithAffinity, pod)
 	}
 	if podWithRequiredAntiAffinity(pod) {
@@ -636,6 +639,14 @@ func (n *NodeInfo) update(pi *PodInfo, sign int64) {
 	}
 	n.Generation++
 }
+
+// affinityEpoch counts the pods with inter-pod (anti-)affinity ever added
+// to or removed from any NodeInfo: while it stands still, lists of the
+// nodes that hold such pods stay valid.
+var affinityEpoch atomic.Uint64
+
+// AffinityEpoch returns the current affinity epoch.
+func AffinityEpoch() uint64 { return affinityEpoch.Load() }
 
 func podWithAffinity(p *v1.Pod) bool {
 	a := p.Spec.Affinity
