@@ -2,6 +2,7 @@ package dra
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"sort"
@@ -137,7 +138,11 @@ func (s *State) ExtendedResourceNames() sets.Set[v1.ResourceName] {
 
 // applyTaintRules returns the slice with the taints of every matching
 // DeviceTaintRule added to its devices, as the scheduler's slice tracker
-// does. The input slice is never modified.
+// does. The input slice is never modified. A patched slice has its own
+// device list and taint lists, and shares everything else (attributes,
+// capacities, counters, metadata) with the input, read-only: a deep copy
+// per slice doubled the slices' memory as soon as one rule matched a
+// whole driver.
 func applyTaintRules(slice *resourceapi.ResourceSlice, rules []*resourceapi.DeviceTaintRule) *resourceapi.ResourceSlice {
 	patched := slice
 	for _, rule := range rules {
@@ -156,9 +161,14 @@ func applyTaintRules(slice *resourceapi.ResourceSlice, rules []*resourceapi.Devi
 				continue
 			}
 			if patched == slice {
-				patched = slice.DeepCopy()
+				cp := *slice
+				cp.Spec.Devices = slices.Clone(slice.Spec.Devices)
+				patched = &cp
 			}
-			patched.Spec.Devices[i].Taints = append(patched.Spec.Devices[i].Taints, rule.Spec.Taint)
+			// A full slice expression: the append copies the taints
+			// instead of writing into the input's array.
+			taints := patched.Spec.Devices[i].Taints
+			patched.Spec.Devices[i].Taints = append(taints[:len(taints):len(taints)], rule.Spec.Taint)
 		}
 	}
 	return patched
