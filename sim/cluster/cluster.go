@@ -38,6 +38,52 @@ type Cluster struct {
 	podOrder map[types.UID]int
 	// affinity caches the NodeLister's affinity lists (not copied by Fork).
 	affinity affinityLists
+	// changes logs which nodes changed (see NodeChanges).
+	changes changeLog
+}
+
+// changeLog records the index of every node that changes, in order;
+// entries[k] has the sequence number base+k.
+type changeLog struct {
+	base    uint64
+	entries []int32
+}
+
+// maxChangeLog bounds the log; when it is full it starts over and readers
+// further behind look at every node.
+const maxChangeLog = 1 << 20
+
+// nodeChanged is every NodeInfo's observer.
+func (c *Cluster) nodeChanged(ni *framework.NodeInfo) {
+	l := &c.changes
+	if len(l.entries) >= maxChangeLog {
+		l.base += uint64(len(l.entries))
+		l.entries = l.entries[:0]
+	}
+	l.entries = append(l.entries, int32(ni.Index))
+}
+
+// adopt makes ni the node at the end of the node list and observes it.
+func (c *Cluster) adopt(ni *framework.NodeInfo) {
+	ni.Index = len(c.Nodes)
+	ni.SetObserver(c.nodeChanged)
+	c.Nodes = append(c.Nodes, ni)
+	c.byName[ni.Node().Name] = ni
+}
+
+// NodeChanges returns the indexes (in c.Nodes) of the nodes that changed
+// since position pos, a position an earlier call returned, and the
+// position to ask from next. ok is false when the log no longer reaches
+// back to pos (or pos is 0, "never asked"): the caller must then look at
+// every node. Caches kept across scheduling cycles use it to refresh only
+// what a placement changed.
+func (c *Cluster) NodeChanges(pos uint64) (changed []int32, next uint64, ok bool) {
+	l := &c.changes
+	next = l.base + uint64(len(l.entries)) + 1 // positions start at 1
+	if pos == 0 || pos-1 < l.base {
+		return nil, next, false
+	}
+	return l.entries[pos-1-l.base:], next, true
 }
 
 // Build makes the replay state from a snapshot.
@@ -49,10 +95,7 @@ func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
 	for _, n := range orderNodes(s.Nodes) {
 		// Node objects are shared with the snapshot: nothing changes a
 		// node in place (NodeInfo.Clone shares them as well).
-		ni := framework.NewNodeInfo(n)
-		ni.Index = len(c.Nodes)
-		c.Nodes = append(c.Nodes, ni)
-		c.byName[n.Name] = ni
+		c.adopt(framework.NewNodeInfo(n))
 	}
 	framework.SetImageStates(c.Nodes)
 
@@ -313,9 +356,7 @@ func (c *Cluster) Fork() *Cluster {
 	}
 	f.Queue, f.Gated, f.Skipped, f.Bound = remap(c.Queue), remap(c.Gated), remap(c.Skipped), remap(c.Bound)
 	for _, n := range c.Nodes {
-		cn := n.Clone()
-		f.Nodes = append(f.Nodes, cn)
-		f.byName[cn.Node().Name] = cn
+		f.adopt(n.Clone())
 	}
 	return f
 }
@@ -323,10 +364,7 @@ func (c *Cluster) Fork() *Cluster {
 // AddNode adds a node (and its ResourceSlices) to the cluster, e.g. a node
 // a scale-up would create. It keeps kube's node order.
 func (c *Cluster) AddNode(node *v1.Node, slices []*resourceapi.ResourceSlice) {
-	ni := framework.NewNodeInfo(node)
-	ni.Index = len(c.Nodes)
-	c.Nodes = append(c.Nodes, ni)
-	c.byName[node.Name] = ni
+	c.adopt(framework.NewNodeInfo(node))
 	c.DRA.AddSlices(slices, c.Snapshot.DeviceTaintRules)
 }
 

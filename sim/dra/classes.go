@@ -18,13 +18,20 @@ var (
 
 // nodeKeys caches NodeStateKeys between cycles.
 type nodeKeys struct {
-	epoch, version uint64
-	valid          bool
-	nodes          []*framework.NodeInfo
-	pools          []*nodePools
-	keys           []uint32
-	ids            map[classKey]uint32
+	epoch   uint64
+	version uint64
+	valid   bool
+	// logPos is how far into the state's changedPools log the keys are.
+	logPos int
+	nodes  []*framework.NodeInfo
+	pools  []*nodePools
+	index  map[*nodePools]int
+	keys   []uint32
+	ids    map[classKey]uint32
 }
+
+// maxChangedPools bounds the state's log of changed nodes.
+const maxChangedPools = 1 << 16
 
 // NodeLabelKeys implements framework.LabelReader. The plugin reads no
 // label, but a node's name or labels matter when a claim is already
@@ -49,7 +56,9 @@ func (p *Plugin) NodeLabelKeys(cs *framework.CycleState, _ *v1.Pod) ([]string, b
 }
 
 // NodeStateKeys implements framework.NodeStateKeyer: nodes with the same
-// key have pools of the same content in the same allocation state.
+// key have pools of the same content in the same allocation state. Keys
+// are kept between calls; only the nodes the state logged as changed are
+// looked at again, unless the node list or the pools changed.
 func (p *Plugin) NodeStateKeys(nodes []*framework.NodeInfo) ([]uint32, bool) {
 	s := p.state
 	if p.reference || !s.equivalence {
@@ -59,33 +68,37 @@ func (p *Plugin) NodeStateKeys(nodes []*framework.NodeInfo) ([]uint32, bool) {
 	if c.ids == nil {
 		c.ids = map[classKey]uint32{}
 	}
-	full := !c.valid || c.epoch != s.epoch || len(c.nodes) != len(nodes)
-	if !full {
-		for i := range nodes {
-			if c.nodes[i] != nodes[i] {
-				full = true
-				break
-			}
-		}
-	}
+	full := !c.valid || c.epoch != s.epoch || !sameNodes(c.nodes, nodes) || c.logPos < s.changedBase
 	if full {
 		c.nodes = append(c.nodes[:0], nodes...)
 		c.pools = c.pools[:0]
 		c.keys = c.keys[:0]
-		for _, ni := range nodes {
+		c.index = make(map[*nodePools]int, len(nodes))
+		for i, ni := range nodes {
 			np := s.nodes[ni.Node().Name]
 			c.pools = append(c.pools, np)
 			c.keys = append(c.keys, p.classID(np))
+			if np != nil {
+				c.index[np] = i
+			}
 		}
 	} else if c.version != s.version {
-		for i, np := range c.pools {
-			if np != nil && np.version > c.version {
+		for _, np := range s.changedPools[c.logPos-s.changedBase:] {
+			if i, ok := c.index[np]; ok {
 				c.keys[i] = p.classID(np)
 			}
 		}
 	}
 	c.valid, c.epoch, c.version = true, s.epoch, s.version
+	c.logPos = s.changedBase + len(s.changedPools)
 	return c.keys, true
+}
+
+// sameNodes reports whether b is the node list a was copied from. Node
+// lists only grow by appending, and a fork has new NodeInfos, so the
+// length and the two ends tell.
+func sameNodes(a, b []*framework.NodeInfo) bool {
+	return len(a) == len(b) && (len(a) == 0 || (a[0] == b[0] && a[len(a)-1] == b[len(b)-1]))
 }
 
 // classID interns a node's allocation class; 0 is the class of nodes

@@ -138,6 +138,11 @@ func (s *State) refreshDynamic(pools map[poolRef]bool) {
 		sort.Strings(ids)
 		s.version++
 		np.version = s.version
+		if len(s.changedPools) >= maxChangedPools {
+			s.changedBase += len(s.changedPools)
+			s.changedPools = s.changedPools[:0]
+		}
+		s.changedPools = append(s.changedPools, np)
 		if len(ids) == 0 {
 			np.dynamic = 0
 			continue

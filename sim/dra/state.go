@@ -54,6 +54,10 @@ type State struct {
 	// says which); epoch grows when pools are added, which may change
 	// any node's class. Both let callers keep class keys between cycles.
 	version, epoch uint64
+	// changedPools logs the nodes whose allocation changed, oldest first;
+	// changedBase counts the entries dropped from its front.
+	changedPools []*nodePools
+	changedBase  int
 }
 
 // NewState builds the DRA state from the snapshot's objects. Claims are
@@ -346,6 +350,9 @@ func (s *State) Clone() *State {
 	c.allocated = s.allocated.Clone()
 	c.sharedIDs = s.sharedIDs.Clone()
 	c.capacities = s.capacities.Clone()
+	// The clone's pools are new objects: its log starts empty.
+	c.changedBase = s.changedBase + len(s.changedPools)
+	c.changedPools = nil
 	c.nodes = make(map[string]*nodePools, len(s.nodes))
 	for k, v := range s.nodes {
 		cp := *v

@@ -25,16 +25,33 @@ import (
 // classifier assigns class ids to the nodes of one cluster.
 type classifier struct {
 	nodes []*framework.NodeInfo
+	// epoch grows when every node must be looked at again (a new node
+	// list, or a change log that no longer reaches back).
+	epoch uint64
+	// pos is the position in the cluster's change log.
+	pos uint64
 	// gen and info: the NodeInfo part of each node's key, and the
 	// Generation it was computed at.
 	gen     []int64
 	info    []uint32
 	infoIDs map[string]uint32
 	buf     []byte
+	// state is each node's plugin-state key as last seen.
+	state []uint32
+	// dirty logs the nodes whose key may have changed since the epoch
+	// began; dirty[k] has sequence number dirtyBase+k.
+	dirty     []int32
+	dirtyBase int
 	// projections by label key set.
 	projections map[string]*projection
 	// ids interns (info, labels, device state) into class ids.
 	ids map[classTriple]uint32
+}
+
+// nodeChanges is where the classifier learns which nodes changed
+// (cluster.Cluster.NodeChanges).
+type nodeChanges interface {
+	NodeChanges(pos uint64) (changed []int32, next uint64, ok bool)
 }
 
 type classTriple [3]uint32
@@ -42,81 +59,118 @@ type classTriple [3]uint32
 // projection caches the label part of the key for one set of label keys,
 // and the class ids computed with it.
 type projection struct {
-	keys    []string
+	keys []string
+	// epoch and seen: how far into the classifier's dirty log the
+	// projection is.
+	epoch   uint64
+	seen    int
 	nodeObj []*v1.Node
 	label   []uint32
 	labels  map[string]uint32
-	from    []classTriple
 	class   []uint32
-	valid   []bool
 }
 
 // maxProjections bounds the cached projections; they are rebuilt when the
 // bound is reached.
 const maxProjections = 64
 
+// maxDirty bounds the dirty log; projections further behind start over.
+const maxDirty = 1 << 20
+
 func newClassifier() *classifier {
 	return &classifier{infoIDs: map[string]uint32{}, projections: map[string]*projection{}, ids: map[classTriple]uint32{}}
 }
 
-// classes returns each node's class id for the label keys given and the
-// device-state keys (nil when no plugin keeps node state). The slice is
-// owned by the classifier and valid until the next call.
-func (c *classifier) classes(nodes []*framework.NodeInfo, labelKeys []string, name string, state []uint32) []uint32 {
-	if c.sync(nodes) {
-		c.projections = map[string]*projection{}
-	}
-	for i, ni := range nodes {
-		if c.gen[i] != ni.Generation {
-			c.info[i] = c.infoID(ni)
-			c.gen[i] = ni.Generation
+// classes returns each node's class id for the label keys given (sorted,
+// distinct, and joined into name) and the plugin-state keys (nil when no
+// plugin keeps node state). The slice is owned by the classifier and
+// valid until the next call. Only the nodes the cluster logged as changed
+// and those whose state key changed are looked at again.
+func (c *classifier) classes(nodes []*framework.NodeInfo, changes nodeChanges, labelKeys []string, name string, state []uint32) []uint32 {
+	changed, next, ok := changes.NodeChanges(c.pos)
+	c.pos = next
+	if !ok || !sameNodes(c.nodes, nodes) || len(c.state) != len(state) {
+		c.reset(nodes, state)
+	} else {
+		for _, i := range changed {
+			if ni := nodes[i]; c.gen[i] != ni.Generation {
+				c.info[i] = c.infoID(ni)
+				c.gen[i] = ni.Generation
+				c.markDirty(i)
+			}
+		}
+		for i := range state {
+			if state[i] != c.state[i] {
+				c.state[i] = state[i]
+				c.markDirty(int32(i))
+			}
 		}
 	}
 	p := c.projection(labelKeys, name)
-	p.refresh(nodes)
-	for i := range nodes {
-		t := classTriple{c.info[i], p.label[i], 0}
-		if state != nil {
-			t[2] = state[i]
+	if p.epoch != c.epoch || p.seen < c.dirtyBase {
+		n := len(nodes)
+		p.nodeObj, p.label, p.class = make([]*v1.Node, n), make([]uint32, n), make([]uint32, n)
+		for i := range nodes {
+			c.refresh(p, nodes, i)
 		}
-		if p.valid[i] && p.from[i] == t {
-			continue
+	} else {
+		for _, i := range c.dirty[p.seen-c.dirtyBase:] {
+			c.refresh(p, nodes, int(i))
 		}
-		id, ok := c.ids[t]
-		if !ok {
-			id = uint32(len(c.ids))
-			c.ids[t] = id
-		}
-		p.class[i], p.from[i], p.valid[i] = id, t, true
 	}
+	p.epoch, p.seen = c.epoch, c.dirtyBase+len(c.dirty)
 	return p.class
+}
+
+// reset looks at every node again.
+func (c *classifier) reset(nodes []*framework.NodeInfo, state []uint32) {
+	c.epoch++
+	c.nodes = append(c.nodes[:0], nodes...)
+	c.gen = make([]int64, len(nodes))
+	c.info = make([]uint32, len(nodes))
+	for i, ni := range nodes {
+		c.info[i] = c.infoID(ni)
+		c.gen[i] = ni.Generation
+	}
+	c.state = append(c.state[:0], state...)
+	c.dirtyBase += len(c.dirty)
+	c.dirty = c.dirty[:0]
+}
+
+func (c *classifier) markDirty(i int32) {
+	if len(c.dirty) >= maxDirty {
+		c.dirtyBase += len(c.dirty)
+		c.dirty = c.dirty[:0]
+	}
+	c.dirty = append(c.dirty, i)
+}
+
+// refresh recomputes node i's label part (when its node object changed)
+// and its class in the projection.
+func (c *classifier) refresh(p *projection, nodes []*framework.NodeInfo, i int) {
+	if node := nodes[i].Node(); p.nodeObj[i] != node || p.nodeObj[i] == nil {
+		p.nodeObj[i] = node
+		p.label[i] = p.labelID(node)
+	}
+	t := classTriple{c.info[i], p.label[i], 0}
+	if c.state != nil {
+		t[2] = c.state[i]
+	}
+	id, ok := c.ids[t]
+	if !ok {
+		id = uint32(len(c.ids))
+		c.ids[t] = id
+	}
+	p.class[i] = id
 }
 
 // numClasses bounds the ids classes returns.
 func (c *classifier) numClasses() int { return len(c.ids) }
 
-// sync resets the per-node caches when the node list changed, and reports
-// whether it did.
-func (c *classifier) sync(nodes []*framework.NodeInfo) bool {
-	if len(nodes) == len(c.nodes) {
-		same := true
-		for i := range nodes {
-			if nodes[i] != c.nodes[i] {
-				same = false
-				break
-			}
-		}
-		if same {
-			return false
-		}
-	}
-	c.nodes = append(c.nodes[:0], nodes...)
-	c.gen = make([]int64, len(nodes))
-	c.info = make([]uint32, len(nodes))
-	for i := range c.gen {
-		c.gen[i] = -1 << 63
-	}
-	return true
+// sameNodes reports whether b is the node list a was copied from: node
+// lists only grow by appending, and a fork has new NodeInfos.
+func sameNodes(a, b []*framework.NodeInfo) bool {
+	return len(a) == len(b) && (len(a) == 0 || (a[0] == b[0] && a[len(a)-1] == b[len(b)-1]))
 }
 
 // projection returns the cached projection for the sorted, distinct keys
@@ -133,42 +187,26 @@ func (c *classifier) projection(keys []string, name string) *projection {
 	return p
 }
 
-// refresh recomputes the label part of the nodes whose node object changed.
-func (p *projection) refresh(nodes []*framework.NodeInfo) {
-	if len(p.nodeObj) != len(nodes) {
-		n := len(nodes)
-		p.nodeObj, p.label = make([]*v1.Node, n), make([]uint32, n)
-		p.from, p.class, p.valid = make([]classTriple, n), make([]uint32, n), make([]bool, n)
-	}
+// labelID interns the node's values under the projection's keys.
+func (p *projection) labelID(node *v1.Node) uint32 {
 	if len(p.keys) == 0 {
-		for i, ni := range nodes {
-			p.nodeObj[i] = ni.Node()
-		}
-		return
+		return 0
 	}
 	var buf []byte
-	for i, ni := range nodes {
-		node := ni.Node()
-		if p.nodeObj[i] == node {
-			continue
+	for _, k := range p.keys {
+		if v, ok := node.Labels[k]; ok {
+			buf = append(buf, 1)
+			buf = appendString(buf, v)
+		} else {
+			buf = append(buf, 0)
 		}
-		p.nodeObj[i] = node
-		buf = buf[:0]
-		for _, k := range p.keys {
-			if v, ok := node.Labels[k]; ok {
-				buf = append(buf, 1)
-				buf = appendString(buf, v)
-			} else {
-				buf = append(buf, 0)
-			}
-		}
-		id, ok := p.labels[string(buf)]
-		if !ok {
-			id = uint32(len(p.labels))
-			p.labels[string(buf)] = id
-		}
-		p.label[i] = id
 	}
+	id, ok := p.labels[string(buf)]
+	if !ok {
+		id = uint32(len(p.labels))
+		p.labels[string(buf)] = id
+	}
+	return id
 }
 
 // infoID interns what every plugin may read of a node besides its labels

@@ -323,7 +323,7 @@ func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod, prev *
 			return nil, ""
 		}
 	}
-	return s.classifier.classes(s.c.Nodes, keys, name, stateKeys), name
+	return s.classifier.classes(s.c.Nodes, s.c, keys, name, stateKeys), name
 }
 
 // ensureFiltered runs the filters on a node that got its feasibility from

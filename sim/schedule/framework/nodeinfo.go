@@ -509,6 +509,20 @@ type NodeInfo struct {
 	// Index is the node's position in its cluster's node list, for
 	// plugins that keep per-node arrays; a clone keeps it.
 	Index int
+	// observer, when set, hears of every change (see SetObserver).
+	observer func(*NodeInfo)
+}
+
+// SetObserver has f called after every change of the NodeInfo, so that
+// its owner can keep per-node caches up to date without scanning every
+// node. A clone starts without an observer.
+func (n *NodeInfo) SetObserver(f func(*NodeInfo)) { n.observer = f }
+
+func (n *NodeInfo) changed() {
+	n.Generation++
+	if n.observer != nil {
+		n.observer(n)
+	}
 }
 
 // NewNodeInfo returns the NodeInfo of node with pods already placed.
@@ -542,7 +556,7 @@ func (n *NodeInfo) Node() *v1.Node {
 func (n *NodeInfo) SetNode(node *v1.Node) {
 	n.node = node
 	n.Allocatable = NewResource(node.Status.Allocatable)
-	n.Generation++
+	n.changed()
 }
 
 // AddPod accounts a pod on the node.
@@ -637,7 +651,7 @@ func (n *NodeInfo) update(pi *PodInfo, sign int64) {
 			n.UsedPorts.Remove(p.HostIP, string(p.Protocol), p.HostPort)
 		}
 	}
-	n.Generation++
+	n.changed()
 }
 
 // affinityEpoch counts the pods with inter-pod (anti-)affinity ever added
@@ -711,6 +725,6 @@ func SetImageStates(nodes []*NodeInfo) {
 			}
 		}
 		n.ImageStates = states
-		n.Generation++
+		n.changed()
 	}
 }
