@@ -1,10 +1,13 @@
 package load
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,65 +45,81 @@ func (l *loader) warnf(src snapshot.Source, format string, args ...any) {
 }
 
 func (l *loader) addFile(name string, data []byte) {
-	docs, err := splitDocuments(data)
-	if err != nil {
-		de := err.(*docError)
-		l.errorf(snapshot.Source{File: name, Doc: de.index, Item: -1}, "", "", "not valid YAML or JSON: %v", de.err)
+	// Documents are decoded and loaded one at a time, so that only one
+	// document's tree is alive at once.
+	first := len(l.errs)
+	dec := yamlv3.NewDecoder(bytes.NewReader(data))
+	for i := 0; ; i++ {
+		var node yamlv3.Node
+		err := dec.Decode(&node)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			// A file that does not parse reports that first, ahead of the
+			// problems found in the documents before the broken one.
+			l.errs = slices.Insert(l.errs, first, &Error{Source: snapshot.Source{File: name, Doc: i, Item: -1},
+				Msg: fmt.Sprintf("not valid YAML or JSON: %v", err)})
+			return
+		}
+		l.addDocument(snapshot.Source{File: name, Doc: i, Item: -1, Line: node.Line}, &node)
 	}
-	for _, d := range docs {
-		src := snapshot.Source{File: name, Doc: d.index, Item: -1, Line: d.node.Line}
-		root := d.node
-		if root.Kind == yamlv3.DocumentNode {
-			if len(root.Content) == 0 {
+}
+
+// addDocument loads one document: an object, a List of objects, or nothing
+// (an empty document).
+func (l *loader) addDocument(src snapshot.Source, doc *yamlv3.Node) {
+	root := doc
+	if root.Kind == yamlv3.DocumentNode {
+		if len(root.Content) == 0 {
+			return
+		}
+		root = root.Content[0]
+	}
+	if root.Kind == yamlv3.ScalarNode && (root.Tag == "!!null" || root.Value == "") {
+		return // an empty document, e.g. after a trailing ---
+	}
+	if root.Kind != yamlv3.MappingNode {
+		l.errorf(src, "", "", "document is not an object (found a YAML %s)", nodeKindName(root.Kind))
+		return
+	}
+	src.Line = root.Line
+	var generic map[string]any
+	if err := root.Decode(&generic); err != nil {
+		l.errorf(src, "", "", "cannot read document: %v", err)
+		return
+	}
+	kind, _ := generic["kind"].(string)
+	items, hasItems := generic["items"]
+	if hasItems && kind == "" {
+		// Dumps cut out of documentation often lose the `kind: List`
+		// line; an object with items and no kind can only be a list.
+		l.warnf(src, "document has items but no kind; read as a List")
+		kind = "List"
+	}
+	if hasItems && strings.HasSuffix(kind, "List") {
+		list, ok := items.([]any)
+		if !ok && items != nil {
+			l.errorf(src, kind, "items", "must be a list")
+			return
+		}
+		itemNodes := mappingValue(root, "items")
+		for i, it := range list {
+			isrc := src
+			isrc.Item = i
+			if itemNodes != nil && i < len(itemNodes.Content) {
+				isrc.Line = itemNodes.Content[i].Line
+			}
+			obj, ok := it.(map[string]any)
+			if !ok {
+				l.errorf(isrc, "", fmt.Sprintf("items[%d]", i), "list item is not an object")
 				continue
 			}
-			root = root.Content[0]
+			l.addObject(isrc, obj)
 		}
-		if root.Kind == yamlv3.ScalarNode && (root.Tag == "!!null" || root.Value == "") {
-			continue // an empty document, e.g. after a trailing ---
-		}
-		if root.Kind != yamlv3.MappingNode {
-			l.errorf(src, "", "", "document is not an object (found a YAML %s)", nodeKindName(root.Kind))
-			continue
-		}
-		src.Line = root.Line
-		var generic map[string]any
-		if err := root.Decode(&generic); err != nil {
-			l.errorf(src, "", "", "cannot read document: %v", err)
-			continue
-		}
-		kind, _ := generic["kind"].(string)
-		items, hasItems := generic["items"]
-		if hasItems && kind == "" {
-			// Dumps cut out of documentation often lose the `kind: List`
-			// line; an object with items and no kind can only be a list.
-			l.warnf(src, "document has items but no kind; read as a List")
-			kind = "List"
-		}
-		if hasItems && strings.HasSuffix(kind, "List") {
-			list, ok := items.([]any)
-			if !ok && items != nil {
-				l.errorf(src, kind, "items", "must be a list")
-				continue
-			}
-			itemNodes := mappingValue(root, "items")
-			for i, it := range list {
-				isrc := src
-				isrc.Item = i
-				if itemNodes != nil && i < len(itemNodes.Content) {
-					isrc.Line = itemNodes.Content[i].Line
-				}
-				obj, ok := it.(map[string]any)
-				if !ok {
-					l.errorf(isrc, "", fmt.Sprintf("items[%d]", i), "list item is not an object")
-					continue
-				}
-				l.addObject(isrc, obj)
-			}
-			continue
-		}
-		l.addObject(src, generic)
+		return
 	}
+	l.addObject(src, generic)
 }
 
 func nodeKindName(k yamlv3.Kind) string {

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/drasim/drasim/sim/snapshot"
-	yamlv3 "go.yaml.in/yaml/v3"
 )
 
 // Options controls loading.
@@ -163,34 +161,3 @@ func LoadBytes(name string, data []byte, opts Options) (*Result, error) {
 	l.addFile(name, data)
 	return l.finish([]string{name})
 }
-
-// splitDocuments parses a file into its YAML (or JSON) documents and returns
-// each as a generic value with the line it starts on. An empty document is
-// dropped, as kubectl does.
-func splitDocuments(data []byte) ([]yamlDoc, error) {
-	dec := yamlv3.NewDecoder(bytes.NewReader(data))
-	var docs []yamlDoc
-	for i := 0; ; i++ {
-		var node yamlv3.Node
-		err := dec.Decode(&node)
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			return docs, &docError{index: i, err: err}
-		}
-		docs = append(docs, yamlDoc{index: i, node: &node})
-	}
-}
-
-type yamlDoc struct {
-	index int
-	node  *yamlv3.Node
-}
-
-type docError struct {
-	index int
-	err   error
-}
-
-func (e *docError) Error() string { return e.err.Error() }
