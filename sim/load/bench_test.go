@@ -61,3 +61,28 @@ func BenchmarkLoad(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFastReader reads the 22 MB target into trees, document by
+// document, without loading the objects: the part of BenchmarkLoad that
+// replaced yaml.v3.
+func BenchmarkFastReader(b *testing.B) {
+	data, err := os.ReadFile(writeGenerated(b, b.TempDir(), 1000, 2000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := string(data)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := newFastReader(text)
+		for docs := 0; ; docs++ {
+			_, _, ok, eof := r.next()
+			if !ok {
+				b.Fatalf("the fast reader gave up at document %d", docs)
+			}
+			if eof {
+				break
+			}
+		}
+	}
+}

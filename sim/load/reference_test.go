@@ -93,11 +93,11 @@ func referenceAddFile(l *loader, name string, data []byte) {
 					l.errorf(isrc, "", fmt.Sprintf("items[%d]", i), "list item is not an object")
 					continue
 				}
-				l.addObject(isrc, obj)
+				l.addObject(isrc, object{generic: obj})
 			}
 			continue
 		}
-		l.addObject(src, generic)
+		l.addObject(src, object{generic: generic})
 	}
 }
 
