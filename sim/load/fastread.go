@@ -21,7 +21,10 @@ type fastReader struct {
 	// started is set once the first document has begun; done once the
 	// last has been read.
 	started, done bool
-	tree          docTree
+	// stopLine is the line where the reader gave up, for tests.
+	stopLine int
+	tree     docTree
+	doc      docReader
 }
 
 func newFastReader(s string) *fastReader {
@@ -36,7 +39,8 @@ func (r *fastReader) next() (root int32, empty, ok, eof bool) {
 	if r.done {
 		return -1, false, true, true
 	}
-	d := docReader{s: r.s, limit: len(r.s), next: -1, t: &r.tree}
+	d := &r.doc
+	*d = docReader{s: r.s, limit: len(r.s), next: -1, t: &r.tree}
 	d.setLine(r.pos, r.line)
 	if !r.started {
 		// Before the first document, comments and blank lines are no
@@ -46,10 +50,11 @@ func (r *fastReader) next() (root int32, empty, ok, eof bool) {
 		}
 		switch {
 		case d.bad:
+			r.stopLine = d.line
 			return -1, false, false, false
 		case d.next >= 0:
 			pos, line := d.next, d.nextLine
-			d = docReader{s: r.s, limit: len(r.s), next: -1, t: &r.tree}
+			*d = docReader{s: r.s, limit: len(r.s), next: -1, t: &r.tree}
 			d.setLine(pos, line)
 		case d.pos >= len(r.s):
 			r.done = true
@@ -59,6 +64,9 @@ func (r *fastReader) next() (root int32, empty, ok, eof bool) {
 	}
 	r.tree.reset()
 	root, empty, ok = d.read()
+	if !ok || d.bad {
+		r.stopLine = d.line
+	}
 	if d.next < 0 {
 		r.done = true
 	} else {
@@ -225,12 +233,21 @@ func (d *docReader) read() (root int32, empty, ok bool) {
 	if !more {
 		return -1, true, true
 	}
-	if _, _, isKey := splitKey(d.current()[indent:]); !isKey {
-		return -1, false, false // the root is no mapping
-	}
-	root, ok = d.mapping(-1, indent, indent)
-	if !ok {
-		return -1, false, false
+	if d.current()[indent] == '{' {
+		// A JSON document.
+		f := flowCursor{d: d, l: d.current(), c: indent, multiline: true}
+		root, ok = f.mapping(-1)
+		if !ok || !trailer(f.l[f.c:]) {
+			return -1, false, false
+		}
+		d.advance()
+	} else {
+		if _, _, isKey := splitKey(d.current()[indent:]); !isKey {
+			return -1, false, false // the root is no mapping
+		}
+		if root, ok = d.mapping(-1, indent, indent); !ok {
+			return -1, false, false
+		}
 	}
 	if _, more := d.peek(); more {
 		return -1, false, false // content after the root mapping
@@ -304,7 +321,7 @@ func (d *docReader) mapping(parent int32, indent, col int) (int32, bool) {
 		if !ok {
 			return -1, false
 		}
-		d.t.nodes[v].key = key
+		d.t.node(v).key = key
 	}
 	d.depth--
 	if !d.t.checkKeys(m) {
@@ -390,16 +407,15 @@ func (d *docReader) inline(parent int32, text string, indent int) (int32, bool) 
 		d.advance()
 		return d.t.add(parent, treeNode{kind: treeScalar, scalar: scalarString, value: v, line: line}), true
 	case '{', '[':
-		// ']' and '}' are 2 past '[' and '{'.
-		if len(text) < 2 || text[1] != text[0]+2 || !trailer(text[2:]) {
+		// A flow collection in JSON syntax, on this line.
+		l := d.current()
+		f := flowCursor{d: d, l: l, c: len(l) - len(text)}
+		v, ok := f.value(parent)
+		if !ok || !trailer(l[f.c:]) {
 			return -1, false
 		}
 		d.advance()
-		kind := treeMap
-		if text[0] == '[' {
-			kind = treeSeq
-		}
-		return d.t.add(parent, treeNode{kind: kind, line: line, sorted: true}), true
+		return v, true
 	case '|':
 		return d.literal(parent, text, indent)
 	}
@@ -511,7 +527,8 @@ func quoted(text string) (value string, n int, ok bool) {
 
 // unescape reads one escape of a double-quoted scalar (after the
 // backslash): the byte it stands for and how many characters it took. Only
-// escapes that give ASCII are read; yaml.v3 gets the others.
+// escapes that give ASCII are read; yaml.v3 gets the others, and those it
+// does not know (JSON's \/ among them).
 func unescape(s string) (byte, int, bool) {
 	switch s[0] {
 	case '0':
@@ -532,7 +549,7 @@ func unescape(s string) (byte, int, bool) {
 		return '\r', 1, true
 	case 'e':
 		return 0x1b, 1, true
-	case ' ', '"', '/', '\\':
+	case ' ', '"', '\\':
 		return s[0], 1, true
 	case 'x', 'u', 'U':
 		width := 2
@@ -634,4 +651,197 @@ func (d *docReader) literal(parent int32, text string, indent int) (int32, bool)
 		}
 	}
 	return d.t.add(parent, treeNode{kind: treeScalar, scalar: scalarString, value: b.String(), line: line}), true
+}
+
+// flowCursor reads flow collections in JSON syntax: double- or
+// single-quoted keys and strings, JSON numbers, true, false and null, which
+// yaml.v3 reads as JSON means them (numbers as it resolves them). YAML's
+// own flow syntax (plain strings, implicit nulls, trailing commas, single
+// pairs in sequences) is left to yaml.v3.
+type flowCursor struct {
+	d *docReader
+	l string // the current line
+	c int    // the column in it
+	// multiline lets the collection go on over lines: only a document's
+	// root may (further in, YAML has rules about indentation).
+	multiline bool
+}
+
+// space skips spaces (and line breaks, when multiline) and reports whether
+// a character follows.
+func (f *flowCursor) space() bool {
+	for {
+		for f.c < len(f.l) && f.l[f.c] == ' ' {
+			f.c++
+		}
+		if f.c < len(f.l) || !f.multiline {
+			return f.c < len(f.l)
+		}
+		f.d.advance()
+		if f.d.pos >= f.d.limit {
+			return false
+		}
+		f.l, f.c = f.d.current(), 0
+	}
+}
+
+func (f *flowCursor) value(parent int32) (int32, bool) {
+	if !f.space() {
+		return -1, false
+	}
+	line := int32(f.d.line)
+	switch f.l[f.c] {
+	case '{':
+		return f.mapping(parent)
+	case '[':
+		return f.sequence(parent)
+	case '"', '\'':
+		v, n, ok := quoted(f.l[f.c:])
+		if !ok {
+			return -1, false
+		}
+		f.c += n
+		return f.d.t.add(parent, treeNode{kind: treeScalar, scalar: scalarString, value: v, line: line}), true
+	}
+	end := f.c
+	for end < len(f.l) && strings.IndexByte(",]} ", f.l[end]) < 0 {
+		end++
+	}
+	token := f.l[f.c:end]
+	if !jsonLiteral(token) {
+		return -1, false
+	}
+	kind, text, ok := resolvePlain(token)
+	if !ok {
+		return -1, false
+	}
+	f.c = end
+	return f.d.t.add(parent, treeNode{kind: treeScalar, scalar: kind, value: text, line: line}), true
+}
+
+// mapping reads a flow mapping from its '{'.
+func (f *flowCursor) mapping(parent int32) (int32, bool) {
+	d := f.d
+	if d.depth++; d.depth > maxDepth {
+		return -1, false
+	}
+	m := d.t.add(parent, treeNode{kind: treeMap, line: int32(d.line)})
+	f.c++
+	if !f.space() {
+		return -1, false
+	}
+	if f.l[f.c] != '}' {
+		for {
+			if !f.space() || f.l[f.c] != '"' && f.l[f.c] != '\'' {
+				return -1, false
+			}
+			start := f.c
+			key, n, ok := quoted(f.l[f.c:])
+			if !ok {
+				return -1, false
+			}
+			// yaml.v3 wants the colon on the key's line, and at most 1024
+			// characters after the key's start.
+			for f.c += n; f.c < len(f.l) && f.l[f.c] == ' '; f.c++ {
+			}
+			if f.c >= len(f.l) || f.l[f.c] != ':' || f.c-start > 1000 {
+				return -1, false
+			}
+			f.c++
+			v, ok := f.value(m)
+			if !ok {
+				return -1, false
+			}
+			d.t.node(v).key = key
+			if !f.space() {
+				return -1, false
+			}
+			if f.l[f.c] == '}' {
+				break
+			}
+			if f.l[f.c] != ',' {
+				return -1, false
+			}
+			f.c++
+		}
+	}
+	f.c++
+	d.depth--
+	if !d.t.checkKeys(m) {
+		return -1, false
+	}
+	return m, true
+}
+
+// sequence reads a flow sequence from its '['.
+func (f *flowCursor) sequence(parent int32) (int32, bool) {
+	d := f.d
+	if d.depth++; d.depth > maxDepth {
+		return -1, false
+	}
+	s := d.t.add(parent, treeNode{kind: treeSeq, line: int32(d.line)})
+	f.c++
+	if !f.space() {
+		return -1, false
+	}
+	if f.l[f.c] != ']' {
+		for {
+			if _, ok := f.value(s); !ok || !f.space() {
+				return -1, false
+			}
+			if f.l[f.c] == ']' {
+				break
+			}
+			if f.l[f.c] != ',' {
+				return -1, false
+			}
+			f.c++
+		}
+	}
+	f.c++
+	d.depth--
+	return s, true
+}
+
+// jsonLiteral reports whether s is a JSON number, true, false or null.
+func jsonLiteral(s string) bool {
+	switch s {
+	case "true", "false", "null":
+		return true
+	case "":
+		return false
+	}
+	i := 0
+	if s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(s) && s[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }

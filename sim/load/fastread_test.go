@@ -80,10 +80,10 @@ func readFast(data []byte) (docs []*yamlDocument, complete bool) {
 			continue
 		}
 		t := &r.tree
-		d := &yamlDocument{JSON: string(t.appendJSON(nil, root)), Line: int(t.nodes[root].line)}
-		if items := t.child(root, "items"); items >= 0 && t.nodes[items].kind == treeSeq {
-			for c := t.nodes[items].first; c >= 0; c = t.nodes[c].next {
-				d.ItemLines = append(d.ItemLines, int(t.nodes[c].line))
+		d := &yamlDocument{JSON: string(t.appendJSON(nil, root)), Line: int(t.node(root).line)}
+		if items := t.child(root, "items"); items >= 0 && t.node(items).kind == treeSeq {
+			for c := t.node(items).first; c >= 0; c = t.node(c).next {
+				d.ItemLines = append(d.ItemLines, int(t.node(c).line))
 			}
 		}
 		docs = append(docs, d)
@@ -149,8 +149,18 @@ func TestFastReaderReads(t *testing.T) {
 		{name: "generated", wantFast: true, wantDocs: 2, data: "---\napiVersion: v1\nkind: Node\nmetadata:\n  labels:\n    kubernetes.io/hostname: a\n  name: a\nspec: {}\nstatus:\n  allocatable:\n    cpu: \"95\"\n    memory: 1120Gi\n  daemonEndpoints:\n    kubeletEndpoint:\n      Port: 0\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: c\nspec:\n  selectors:\n  - cel:\n      expression: device.driver == \"gpu.example.com\" && device.attributes[\"gpu.example.com\"].model\n        == \"h100\"\n"},
 		{name: "kubectl List", wantFast: true, wantDocs: 1, data: "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    annotations:\n      kubectl.kubernetes.io/last-applied-configuration: |\n        {\"apiVersion\":\"v1\",\"kind\":\"Pod\"}\n    creationTimestamp: \"2024-05-01T10:00:00Z\"\n    managedFields:\n    - apiVersion: v1\n      fieldsType: FieldsV1\n      fieldsV1:\n        f:metadata:\n          f:labels:\n            .: {}\n            f:app: {}\n        f:status:\n          f:conditions:\n            k:{\"type\":\"Ready\"}:\n              .: {}\n      manager: kubelet\n    name: p\n    namespace: default\n  spec:\n    containers:\n    - args:\n      - -c\n      - 'echo \"it''s # not a comment\"'\n      image: busybox\n      name: c\n    tolerations:\n    - effect: NoExecute\n      key: node.kubernetes.io/not-ready\n      operator: Exists\n      tolerationSeconds: 300\nkind: List\nmetadata:\n  resourceVersion: \"\"\n"},
 		{name: "comments and literals", wantFast: true, wantDocs: 3, data: "# header\n---\n# a node\napiVersion: v1 # the core group\nkind: Node\nmetadata:\n  name: a\n  annotations:\n    keep: |+\n      x\n\n    strip: |-\n      y\n    clip: |\n      z\n\n      w\n---\n---\nkind: List\nitems:\n"},
-		{name: "flow collections", wantFast: false, data: "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"},
-		{name: "JSON", wantFast: false, data: `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}`},
+		{name: "JSON", wantFast: true, wantDocs: 1, data: `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}`},
+		{name: "kubectl JSON List", wantFast: true, wantDocs: 1, data: "{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n        {\n            \"apiVersion\": \"resource.k8s.io/v1\",\n            \"kind\": \"DeviceClass\",\n            \"metadata\": {\n                \"name\": \"c\",\n                \"generation\": 1\n            },\n            \"spec\": {\n                \"selectors\": [\n                    {\n                        \"cel\": {\n                            \"expression\": \"device.driver == \\\"x\\\" \\u0026\\u0026 true\"\n                        }\n                    }\n                ]\n            }\n        }\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n"},
+		{name: "JSON numbers and literals", wantFast: true, wantDocs: 2, data: "{\"a\": [0, -0, 1.0, 1.5e3, 1E400, 12345678901234567890, true, false, null, [], {}], \"b\":\"\\t\\u0041\"}\n---\n{}\n"},
+		{name: "JSON flow in block YAML", wantFast: true, wantDocs: 1, data: "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - command: [\"bash\", \"-c\"]\n    args: ['sleep 1 & wait', \"it's\"]\n    env: [{\"name\": \"A\", \"value\": \"1\"}] # comment\n"},
+		{name: "YAML flow collections", wantFast: false, data: "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"},
+		{name: "plain scalars in a flow sequence", wantFast: false, data: "a: [b, c]\n"},
+		{name: "flow over lines in block YAML", wantFast: false, data: "a: [\"b\",\n  \"c\"]\n"},
+		{name: "trailing comma", wantFast: false, data: `{"a": [1, 2,]}`},
+		{name: "JSON colon on the next line", wantFast: false, data: "{\"a\"\n: 1}"},
+		{name: "JSON sequence root", wantFast: false, data: `[{"a": 1}]`},
+		{name: "non-ASCII escape", wantFast: false, data: `{"a": "\u00e9"}`},
+		{name: "JSON escaped slash", wantFast: false, data: `{"a": "\/"}`},
 		{name: "anchors", wantFast: false, data: "a: &x 1\nb: *x\n"},
 		{name: "tabs", wantFast: false, data: "a:\tb\n"},
 		{name: "CRLF", wantFast: false, data: "a: b\r\n"},
@@ -181,6 +191,8 @@ func FuzzFastReader(f *testing.F) {
 	}
 	f.Add([]byte("a:\n- b\n- c: d\n  e: |\n    f\n  g:\n  - h\n"))
 	f.Add([]byte("k: 'x''y'\nl: \"\\t\\x41\\u0042\"\nm: 0x1F\nn: 2024-01-02\no: 1.5e3\n"))
+	f.Add([]byte("{\n  \"a\": [1, -0.5e3, true, null, {\"b\": \"c\\\"\"}],\n  \"d\": {}\n}\n---\n{\"e\": []}\n"))
+	f.Add([]byte("a:\n- [\"b\", 1, {\"c\": [2]}]\n- {\"d\": 'e'} # f\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkFastReader(t, "fuzz.yaml", data)
 	})

@@ -159,7 +159,7 @@ func (l *loader) rollback(m fileMark) {
 // addTreeDocument loads a document the fast reader read: an object or a
 // List of objects, as addDocument does for one yaml.v3 read.
 func (l *loader) addTreeDocument(src snapshot.Source, t *docTree, root int32) {
-	src.Line = int(t.nodes[root].line)
+	src.Line = int(t.node(root).line)
 	kind := t.str(root, "kind")
 	items := t.child(root, "items")
 	if items >= 0 && kind == "" {
@@ -167,7 +167,7 @@ func (l *loader) addTreeDocument(src snapshot.Source, t *docTree, root int32) {
 		kind = "List"
 	}
 	if items >= 0 && strings.HasSuffix(kind, "List") {
-		switch n := t.nodes[items]; {
+		switch n := t.node(items); {
 		case n.kind == treeScalar && n.scalar == scalarNull:
 			return // items: null is an empty list
 		case n.kind != treeSeq:
@@ -175,11 +175,11 @@ func (l *loader) addTreeDocument(src snapshot.Source, t *docTree, root int32) {
 			return
 		}
 		i := 0
-		for c := t.nodes[items].first; c >= 0; c, i = t.nodes[c].next, i+1 {
+		for c := t.node(items).first; c >= 0; c, i = t.node(c).next, i+1 {
 			isrc := src
 			isrc.Item = i
-			isrc.Line = int(t.nodes[c].line)
-			if t.nodes[c].kind != treeMap {
+			isrc.Line = int(t.node(c).line)
+			if t.node(c).kind != treeMap {
 				l.errorf(isrc, "", fmt.Sprintf("items[%d]", i), "list item is not an object")
 				continue
 			}

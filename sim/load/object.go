@@ -32,7 +32,7 @@ func (o object) name() string {
 		return objectName(o.generic)
 	}
 	md := o.tree.child(o.node, "metadata")
-	if md < 0 || o.tree.nodes[md].kind != treeMap {
+	if md < 0 || o.tree.node(md).kind != treeMap {
 		return ""
 	}
 	name := o.tree.str(md, "name")
@@ -53,8 +53,8 @@ func (o object) caseMismatch(field string) (string, bool) {
 			}
 		}
 	} else {
-		for c := o.tree.nodes[o.node].first; c >= 0; c = o.tree.nodes[c].next {
-			if k := o.tree.nodes[c].key; strings.EqualFold(k, field) && k != field {
+		for c := o.tree.node(o.node).first; c >= 0; c = o.tree.node(c).next {
+			if k := o.tree.node(c).key; strings.EqualFold(k, field) && k != field {
 				found = append(found, k)
 			}
 		}
@@ -69,15 +69,15 @@ func (o object) caseMismatch(field string) (string, bool) {
 // obj has a `basic` field.
 func (t *docTree) hasBasicWrapper(obj int32) bool {
 	spec := t.child(obj, "spec")
-	if spec < 0 || t.nodes[spec].kind != treeMap {
+	if spec < 0 || t.node(spec).kind != treeMap {
 		return false
 	}
 	devices := t.child(spec, "devices")
-	if devices < 0 || t.nodes[devices].kind != treeSeq {
+	if devices < 0 || t.node(devices).kind != treeSeq {
 		return false
 	}
-	for d := t.nodes[devices].first; d >= 0; d = t.nodes[d].next {
-		if t.nodes[d].kind == treeMap && t.child(d, "basic") >= 0 {
+	for d := t.node(devices).first; d >= 0; d = t.node(d).next {
+		if t.node(d).kind == treeMap && t.child(d, "basic") >= 0 {
 			return true
 		}
 	}

@@ -15,9 +15,23 @@ import (
 // maps with string keys and lists, so that it stands for the generic map
 // yaml.v3 gives exactly; anything else sends the document to yaml.v3.
 type docTree struct {
-	nodes []treeNode
+	// chunks hold the nodes, treeChunk to a chunk, so that a large
+	// document's tree grows without being copied. They are reused from
+	// document to document.
+	chunks [][]treeNode
+	n      int32 // nodes in use
 	// scratch holds child indices while mappings are checked and written.
 	scratch []int32
+}
+
+const (
+	treeChunkBits = 12
+	treeChunk     = 1 << treeChunkBits
+)
+
+// node returns node i.
+func (t *docTree) node(i int32) *treeNode {
+	return &t.chunks[i>>treeChunkBits][i&(treeChunk-1)]
 }
 
 type treeNodeKind uint8
@@ -60,7 +74,7 @@ type treeNode struct {
 }
 
 func (t *docTree) reset() {
-	t.nodes = t.nodes[:0]
+	t.n = 0
 	t.scratch = t.scratch[:0]
 }
 
@@ -68,12 +82,16 @@ func (t *docTree) reset() {
 // root).
 func (t *docTree) add(parent int32, n treeNode) int32 {
 	n.first, n.last, n.next = -1, -1, -1
-	i := int32(len(t.nodes))
-	t.nodes = append(t.nodes, n)
+	i := t.n
+	if int(i>>treeChunkBits) == len(t.chunks) {
+		t.chunks = append(t.chunks, make([]treeNode, treeChunk))
+	}
+	*t.node(i) = n
+	t.n++
 	if parent >= 0 {
-		p := &t.nodes[parent]
+		p := t.node(parent)
 		if p.last >= 0 {
-			t.nodes[p.last].next = i
+			t.node(p.last).next = i
 		} else {
 			p.first = i
 		}
@@ -85,8 +103,8 @@ func (t *docTree) add(parent int32, n treeNode) int32 {
 
 // child returns the value of key in mapping m, or -1.
 func (t *docTree) child(m int32, key string) int32 {
-	for c := t.nodes[m].first; c >= 0; c = t.nodes[c].next {
-		if t.nodes[c].key == key {
+	for c := t.node(m).first; c >= 0; c = t.node(c).next {
+		if t.node(c).key == key {
 			return c
 		}
 	}
@@ -97,21 +115,21 @@ func (t *docTree) child(m int32, key string) int32 {
 // a type assertion to string on the generic map does).
 func (t *docTree) str(m int32, key string) string {
 	c := t.child(m, key)
-	if c < 0 || t.nodes[c].kind != treeScalar || t.nodes[c].scalar != scalarString {
+	if c < 0 || t.node(c).kind != treeScalar || t.node(c).scalar != scalarString {
 		return ""
 	}
-	return t.nodes[c].value
+	return t.node(c).value
 }
 
 // checkKeys reports whether mapping m has no key twice (yaml.v3 rejects
 // such a mapping when it decodes it), and records whether its keys are
 // already sorted.
 func (t *docTree) checkKeys(m int32) bool {
-	n := &t.nodes[m]
+	n := t.node(m)
 	n.sorted = true
 	prev := ""
-	for c := n.first; c >= 0; c = t.nodes[c].next {
-		k := t.nodes[c].key
+	for c := n.first; c >= 0; c = t.node(c).next {
+		k := t.node(c).key
 		if c != n.first && k <= prev {
 			n.sorted = false
 			break
@@ -122,14 +140,14 @@ func (t *docTree) checkKeys(m int32) bool {
 		return true
 	}
 	base := len(t.scratch)
-	for c := n.first; c >= 0; c = t.nodes[c].next {
+	for c := n.first; c >= 0; c = t.node(c).next {
 		t.scratch = append(t.scratch, c)
 	}
 	keys := t.scratch[base:]
-	slices.SortFunc(keys, func(a, b int32) int { return strings.Compare(t.nodes[a].key, t.nodes[b].key) })
+	slices.SortFunc(keys, func(a, b int32) int { return strings.Compare(t.node(a).key, t.node(b).key) })
 	ok := true
 	for i := 1; i < len(keys); i++ {
-		if t.nodes[keys[i]].key == t.nodes[keys[i-1]].key {
+		if t.node(keys[i]).key == t.node(keys[i-1]).key {
 			ok = false
 			break
 		}
@@ -141,7 +159,7 @@ func (t *docTree) checkKeys(m int32) bool {
 // appendJSON writes node i as json.Marshal writes the value yaml.v3 decodes
 // it into: mapping keys sorted, strings escaped the same way.
 func (t *docTree) appendJSON(b []byte, i int32) []byte {
-	n := &t.nodes[i]
+	n := t.node(i)
 	switch n.kind {
 	case treeScalar:
 		if n.scalar == scalarString {
@@ -150,7 +168,7 @@ func (t *docTree) appendJSON(b []byte, i int32) []byte {
 		return append(b, n.value...)
 	case treeSeq:
 		b = append(b, '[')
-		for c := n.first; c >= 0; c = t.nodes[c].next {
+		for c := n.first; c >= 0; c = t.node(c).next {
 			if c != n.first {
 				b = append(b, ',')
 			}
@@ -160,21 +178,21 @@ func (t *docTree) appendJSON(b []byte, i int32) []byte {
 	}
 	b = append(b, '{')
 	if n.sorted {
-		for c := n.first; c >= 0; c = t.nodes[c].next {
+		for c := n.first; c >= 0; c = t.node(c).next {
 			if c != n.first {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, t.nodes[c].key)
+			b = appendJSONString(b, t.node(c).key)
 			b = append(b, ':')
 			b = t.appendJSON(b, c)
 		}
 		return append(b, '}')
 	}
 	base := len(t.scratch)
-	for c := n.first; c >= 0; c = t.nodes[c].next {
+	for c := n.first; c >= 0; c = t.node(c).next {
 		t.scratch = append(t.scratch, c)
 	}
-	slices.SortFunc(t.scratch[base:], func(x, y int32) int { return strings.Compare(t.nodes[x].key, t.nodes[y].key) })
+	slices.SortFunc(t.scratch[base:], func(x, y int32) int { return strings.Compare(t.node(x).key, t.node(y).key) })
 	// The recursion below appends to scratch too; index it, not a slice of
 	// it, since appending may move it.
 	for j := base; j < base+int(n.children); j++ {
@@ -182,7 +200,7 @@ func (t *docTree) appendJSON(b []byte, i int32) []byte {
 		if j != base {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, t.nodes[c].key)
+		b = appendJSONString(b, t.node(c).key)
 		b = append(b, ':')
 		b = t.appendJSON(b, c)
 	}
