@@ -4,10 +4,11 @@ import "strings"
 
 // The fast reader reads the block YAML that `kubectl get -o yaml`,
 // sigs.k8s.io/yaml and `drasim generate` write (block mappings and
-// sequences; plain, single-line quoted and literal scalars; empty flow
-// collections; comments) straight into a docTree, at a fraction of what
-// building a yaml.v3 tree and a generic map costs. It is deliberately
-// narrow: on anything else (flow collections, anchors, tags, folded or
+// sequences; plain, single-line quoted and literal scalars; comments), and
+// JSON (`kubectl get -o json`, and flow collections in JSON syntax within
+// block YAML), straight into a docTree, at a fraction of what building a
+// yaml.v3 tree and a generic map costs. It is deliberately narrow: on
+// anything else (YAML's own flow syntax, anchors, tags, folded or
 // multi-line quoted scalars, tabs, carriage returns, non-ASCII text,
 // directives, broken indentation, anything yaml.v3 would reject) it gives
 // up, and the loader reads the file with yaml.v3 instead. What it accepts,
