@@ -22,10 +22,8 @@ type fastReader struct {
 	// started is set once the first document has begun; done once the
 	// last has been read.
 	started, done bool
-	// stopLine is the line where the reader gave up, for tests.
-	stopLine int
-	tree     docTree
-	doc      docReader
+	tree          docTree
+	doc           docReader
 }
 
 func newFastReader(s string) *fastReader {
@@ -51,7 +49,6 @@ func (r *fastReader) next() (root int32, empty, ok, eof bool) {
 		}
 		switch {
 		case d.bad:
-			r.stopLine = d.line
 			return -1, false, false, false
 		case d.next >= 0:
 			pos, line := d.next, d.nextLine
@@ -65,9 +62,6 @@ func (r *fastReader) next() (root int32, empty, ok, eof bool) {
 	}
 	r.tree.reset()
 	root, empty, ok = d.read()
-	if !ok || d.bad {
-		r.stopLine = d.line
-	}
 	if d.next < 0 {
 		r.done = true
 	} else {
