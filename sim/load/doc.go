@@ -7,4 +7,10 @@
 //
 // Errors name the file, the document (and line) and the object; unknown kinds
 // are skipped with a warning, never an error.
+//
+// Files are read one document at a time. The block YAML that kubectl,
+// sigs.k8s.io/yaml and `drasim generate` write, and JSON, are read by a fast
+// reader straight into JSON for the typed decoders; any other file (YAML
+// flow style, anchors, anything unusual or broken) by yaml.v3 through a
+// generic map. Both give the same objects, warnings and errors.
 package load

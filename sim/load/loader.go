@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +30,11 @@ type loader struct {
 	// skippedFirst remembers where each skipped kind was first seen, so the
 	// one warning per kind can point at an example.
 	skippedFirst map[string]snapshot.Source
+	// buf holds the JSON of the object being decoded.
+	buf []byte
+	// added lists the objects added to Sources since the file being read
+	// began, to take them back (see rollback).
+	added []snapshot.Ref
 }
 
 func newLoader(opts Options) *loader {
@@ -34,6 +42,8 @@ func newLoader(opts Options) *loader {
 }
 
 func (l *loader) errorf(src snapshot.Source, object, field, format string, args ...any) {
+	// object may be (part of) the file's text: do not keep all of it alive.
+	object = strings.Clone(object)
 	l.errs = append(l.errs, &Error{Source: src, Object: object, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
@@ -41,66 +51,199 @@ func (l *loader) warnf(src snapshot.Source, format string, args ...any) {
 	l.warnings = append(l.warnings, Warning{Source: src, Message: fmt.Sprintf(format, args...)})
 }
 
-func (l *loader) addFile(name string, data []byte) {
-	docs, err := splitDocuments(data)
-	if err != nil {
-		de := err.(*docError)
-		l.errorf(snapshot.Source{File: name, Doc: de.index, Item: -1}, "", "", "not valid YAML or JSON: %v", de.err)
+// addFile loads the documents of one file, one at a time, so that only one
+// document's tree is alive at once. The fast reader reads them if the whole
+// file is the plain block YAML it knows; otherwise yaml.v3 reads the file,
+// as it always has.
+func (l *loader) addFile(name, text string) {
+	if !l.addFileFast(name, text) {
+		l.addFileYAML(name, text)
 	}
-	for _, d := range docs {
-		src := snapshot.Source{File: name, Doc: d.index, Item: -1, Line: d.node.Line}
-		root := d.node
-		if root.Kind == yamlv3.DocumentNode {
-			if len(root.Content) == 0 {
+}
+
+// addFileFast loads a file with the fast reader. If the reader gives up on
+// a document, it takes back everything it loaded from the file and
+// reports false: yaml.v3 must read the file from the start, since it may
+// judge the documents before that one differently (it reads ahead, and
+// fails a document whose successor it cannot read).
+func (l *loader) addFileFast(name, text string) bool {
+	mark := l.mark()
+	r := newFastReader(text)
+	for doc := 0; ; doc++ {
+		root, empty, ok, eof := r.next()
+		if eof {
+			return true
+		}
+		if !ok {
+			l.rollback(mark)
+			return false
+		}
+		if !empty {
+			l.addTreeDocument(snapshot.Source{File: name, Doc: doc, Item: -1}, &r.tree, root)
+		}
+	}
+}
+
+// addFileYAML loads a file with yaml.v3.
+func (l *loader) addFileYAML(name, text string) {
+	first := len(l.errs)
+	dec := yamlv3.NewDecoder(strings.NewReader(text))
+	for i := 0; ; i++ {
+		var node yamlv3.Node
+		err := dec.Decode(&node)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			// A file that does not parse reports that first, ahead of the
+			// problems found in the documents before the broken one.
+			l.errs = slices.Insert(l.errs, first, &Error{Source: snapshot.Source{File: name, Doc: i, Item: -1},
+				Msg: fmt.Sprintf("not valid YAML or JSON: %v", err)})
+			return
+		}
+		l.addDocument(snapshot.Source{File: name, Doc: i, Item: -1, Line: node.Line}, &node)
+	}
+}
+
+// fileMark is the loader's state before a file, to take back what the file
+// added.
+type fileMark struct {
+	errs     Errors
+	warnings []Warning
+	// slices are the snapshot's object lists, by field.
+	slices       []reflect.Value
+	skipped      map[string]int
+	skippedFirst map[string]snapshot.Source
+}
+
+func (l *loader) mark() fileMark {
+	l.added = l.added[:0]
+	v := reflect.ValueOf(l.snap).Elem()
+	m := fileMark{errs: l.errs, warnings: l.warnings, slices: make([]reflect.Value, v.NumField()),
+		skipped: maps.Clone(l.snap.Skipped), skippedFirst: maps.Clone(l.skippedFirst)}
+	for i := range m.slices {
+		if f := v.Field(i); f.Kind() == reflect.Slice {
+			m.slices[i] = reflect.ValueOf(f.Interface())
+		}
+	}
+	return m
+}
+
+// rollback restores the state of m. The lists get back their own slices
+// (nil stays nil), with what was appended since cleared for the collector.
+func (l *loader) rollback(m fileMark) {
+	clear(l.errs[len(m.errs):])
+	clear(m.errs[len(m.errs):cap(m.errs)])
+	l.errs = m.errs
+	clear(l.warnings[len(m.warnings):])
+	clear(m.warnings[len(m.warnings):cap(m.warnings)])
+	l.warnings = m.warnings
+	for _, ref := range l.added {
+		delete(l.snap.Sources, ref)
+	}
+	l.added = l.added[:0]
+	v := reflect.ValueOf(l.snap).Elem()
+	for i, saved := range m.slices {
+		if !saved.IsValid() {
+			continue
+		}
+		f := v.Field(i)
+		f.Slice(saved.Len(), f.Len()).Clear()
+		saved.Slice(saved.Len(), saved.Cap()).Clear()
+		f.Set(saved)
+	}
+	l.snap.Skipped = m.skipped
+	l.skippedFirst = m.skippedFirst
+}
+
+// addTreeDocument loads a document the fast reader read: an object or a
+// List of objects, as addDocument does for one yaml.v3 read.
+func (l *loader) addTreeDocument(src snapshot.Source, t *docTree, root int32) {
+	src.Line = int(t.node(root).line)
+	kind := t.str(root, "kind")
+	items := t.child(root, "items")
+	if items >= 0 && kind == "" {
+		l.warnf(src, "document has items but no kind; read as a List")
+		kind = "List"
+	}
+	if items >= 0 && strings.HasSuffix(kind, "List") {
+		switch n := t.node(items); {
+		case n.kind == treeScalar && n.scalar == scalarNull:
+			return // items: null is an empty list
+		case n.kind != treeSeq:
+			l.errorf(src, kind, "items", "must be a list")
+			return
+		}
+		i := 0
+		for c := t.node(items).first; c >= 0; c, i = t.node(c).next, i+1 {
+			isrc := src
+			isrc.Item = i
+			isrc.Line = int(t.node(c).line)
+			if t.node(c).kind != treeMap {
+				l.errorf(isrc, "", fmt.Sprintf("items[%d]", i), "list item is not an object")
 				continue
 			}
-			root = root.Content[0]
+			l.addObject(isrc, object{tree: t, node: c})
 		}
-		if root.Kind == yamlv3.ScalarNode && (root.Tag == "!!null" || root.Value == "") {
-			continue // an empty document, e.g. after a trailing ---
+		return
+	}
+	l.addObject(src, object{tree: t, node: root})
+}
+
+// addDocument loads one document: an object, a List of objects, or nothing
+// (an empty document).
+func (l *loader) addDocument(src snapshot.Source, doc *yamlv3.Node) {
+	root := doc
+	if root.Kind == yamlv3.DocumentNode {
+		if len(root.Content) == 0 {
+			return
 		}
-		if root.Kind != yamlv3.MappingNode {
-			l.errorf(src, "", "", "document is not an object (found a YAML %s)", nodeKindName(root.Kind))
-			continue
+		root = root.Content[0]
+	}
+	if root.Kind == yamlv3.ScalarNode && (root.Tag == "!!null" || root.Value == "") {
+		return // an empty document, e.g. after a trailing ---
+	}
+	if root.Kind != yamlv3.MappingNode {
+		l.errorf(src, "", "", "document is not an object (found a YAML %s)", nodeKindName(root.Kind))
+		return
+	}
+	src.Line = root.Line
+	var generic map[string]any
+	if err := root.Decode(&generic); err != nil {
+		l.errorf(src, "", "", "cannot read document: %v", err)
+		return
+	}
+	kind, _ := generic["kind"].(string)
+	items, hasItems := generic["items"]
+	if hasItems && kind == "" {
+		// Dumps cut out of documentation often lose the `kind: List`
+		// line; an object with items and no kind can only be a list.
+		l.warnf(src, "document has items but no kind; read as a List")
+		kind = "List"
+	}
+	if hasItems && strings.HasSuffix(kind, "List") {
+		list, ok := items.([]any)
+		if !ok && items != nil {
+			l.errorf(src, kind, "items", "must be a list")
+			return
 		}
-		src.Line = root.Line
-		var generic map[string]any
-		if err := root.Decode(&generic); err != nil {
-			l.errorf(src, "", "", "cannot read document: %v", err)
-			continue
-		}
-		kind, _ := generic["kind"].(string)
-		items, hasItems := generic["items"]
-		if hasItems && kind == "" {
-			// Dumps cut out of documentation often lose the `kind: List`
-			// line; an object with items and no kind can only be a list.
-			l.warnf(src, "document has items but no kind; read as a List")
-			kind = "List"
-		}
-		if hasItems && strings.HasSuffix(kind, "List") {
-			list, ok := items.([]any)
-			if !ok && items != nil {
-				l.errorf(src, kind, "items", "must be a list")
+		itemNodes := mappingValue(root, "items")
+		for i, it := range list {
+			isrc := src
+			isrc.Item = i
+			if itemNodes != nil && i < len(itemNodes.Content) {
+				isrc.Line = itemNodes.Content[i].Line
+			}
+			obj, ok := it.(map[string]any)
+			if !ok {
+				l.errorf(isrc, "", fmt.Sprintf("items[%d]", i), "list item is not an object")
 				continue
 			}
-			itemNodes := mappingValue(root, "items")
-			for i, it := range list {
-				isrc := src
-				isrc.Item = i
-				if itemNodes != nil && i < len(itemNodes.Content) {
-					isrc.Line = itemNodes.Content[i].Line
-				}
-				obj, ok := it.(map[string]any)
-				if !ok {
-					l.errorf(isrc, "", fmt.Sprintf("items[%d]", i), "list item is not an object")
-					continue
-				}
-				l.addObject(isrc, obj)
-			}
-			continue
+			l.addObject(isrc, object{generic: obj})
 		}
-		l.addObject(src, generic)
+		return
 	}
+	l.addObject(src, object{generic: generic})
 }
 
 func nodeKindName(k yamlv3.Kind) string {
@@ -141,10 +284,10 @@ func splitAPIVersion(av string) (group, version string) {
 	return "", av
 }
 
-func (l *loader) addObject(src snapshot.Source, obj map[string]any) {
-	apiVersion, _ := obj["apiVersion"].(string)
-	kind, _ := obj["kind"].(string)
-	name := objectName(obj)
+func (l *loader) addObject(src snapshot.Source, obj object) {
+	apiVersion := obj.str("apiVersion")
+	kind := obj.str("kind")
+	name := obj.name()
 	display := kind
 	if name != "" {
 		display = fmt.Sprintf("%s %q", kind, name)
@@ -155,25 +298,32 @@ func (l *loader) addObject(src snapshot.Source, obj map[string]any) {
 			missing = "kind"
 		}
 		hint := "is this a Kubernetes object?"
-		for k := range obj {
-			if strings.EqualFold(k, missing) && k != missing {
-				hint = fmt.Sprintf("found %q: field names are case-sensitive", k)
-			}
+		if k, found := obj.caseMismatch(missing); found {
+			hint = fmt.Sprintf("found %q: field names are case-sensitive", k)
 		}
 		l.errorf(src, display, missing, "required field is missing; %s", hint)
 		return
 	}
 	group, version := splitAPIVersion(apiVersion)
 	if group == "resource.k8s.io" && resourceKinds[kind] {
+		// The conversions below work on the generic map.
+		if obj.tree != nil && (version == "v1beta1" || version == "v1beta2" ||
+			version == "v1" && kind == "ResourceSlice" && obj.tree.hasBasicWrapper(obj.node)) {
+			var err error
+			if obj, err = obj.toGeneric(); err != nil {
+				l.errorf(src, display, "", "cannot encode: %v", err)
+				return
+			}
+		}
 		switch version {
 		case "v1":
-			if kind == "ResourceSlice" {
-				l.rejectBasicWrapper(src, display, obj)
+			if kind == "ResourceSlice" && obj.generic != nil {
+				l.rejectBasicWrapper(src, display, obj.generic)
 			}
 		case "v1beta2":
 			// v1beta2 has the shape of v1.
 		case "v1beta1":
-			if err := convertV1beta1(kind, obj); err != nil {
+			if err := convertV1beta1(kind, obj.generic); err != nil {
 				l.errorf(src, display, "", "cannot convert from resource.k8s.io/v1beta1: %v", err)
 				return
 			}
@@ -183,7 +333,9 @@ func (l *loader) addObject(src snapshot.Source, obj map[string]any) {
 				"rewrite this object for resource.k8s.io/v1", version, version)
 			return
 		}
-		obj["apiVersion"] = "resource.k8s.io/v1"
+		if obj.generic != nil {
+			obj.generic["apiVersion"] = "resource.k8s.io/v1"
+		}
 	}
 	decode, ok := decoders[kindKey{group, kind}]
 	if ok && group == "drasim.io" && version != "v1alpha1" {
@@ -198,11 +350,13 @@ func (l *loader) addObject(src snapshot.Source, obj map[string]any) {
 		l.snap.Skipped[key]++
 		return
 	}
-	data, err := json.Marshal(obj)
+	data, err := obj.appendJSON(l.buf[:0])
 	if err != nil {
 		l.errorf(src, display, "", "cannot encode: %v", err)
 		return
 	}
+	// The decoded object keeps nothing of data, so the buffer is reused.
+	l.buf = data
 	decode(l, src, display, data)
 }
 
@@ -308,6 +462,7 @@ func typed[T any](kind string, namespaced bool, meta func(*T) *metav1.ObjectMeta
 			defaults(obj)
 		}
 		l.snap.Sources[ref] = src
+		l.added = append(l.added, ref)
 		add(l.snap, obj)
 	}
 }

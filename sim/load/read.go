@@ -1,18 +1,17 @@
 package load
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/drasim/drasim/sim/snapshot"
-	yamlv3 "go.yaml.in/yaml/v3"
 )
 
 // Options controls loading.
@@ -138,21 +137,21 @@ func Load(paths []string, opts Options) (*Result, error) {
 	}
 	l := newLoader(opts)
 	for _, f := range files {
-		var data []byte
+		var text string
 		name := f
 		if f == "-" {
 			name = "<stdin>"
 			if opts.Stdin == nil {
 				return nil, errors.New("-: no standard input to read")
 			}
-			data, err = io.ReadAll(opts.Stdin)
+			text, err = readText(opts.Stdin, 0)
 		} else {
-			data, err = os.ReadFile(f)
+			text, err = readFile(f)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
 		}
-		l.addFile(name, data)
+		l.addFile(name, text)
 	}
 	return l.finish(files)
 }
@@ -160,37 +159,31 @@ func Load(paths []string, opts Options) (*Result, error) {
 // LoadBytes reads one in-memory file, named name in messages.
 func LoadBytes(name string, data []byte, opts Options) (*Result, error) {
 	l := newLoader(opts)
-	l.addFile(name, data)
+	l.addFile(name, string(data))
 	return l.finish([]string{name})
 }
 
-// splitDocuments parses a file into its YAML (or JSON) documents and returns
-// each as a generic value with the line it starts on. An empty document is
-// dropped, as kubectl does.
-func splitDocuments(data []byte) ([]yamlDoc, error) {
-	dec := yamlv3.NewDecoder(bytes.NewReader(data))
-	var docs []yamlDoc
-	for i := 0; ; i++ {
-		var node yamlv3.Node
-		err := dec.Decode(&node)
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			return docs, &docError{index: i, err: err}
-		}
-		docs = append(docs, yamlDoc{index: i, node: &node})
+// readFile reads a file as os.ReadFile does (with the same errors), into a
+// string: the loader reads text, and converting a []byte would copy it.
+func readFile(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
 	}
+	defer f.Close()
+	var size int64
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = info.Size()
+	}
+	return readText(f, size)
 }
 
-type yamlDoc struct {
-	index int
-	node  *yamlv3.Node
+// readText reads r to its end into a string, sized for size bytes.
+func readText(r io.Reader, size int64) (string, error) {
+	var b strings.Builder
+	if size > 0 && size < math.MaxInt32 {
+		b.Grow(int(size) + 1)
+	}
+	_, err := io.Copy(&b, r)
+	return b.String(), err
 }
-
-type docError struct {
-	index int
-	err   error
-}
-
-func (e *docError) Error() string { return e.err.Error() }
