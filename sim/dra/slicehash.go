@@ -19,7 +19,7 @@ import (
 // form drops. That can only make fewer nodes equivalent, never wrong ones.
 //
 // The fields every driver sets (devices with their names, attributes,
-// capacities and counter consumption, the counter sets) are hashed
+// capacities, counter consumption and taints, the counter sets) are hashed
 // directly: encoding every device as JSON cost more than half of
 // cluster.Build on large clusters. Whatever else a device, an attribute,
 // a counter or the spec carries, including fields a later API version
@@ -185,8 +185,25 @@ func (s *sliceHasher) device(d *resourceapi.Device) {
 		other.CounterSet, other.Counters = "", nil
 		rest(s, &other)
 	}
+	// Taints come from DeviceTaintRules as often as from drivers, on every
+	// device a rule selects.
+	s.int(int64(len(d.Taints)))
+	for i := range d.Taints {
+		t := d.Taints[i]
+		s.str(t.Key)
+		s.str(t.Value)
+		s.str(string(t.Effect))
+		if t.TimeAdded != nil {
+			s.byte(1)
+			s.int(t.TimeAdded.Unix()) // JSON has seconds
+		} else {
+			s.byte(0)
+		}
+		t.Key, t.Value, t.Effect, t.TimeAdded = "", "", "", nil
+		rest(s, &t)
+	}
 	other := *d
-	other.Name, other.Attributes, other.Capacity, other.ConsumesCounters = "", nil, nil, nil
+	other.Name, other.Attributes, other.Capacity, other.ConsumesCounters, other.Taints = "", nil, nil, nil, nil
 	rest(s, &other)
 }
 

@@ -3,6 +3,7 @@ package dra
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/drasim/drasim/sim/generate"
 	v1 "k8s.io/api/core/v1"
@@ -112,6 +113,20 @@ func TestSliceHashAgreesWithJSON(t *testing.T) {
 		"strings":  {StringValues: []string{"a"}},
 	} {
 		variants["attribute "+name] = func(s *resourceapi.ResourceSliceSpec) { s.Devices[0].Attributes["extra"] = attr }
+	}
+	// Taints, hashed directly: each field counts, sub-second times do not
+	// (JSON has seconds).
+	at := func(sec int64, nsec int64) *metav1.Time { return &metav1.Time{Time: time.Unix(sec, nsec)} }
+	for name, taints := range map[string][]resourceapi.DeviceTaint{
+		"key":         {{Key: "other", Effect: resourceapi.DeviceTaintEffectNoSchedule}},
+		"value":       {{Key: "k", Value: "v", Effect: resourceapi.DeviceTaintEffectNoSchedule}},
+		"effect":      {{Key: "k", Effect: resourceapi.DeviceTaintEffectNoExecute}},
+		"two":         {{Key: "k", Effect: resourceapi.DeviceTaintEffectNoSchedule}, {Key: "k2", Effect: resourceapi.DeviceTaintEffectNone}},
+		"time 1":      {{Key: "k", Effect: resourceapi.DeviceTaintEffectNoSchedule, TimeAdded: at(1e9, 0)}},
+		"time 1 + ns": {{Key: "k", Effect: resourceapi.DeviceTaintEffectNoSchedule, TimeAdded: at(1e9, 5e8)}},
+		"time 2":      {{Key: "k", Effect: resourceapi.DeviceTaintEffectNoSchedule, TimeAdded: at(1e9+1, 0)}},
+	} {
+		variants["taint "+name] = func(s *resourceapi.ResourceSliceSpec) { s.Devices[0].Taints = taints }
 	}
 	counterVariants := map[string]func(s *resourceapi.ResourceSliceSpec){
 		"counter set name": func(s *resourceapi.ResourceSliceSpec) { s.SharedCounters[0].Name = "gpu-9" },
