@@ -74,9 +74,12 @@ func terminalWidth(f *os.File) int {
 // Run executes one drasim command line and returns its exit code. Errors are
 // printed to streams.Err as one "drasim: ..." message, without usage text.
 func Run(streams Streams, args []string) int {
-	root := NewRootCommand(streams)
+	root, prof := newRootCommand(streams)
 	root.SetArgs(args)
 	err := root.Execute()
+	if perr := prof.finish(err == nil); perr != nil && err == nil {
+		err = perr
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -121,7 +124,15 @@ type GlobalOptions struct {
 
 // NewRootCommand builds the drasim command tree.
 func NewRootCommand(streams Streams) *cobra.Command {
+	root, _ := newRootCommand(streams)
+	return root
+}
+
+// newRootCommand builds the command tree and returns the profiles that
+// Run must finish once the command has run.
+func newRootCommand(streams Streams) (*cobra.Command, *profiles) {
 	g := &GlobalOptions{}
+	prof := &profiles{}
 	v := viper.New()
 	root := &cobra.Command{
 		Use:   "drasim",
@@ -137,7 +148,10 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return applyConfig(cmd, v, g.ConfigFile)
+			if err := applyConfig(cmd, v, g.ConfigFile); err != nil {
+				return err
+			}
+			return prof.start(cmd)
 		},
 	}
 	root.SetIn(streams.In)
@@ -151,6 +165,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 	pf.IntVarP(&g.Verbosity, "verbosity", "v", 0, "log verbosity: 0 quiet, 1 progress, 2 details")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (report: also markdown, csv, html; check: also markdown)")
 	pf.BoolVar(&g.NoColor, "no-color", false, "do not color the output")
+	prof.addFlags(root)
 
 	root.AddCommand(
 		NewVersionCommand(streams, g),
@@ -164,7 +179,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		NewAutoscaleCommand(streams, g),
 		NewGenerateCommand(streams, g),
 	)
-	return root
+	return root, prof
 }
 
 // applyConfig fills every flag the user did not set from the environment
