@@ -65,19 +65,21 @@ func TestEnginesAgreeOnScenarios(t *testing.T) {
 	}
 }
 
-// TestEnginesAgreeOnGeneratedClusters sweeps generator seeds, node profiles
-// and workload mixes, sampled and scoring every node.
-func TestEnginesAgreeOnGeneratedClusters(t *testing.T) {
-	seeds := 8
+// agreeOverSeeds replays a generated cluster per seed (seeds, or short in
+// -short mode), sampled and scoring every node, on both engines.
+func agreeOverSeeds(t *testing.T, seeds, short int, gen func(seed int64) generate.Options, decorate bool) {
 	if testing.Short() {
-		seeds = 3
+		seeds = short
 	}
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		for _, all := range []bool{false, true} {
 			t.Run(fmt.Sprintf("seed=%d,scoreAll=%v", seed, all), func(t *testing.T) {
-				snap, err := generate.Generate(generate.Options{Seed: seed, Nodes: 16 + int(seed)*4, Pods: 40 + int(seed)*12})
+				snap, err := generate.Generate(gen(seed))
 				if err != nil {
 					t.Fatal(err)
+				}
+				if decorate {
+					addConstraints(snap, int(seed))
 				}
 				sameDecisions(t, snap, sim.Options{Seed: seed, ScoreAllNodes: all})
 			})
@@ -85,25 +87,21 @@ func TestEnginesAgreeOnGeneratedClusters(t *testing.T) {
 	}
 }
 
+// TestEnginesAgreeOnGeneratedClusters sweeps generator seeds, node profiles
+// and workload mixes, sampled and scoring every node.
+func TestEnginesAgreeOnGeneratedClusters(t *testing.T) {
+	agreeOverSeeds(t, 8, 3, func(seed int64) generate.Options {
+		return generate.Options{Seed: seed, Nodes: 16 + int(seed)*4, Pods: 40 + int(seed)*12}
+	}, false)
+}
+
 // TestEnginesAgreeAtScale replays clusters above kube's 100-node sampling
 // threshold, where the default engine's node classes, the rotating start
 // index and the early stop all come into play.
 func TestEnginesAgreeAtScale(t *testing.T) {
-	seeds := 2
-	if testing.Short() {
-		seeds = 1
-	}
-	for seed := int64(1); seed <= int64(seeds); seed++ {
-		for _, all := range []bool{false, true} {
-			t.Run(fmt.Sprintf("seed=%d,scoreAll=%v", seed, all), func(t *testing.T) {
-				snap, err := generate.Generate(generate.Options{Seed: seed, Nodes: 101 + int(seed)*13, Pods: 150})
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameDecisions(t, snap, sim.Options{Seed: seed, ScoreAllNodes: all})
-			})
-		}
-	}
+	agreeOverSeeds(t, 2, 1, func(seed int64) generate.Options {
+		return generate.Options{Seed: seed, Nodes: 101 + int(seed)*13, Pods: 150}
+	}, false)
 }
 
 // TestEnginesAgreeWithConstraints adds what generated clusters lack and
@@ -113,22 +111,9 @@ func TestEnginesAgreeAtScale(t *testing.T) {
 // split exactly where these make nodes differ, and fall back to one node
 // at a time where a plugin reads a node's name or pods.
 func TestEnginesAgreeWithConstraints(t *testing.T) {
-	seeds := 2
-	if testing.Short() {
-		seeds = 1
-	}
-	for seed := int64(1); seed <= int64(seeds); seed++ {
-		for _, all := range []bool{false, true} {
-			t.Run(fmt.Sprintf("seed=%d,scoreAll=%v", seed, all), func(t *testing.T) {
-				snap, err := generate.Generate(generate.Options{Seed: seed, Nodes: 110, Pods: 160})
-				if err != nil {
-					t.Fatal(err)
-				}
-				addConstraints(snap, int(seed))
-				sameDecisions(t, snap, sim.Options{Seed: seed, ScoreAllNodes: all})
-			})
-		}
-	}
+	agreeOverSeeds(t, 2, 1, func(seed int64) generate.Options {
+		return generate.Options{Seed: seed, Nodes: 110, Pods: 160}
+	}, true)
 }
 
 // addConstraints decorates a generated snapshot deterministically; k
