@@ -35,10 +35,25 @@ type loader struct {
 	// added lists the objects added to Sources since the file being read
 	// began, to take them back (see rollback).
 	added []snapshot.Ref
+	// interner shares equal device maps between slices; interned counts
+	// the snapshot's slices it has seen.
+	interner *deviceInterner
+	interned int
 }
 
 func newLoader(opts Options) *loader {
-	return &loader{opts: opts, snap: snapshot.New(), skippedFirst: map[string]snapshot.Source{}}
+	return &loader{opts: opts, snap: snapshot.New(), skippedFirst: map[string]snapshot.Source{}, interner: newDeviceInterner()}
+}
+
+// internNew interns the device maps of the slices added since the last
+// call, one object at a time, so that the load never holds a whole fleet's
+// duplicates at once. A rollback may have taken slices back.
+func (l *loader) internNew() {
+	l.interned = min(l.interned, len(l.snap.ResourceSlices))
+	for _, sl := range l.snap.ResourceSlices[l.interned:] {
+		l.interner.slice(sl)
+	}
+	l.interned = len(l.snap.ResourceSlices)
 }
 
 func (l *loader) errorf(src snapshot.Source, object, field, format string, args ...any) {
@@ -285,6 +300,7 @@ func splitAPIVersion(av string) (group, version string) {
 }
 
 func (l *loader) addObject(src snapshot.Source, obj object) {
+	defer l.internNew()
 	apiVersion := obj.str("apiVersion")
 	kind := obj.str("kind")
 	name := obj.name()
