@@ -2,9 +2,11 @@ package load
 
 import (
 	"encoding/binary"
+	"maps"
 	"slices"
 
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // deviceInterner shares equal device maps between the ResourceSlices of
@@ -46,15 +48,6 @@ func (in *deviceInterner) slice(sl *resourceapi.ResourceSlice) {
 	}
 }
 
-func sortedKeys[K ~string, V any](m map[K]V) []K {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 func appendStr(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
@@ -72,7 +65,7 @@ func internAttributes(in *deviceInterner, m map[resourceapi.QualifiedName]resour
 		return m
 	}
 	b := in.buf[:0]
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		a := m[k]
 		b = appendStr(b, string(k))
 		if a.IntValue != nil {
@@ -119,42 +112,36 @@ func internAttributes(in *deviceInterner, m map[resourceapi.QualifiedName]resour
 }
 
 func internCapacity(in *deviceInterner, m map[resourceapi.QualifiedName]resourceapi.DeviceCapacity) map[resourceapi.QualifiedName]resourceapi.DeviceCapacity {
-	if len(m) == 0 {
-		return m
-	}
-	b := in.buf[:0]
-	for _, k := range sortedKeys(m) {
-		c := m[k]
-		if c.RequestPolicy != nil {
-			return m // consumable capacity policies: rare, not worth a key
-		}
-		b = appendStr(b, string(k))
-		b = appendStr(b, c.Value.String())
-		b = appendStr(b, string(c.Value.Format))
-	}
-	in.buf = b
-	if shared, ok := in.capacity[string(b)]; ok {
-		return shared
-	}
-	in.capacity[string(b)] = m
-	return m
+	return internQuantities(in, in.capacity, m, func(c resourceapi.DeviceCapacity) (resource.Quantity, bool) {
+		// Consumable-capacity request policies are rare: not worth a key.
+		return c.Value, c.RequestPolicy == nil
+	})
 }
 
 func internCounters(in *deviceInterner, m map[string]resourceapi.Counter) map[string]resourceapi.Counter {
+	return internQuantities(in, in.counters, m, func(c resourceapi.Counter) (resource.Quantity, bool) { return c.Value, true })
+}
+
+// internQuantities interns a map whose values are each one quantity;
+// quantity returns false for a value it cannot key.
+func internQuantities[K ~string, V any](in *deviceInterner, table map[string]map[K]V, m map[K]V, quantity func(V) (resource.Quantity, bool)) map[K]V {
 	if len(m) == 0 {
 		return m
 	}
 	b := in.buf[:0]
-	for _, k := range sortedKeys(m) {
-		c := m[k]
-		b = appendStr(b, k)
-		b = appendStr(b, c.Value.String())
-		b = appendStr(b, string(c.Value.Format))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		q, ok := quantity(m[k])
+		if !ok {
+			return m
+		}
+		b = appendStr(b, string(k))
+		b = appendStr(b, q.String())
+		b = appendStr(b, string(q.Format))
 	}
 	in.buf = b
-	if shared, ok := in.counters[string(b)]; ok {
+	if shared, ok := table[string(b)]; ok {
 		return shared
 	}
-	in.counters[string(b)] = m
+	table[string(b)] = m
 	return m
 }
