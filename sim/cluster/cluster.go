@@ -53,8 +53,12 @@ type changeLog struct {
 // further behind look at every node.
 const maxChangeLog = 1 << 20
 
-// nodeChanged is every NodeInfo's observer.
+// nodeChanged is every NodeInfo's observer: it logs the change and drops
+// the affinity lists when the node's membership in them changed.
 func (c *Cluster) nodeChanged(ni *framework.NodeInfo) {
+	if a := &c.affinity; a.valid && (ni.Index >= len(a.listed) || a.listed[ni.Index] != affinityBits(ni)) {
+		a.valid = false
+	}
 	l := &c.changes
 	if len(l.entries) >= maxChangeLog {
 		l.base += uint64(len(l.entries))
@@ -294,30 +298,47 @@ func (c *Cluster) HavePodsWithRequiredAntiAffinityList() []*framework.NodeInfo {
 
 // affinityLists caches the nodes holding pods with inter-pod affinity:
 // InterPodAffinity asks for them in every cycle, and they only change when
-// such a pod is placed (framework.AffinityEpoch) or a node is added.
+// a node gains its first or loses its last such pod (nodeChanged), or a
+// node is added.
 type affinityLists struct {
-	valid                  bool
-	epoch                  uint64
-	nodes                  int
+	valid bool
+	nodes int
+	// listed holds each node's membership: bit 0 in withAffinity, bit 1
+	// in withAnti.
+	listed                 []uint8
 	withAffinity, withAnti []*framework.NodeInfo
+}
+
+// affinityBits is a node's membership in the affinity lists.
+func affinityBits(n *framework.NodeInfo) uint8 {
+	var b uint8
+	if len(n.PodsWithAffinity) > 0 {
+		b |= 1
+	}
+	if len(n.PodsWithRequiredAntiAffinity) > 0 {
+		b |= 2
+	}
+	return b
 }
 
 func (c *Cluster) refreshAffinityLists() {
 	a := &c.affinity
-	epoch := framework.AffinityEpoch()
-	if a.valid && a.epoch == epoch && a.nodes == len(c.Nodes) {
+	if a.valid && a.nodes == len(c.Nodes) {
 		return
 	}
 	a.withAffinity, a.withAnti = nil, nil
-	for _, n := range c.Nodes {
-		if len(n.PodsWithAffinity) > 0 {
+	a.listed = make([]uint8, len(c.Nodes))
+	for i, n := range c.Nodes {
+		b := affinityBits(n)
+		a.listed[i] = b
+		if b&1 != 0 {
 			a.withAffinity = append(a.withAffinity, n)
 		}
-		if len(n.PodsWithRequiredAntiAffinity) > 0 {
+		if b&2 != 0 {
 			a.withAnti = append(a.withAnti, n)
 		}
 	}
-	a.valid, a.epoch, a.nodes = true, epoch, len(c.Nodes)
+	a.valid, a.nodes = true, len(c.Nodes)
 }
 
 var _ framework.NodeLister = (*Cluster)(nil)

@@ -68,7 +68,7 @@ func (p *Plugin) NodeStateKeys(nodes []*framework.NodeInfo) ([]uint32, bool) {
 	if c.ids == nil {
 		c.ids = map[classKey]uint32{}
 	}
-	full := !c.valid || c.epoch != s.epoch || !sameNodes(c.nodes, nodes) || c.logPos < s.changedBase
+	full := !c.valid || c.epoch != s.epoch || !framework.SameNodeList(c.nodes, nodes) || c.logPos < s.changedBase
 	if full {
 		c.nodes = append(c.nodes[:0], nodes...)
 		c.pools = c.pools[:0]
@@ -94,20 +94,13 @@ func (p *Plugin) NodeStateKeys(nodes []*framework.NodeInfo) ([]uint32, bool) {
 	return c.keys, true
 }
 
-// sameNodes reports whether b is the node list a was copied from. Node
-// lists only grow by appending, and a fork has new NodeInfos, so the
-// length and the two ends tell.
-func sameNodes(a, b []*framework.NodeInfo) bool {
-	return len(a) == len(b) && (len(a) == 0 || (a[0] == b[0] && a[len(a)-1] == b[len(b)-1]))
-}
-
 // classID interns a node's allocation class; 0 is the class of nodes
 // without devices.
 func (p *Plugin) classID(np *nodePools) uint32 {
 	if np == nil {
 		return 0
 	}
-	k := classKey{static: np.static, dynamic: np.dynamic, pools: len(np.pools)}
+	k := np.key()
 	id, ok := p.keys.ids[k]
 	if !ok {
 		id = uint32(len(p.keys.ids) + 1)
@@ -126,7 +119,7 @@ func (p *Plugin) nodeClassOf(ni *framework.NodeInfo) (classKey, bool) {
 		if np == nil {
 			return classKey{}, true
 		}
-		return classKey{static: np.static, dynamic: np.dynamic, pools: len(np.pools)}, true
+		return np.key(), true
 	}
 	return s.nodeClass(ni.Node().Name)
 }

@@ -29,8 +29,6 @@ type nodePools struct {
 	// dynamic hashes which of the node's devices are allocated; zero when
 	// none is.
 	dynamic uint64
-	// version is the state's version when static or dynamic last changed.
-	version uint64
 }
 
 type poolRef struct{ driver, name string }
@@ -108,7 +106,6 @@ func (s *State) indexSlices(slices []*resourceapi.ResourceSlice) {
 		}
 		np.static = h.sum()
 		s.version++
-		np.version = s.version
 	}
 }
 
@@ -137,7 +134,6 @@ func (s *State) refreshDynamic(pools map[poolRef]bool) {
 		}
 		sort.Strings(ids)
 		s.version++
-		np.version = s.version
 		if len(s.changedPools) >= maxChangedPools {
 			s.changedBase += len(s.changedPools)
 			s.changedPools = s.changedPools[:0]
@@ -181,7 +177,12 @@ func (s *State) nodeClass(node string) (classKey, bool) {
 	if np == nil {
 		return classKey{}, true // no devices at all: all such nodes are alike
 	}
-	return classKey{static: np.static, dynamic: np.dynamic, pools: len(np.pools)}, true
+	return np.key(), true
+}
+
+// key is the node's equivalence key.
+func (np *nodePools) key() classKey {
+	return classKey{static: np.static, dynamic: np.dynamic, pools: len(np.pools)}
 }
 
 type classKey struct {

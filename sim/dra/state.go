@@ -50,9 +50,9 @@ type State struct {
 	// nodeSlices are each node's slices in snapshot order, for allocators
 	// that answer for one node.
 	nodeSlices map[string][]*resourceapi.ResourceSlice
-	// version grows whenever a node's class changes (nodePools.version
-	// says which); epoch grows when pools are added, which may change
-	// any node's class. Both let callers keep class keys between cycles.
+	// version grows whenever a node's class changes (changedPools says
+	// which); epoch grows when pools are added, which may change any
+	// node's class. Both let callers keep class keys between cycles.
 	version, epoch uint64
 	// changedPools logs the nodes whose allocation changed, oldest first;
 	// changedBase counts the entries dropped from its front.

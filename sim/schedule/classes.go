@@ -89,7 +89,7 @@ func newClassifier() *classifier {
 func (c *classifier) classes(nodes []*framework.NodeInfo, changes nodeChanges, labelKeys []string, name string, state []uint32) []uint32 {
 	changed, next, ok := changes.NodeChanges(c.pos)
 	c.pos = next
-	if !ok || !sameNodes(c.nodes, nodes) || len(c.state) != len(state) {
+	if !ok || !framework.SameNodeList(c.nodes, nodes) || len(c.state) != len(state) {
 		c.reset(nodes, state)
 	} else {
 		for _, i := range changed {
@@ -166,12 +166,6 @@ func (c *classifier) refresh(p *projection, nodes []*framework.NodeInfo, i int) 
 
 // numClasses bounds the ids classes returns.
 func (c *classifier) numClasses() int { return len(c.ids) }
-
-// sameNodes reports whether b is the node list a was copied from: node
-// lists only grow by appending, and a fork has new NodeInfos.
-func sameNodes(a, b []*framework.NodeInfo) bool {
-	return len(a) == len(b) && (len(a) == 0 || (a[0] == b[0] && a[len(a)-1] == b[len(b)-1]))
-}
 
 // projection returns the cached projection for the sorted, distinct keys
 // joined into name.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -518,6 +517,14 @@ type NodeInfo struct {
 // node. A clone starts without an observer.
 func (n *NodeInfo) SetObserver(f func(*NodeInfo)) { n.observer = f }
 
+// SameNodeList reports whether b is the node list a was copied from, for
+// caches kept per node across scheduling cycles. A cluster's node list only
+// grows by appending, and a fork has new NodeInfos, so the length and the
+// two ends tell.
+func SameNodeList(a, b []*NodeInfo) bool {
+	return len(a) == len(b) && (len(a) == 0 || (a[0] == b[0] && a[len(a)-1] == b[len(b)-1]))
+}
+
 func (n *NodeInfo) changed() {
 	n.Generation++
 	if n.observer != nil {
@@ -568,7 +575,6 @@ func (n *NodeInfo) AddPod(pod *v1.Pod) {
 func (n *NodeInfo) AddPodInfo(pi *PodInfo) {
 	n.Pods = append(n.Pods, pi)
 	if podWithAffinity(pi.Pod) {
-		affinityEpoch.Add(1)
 		n.PodsWithAffinity = append(n.PodsWithAffinity, pi)
 	}
 	if podWithRequiredAntiAffinity(pi.Pod) {
@@ -581,7 +587,6 @@ func (n *NodeInfo) AddPodInfo(pi *PodInfo) {
 // fails when the pod is not there.
 func (n *NodeInfo) RemovePod(pod *v1.Pod) error {
 	if podWithAffinity(pod) {
-		affinityEpoch.Add(1)
 		n.PodsWithAffinity, _ = removePodInfo(n.PodsWithAffinity, pod)
 	}
 	if podWithRequiredAntiAffinity(pod) {
@@ -653,14 +658,6 @@ func (n *NodeInfo) update(pi *PodInfo, sign int64) {
 	}
 	n.changed()
 }
-
-// affinityEpoch counts the pods with inter-pod (anti-)affinity ever added
-// to or removed from any NodeInfo: while it stands still, lists of the
-// nodes that hold such pods stay valid.
-var affinityEpoch atomic.Uint64
-
-// AffinityEpoch returns the current affinity epoch.
-func AffinityEpoch() uint64 { return affinityEpoch.Load() }
 
 func podWithAffinity(p *v1.Pod) bool {
 	a := p.Spec.Affinity
