@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -43,17 +44,23 @@ func (p *profiles) start(cmd *cobra.Command) error {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
 	}
+	// Fail before the work, not after it, when a profile cannot be written.
+	if p.memPath != "" {
+		if _, err := os.Stat(filepath.Dir(p.memPath)); err != nil {
+			return profileError("--memprofile", p.memPath, err)
+		}
+	}
 	if p.cpuPath == "" {
 		return nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(p.cpuPath), "."+filepath.Base(p.cpuPath)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("--cpuprofile: %w", err)
+		return profileError("--cpuprofile", p.cpuPath, err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return fmt.Errorf("--cpuprofile: %w", err)
+		return profileError("--cpuprofile", p.cpuPath, err)
 	}
 	p.cpu = f
 	return nil
@@ -74,7 +81,7 @@ func (p *profiles) finish(ok bool) error {
 			os.Remove(name)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--cpuprofile: %w", err))
+			errs = append(errs, profileError("--cpuprofile", p.cpuPath, err))
 		}
 		p.cpu = nil
 	}
@@ -82,8 +89,18 @@ func (p *profiles) finish(ok bool) error {
 		runtime.GC() // the heap as the command leaves it
 		err := writeFileAtomic(p.memPath, func(w io.Writer) error { return pprof.WriteHeapProfile(w) })
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--memprofile: %w", err))
+			errs = append(errs, profileError("--memprofile", p.memPath, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// profileError names the flag and the path the user gave, not the
+// temporary file the error may be about.
+func profileError(flag, path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s %s: %w", flag, path, err)
 }

@@ -64,3 +64,18 @@ func TestProfileNeverOverwritesAnInput(t *testing.T) {
 		t.Error("the input file was changed")
 	}
 }
+
+func TestProfileInAMissingDirectoryFailsFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "missing")
+	for _, flag := range []string{"--cpuprofile", "--memprofile"} {
+		path := filepath.Join(dir, "p.out")
+		r := drasim(t, "", "simulate", flag, path)
+		want := "drasim: " + flag + " " + path + ": no such file or directory\n"
+		if r.code != ExitFailure || r.stder != want {
+			t.Errorf("%s in a missing directory: want exit %d and %q, got %d and %q", flag, ExitFailure, want, r.code, r.stder)
+		}
+		if r.stdout != "" {
+			t.Errorf("%s in a missing directory: want the command not run, got output %.80q", flag, r.stdout)
+		}
+	}
+}
