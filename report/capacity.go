@@ -228,7 +228,7 @@ func mixSourceText(source string) string {
 
 func headline(r *analysis.Report) string {
 	in := r.Inputs
-	return fmt.Sprintf("Capacity after the replay: %d node(s), %d device(s), %d pod(s) (kube-scheduler %s, seed %d).", in.Nodes, in.Devices, in.Pods, in.KubernetesVersion, in.Seed)
+	return fmt.Sprintf("Capacity after the replay: %d node(s), %d device(s), %d pod(s) (kube-scheduler %s%s).", in.Nodes, in.Devices, in.Pods, in.KubernetesVersion, tieBreakNote(in.TieBreak, in.Seed))
 }
 
 // WriteCapacityTable renders the report for a terminal, kubectl style.

@@ -12,11 +12,20 @@ import (
 // JSON/YAML output.
 const maxScheduledRows = 40
 
+// tieBreakNote says how ties were broken when it is not kube's own rule:
+// only then does the seed change the outcome.
+func tieBreakNote(tieBreak string, seed int64) string {
+	if tieBreak == "random" {
+		return fmt.Sprintf(", random tie-break, seed %d", seed)
+	}
+	return ""
+}
+
 // WriteSimulationTable renders a replay for a person: what went in, what
 // fit, and, for every pod that did not, kube's message.
 func WriteSimulationTable(w io.Writer, r *result.Result) error {
 	in := r.Inputs
-	fmt.Fprintf(w, "Replayed %d pending pod(s) on %d node(s) with %d device(s) (kube-scheduler %s, seed %d", in.PendingPods, in.Nodes, in.Devices, in.KubernetesVersion, in.Seed)
+	fmt.Fprintf(w, "Replayed %d pending pod(s) on %d node(s) with %d device(s) (kube-scheduler %s%s", in.PendingPods, in.Nodes, in.Devices, in.KubernetesVersion, tieBreakNote(in.TieBreak, in.Seed))
 	if in.FeatureGates != "" {
 		fmt.Fprintf(w, ", feature gates %s", in.FeatureGates)
 	}
@@ -26,6 +35,9 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 	fmt.Fprintln(w, ").")
 	s := r.Summary
 	fmt.Fprintf(w, "Scheduled: %d   Unschedulable: %d   Already bound: %d", s.Scheduled, s.Unschedulable, s.AlreadyBound)
+	if s.SchedulerErrors > 0 {
+		fmt.Fprintf(w, "   Scheduler errors: %d", s.SchedulerErrors)
+	}
 	if s.Gated > 0 {
 		fmt.Fprintf(w, "   Gated: %d", s.Gated)
 	}
@@ -59,7 +71,11 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 	for _, p := range r.Pods {
 		switch p.Phase {
 		case result.PhaseUnschedulable, result.PhaseGated, result.PhaseSkipped:
-			pending.Append(p.Key(), p.Message)
+			why := p.Message
+			if p.Reason != "" {
+				why = p.Reason + ": " + why
+			}
+			pending.Append(p.Key(), why)
 		}
 	}
 	if len(pending.Rows) > 0 {

@@ -25,6 +25,12 @@ type Explanation struct {
 	QueueLength   int    `json:"queueLength"`
 	Node          string `json:"node,omitempty"`
 	Message       string `json:"message,omitempty"`
+	// Reason is "SchedulerError" when a plugin failed with an error (the
+	// attempt failed; no node was judged), empty otherwise.
+	Reason string `json:"reason,omitempty"`
+	// ErrorPlugin and ErrorNode say where that error came from.
+	ErrorPlugin string `json:"errorPlugin,omitempty"`
+	ErrorNode   string `json:"errorNode,omitempty"`
 	// PreFilter is set when the pod was rejected before any node was tried.
 	PreFilter string            `json:"preFilter,omitempty"`
 	Nodes     []NodeExplanation `json:"nodes"`
@@ -55,7 +61,7 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 	if err != nil {
 		return nil, err
 	}
-	so := opts.scheduleOptions()
+	so := opts.ScheduleOptions()
 	so.KeepNodeStatuses = true
 	s := schedule.New(c, profile, so)
 	ex := &Explanation{APIVersion: "drasim.io/v1alpha1", Kind: "PodExplanation", Pod: namespace + "/" + name, QueueLength: len(c.Queue), Nodes: []NodeExplanation{}}
@@ -73,6 +79,9 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 			return nil, a.Err
 		}
 		ex.Node, ex.Message = a.Node, a.Message
+		if a.Error != nil {
+			ex.Reason, ex.ErrorPlugin, ex.ErrorNode = result.ReasonSchedulerError, a.Error.Plugin, a.Error.Node
+		}
 		if a.PreFilterStatus != nil {
 			ex.PreFilter = fmt.Sprintf("%s: %s", a.PreFilterStatus.Plugin(), a.PreFilterStatus.Message())
 		}

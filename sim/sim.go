@@ -20,7 +20,9 @@ type Options struct {
 	Gates dra.Gates
 	// Plugins are the scheduler profile's plugin settings.
 	Plugins schedule.PluginConfig
-	// Seed drives the tie-break between equally scored nodes.
+	// TieBreak picks among equally scored nodes (kube's rule when empty).
+	TieBreak schedule.TieBreak
+	// Seed drives the random tie-break (schedule.TieBreakRandom).
 	Seed int64
 	// ScoreAllNodes disables kube's node sampling.
 	ScoreAllNodes bool
@@ -58,8 +60,10 @@ func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin
 	return c, draPlugin, profile, nil
 }
 
-func (o Options) scheduleOptions() schedule.Options {
-	return schedule.Options{Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference}
+// ScheduleOptions are the scheduler options of a replay with these
+// options; every replay of a run (autoscaler loops included) uses them.
+func (o Options) ScheduleOptions() schedule.Options {
+	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself
@@ -69,7 +73,7 @@ func Simulate(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Run,
 	if err != nil {
 		return nil, err
 	}
-	res, err := schedule.Replay(ctx, c, profile, opts.scheduleOptions(), draPlugin)
+	res, err := schedule.Replay(ctx, c, profile, opts.ScheduleOptions(), draPlugin)
 	if err != nil {
 		return nil, err
 	}

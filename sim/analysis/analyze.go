@@ -27,10 +27,11 @@ type Options struct {
 	// of this snapshot (pods and the ResourceClaimTemplates they name) is
 	// a shape, weighted by its number of pods.
 	Probes *snapshot.Snapshot
-	// Plugins, Seed and Parallelism configure the probes' scheduler; pass
+	// Plugins, TieBreak, Seed and Parallelism configure the probes' scheduler; pass
 	// the replay's (sim.Options) so that probes are judged as the replay's
 	// pods were.
 	Plugins     schedule.PluginConfig
+	TieBreak    schedule.TieBreak
 	Seed        int64
 	Parallelism int
 	// MaxHeadroom bounds the headroom count of a shape
@@ -75,7 +76,7 @@ func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
 		APIVersion: APIVersion,
 		Kind:       Kind,
 		Inputs: Inputs{
-			Files: run.Result.Inputs.Files, KubernetesVersion: run.Result.Inputs.KubernetesVersion, Seed: run.Result.Inputs.Seed,
+			Files: run.Result.Inputs.Files, KubernetesVersion: run.Result.Inputs.KubernetesVersion, TieBreak: run.Result.Inputs.TieBreak, Seed: run.Result.Inputs.Seed,
 			GroupBy: opts.GroupBy, MaxHeadroom: opts.MaxHeadroom, MaxSequential: opts.MaxSequential,
 			Nodes: len(c.Nodes), Devices: len(inv.devices), Pods: len(run.Result.Pods),
 		},

@@ -64,7 +64,7 @@ func (p *prober) scheduler(c *cluster.Cluster, dry bool) (*schedule.Scheduler, e
 	if err != nil {
 		return nil, fmt.Errorf("scheduler profile: %w", err)
 	}
-	return schedule.New(c, profile, schedule.Options{Seed: p.opts.Seed, Parallelism: p.opts.Parallelism, ScoreAllNodes: dry, KeepNodeStatuses: dry}), nil
+	return schedule.New(c, profile, schedule.Options{TieBreak: p.opts.TieBreak, Seed: p.opts.Seed, Parallelism: p.opts.Parallelism, ScoreAllNodes: dry, KeepNodeStatuses: dry}), nil
 }
 
 func (p *prober) nextName(prefix string) string {

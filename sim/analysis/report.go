@@ -75,6 +75,7 @@ type Report struct {
 type Inputs struct {
 	Files             []string `json:"files,omitempty"`
 	KubernetesVersion string   `json:"kubernetesVersion"`
+	TieBreak          string   `json:"tieBreak"`
 	Seed              int64    `json:"seed"`
 	GroupBy           string   `json:"groupBy"`
 	// MixSource is MixWorkloads or MixProbe.

@@ -51,9 +51,9 @@ func (k *checker) preFilter(ctx context.Context, pod *v1.Pod) (*cycle, error) {
 		case st.IsSkip():
 			cy.state.SkipFilterPlugins[p.Name()] = true
 			continue
-		case st.Code() == framework.Error:
-			return nil, fmt.Errorf("running PreFilter plugin %q: %w", p.Name(), st.Err())
 		case !st.IsSuccess():
+			// An Error (a broken selector, say) is CA's internal predicate
+			// error: the pod does not fit there, and the loop goes on.
 			cy.rejected = st.WithPlugin(p.Name())
 			return cy, nil
 		}
@@ -97,9 +97,8 @@ func (k *checker) filter(ctx context.Context, cy *cycle, pod *v1.Pod, node strin
 		if st.IsSuccess() {
 			continue
 		}
-		if st.Code() == framework.Error {
-			return nil, fmt.Errorf("running Filter plugin %q on node %s: %w", p.Name(), node, st.Err())
-		}
+		// An Error status counts as not fitting, as CA's CheckPredicates
+		// turns it into an internal predicate error for this node.
 		return st.WithPlugin(p.Name()), nil
 	}
 	return nil, nil

@@ -410,7 +410,8 @@ func (s *scaler) apply(c *candidate, lp *Loop) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("scheduler profile: %w", err)
 	}
-	so := schedule.Options{Seed: s.opts.Sim.Seed, ScoreAllNodes: s.opts.Sim.ScoreAllNodes, Parallelism: s.opts.Sim.Parallelism, Reference: s.opts.Sim.Reference}
+	so := s.opts.Sim.ScheduleOptions()
+	so.Progress = nil
 	res, err := schedule.Replay(s.ctx, s.cur, profile, so, s.draPlugin)
 	if err != nil {
 		return 0, err

@@ -34,26 +34,32 @@ type Result struct {
 
 // Inputs summarizes what the replay started from and how it was configured.
 type Inputs struct {
-	Files             []string `json:"files,omitempty"`
-	Nodes             int      `json:"nodes"`
-	Pods              int      `json:"pods"`
-	PendingPods       int      `json:"pendingPods"`
-	Devices           int      `json:"devices"`
-	ResourceClaims    int      `json:"resourceClaims"`
-	Seed              int64    `json:"seed"`
-	FeatureGates      string   `json:"featureGates,omitempty"`
-	ScoringStrategy   string   `json:"scoringStrategy"`
-	ScoreAllNodes     bool     `json:"scoreAllNodes,omitempty"`
-	KubernetesVersion string   `json:"kubernetesVersion"`
+	Files          []string `json:"files,omitempty"`
+	Nodes          int      `json:"nodes"`
+	Pods           int      `json:"pods"`
+	PendingPods    int      `json:"pendingPods"`
+	Devices        int      `json:"devices"`
+	ResourceClaims int      `json:"resourceClaims"`
+	// TieBreak is how ties between top-scored nodes were broken: "kube"
+	// (kube-scheduler v1.37.2's rule) or "random" (seeded by Seed).
+	TieBreak          string `json:"tieBreak"`
+	Seed              int64  `json:"seed"`
+	FeatureGates      string `json:"featureGates,omitempty"`
+	ScoringStrategy   string `json:"scoringStrategy"`
+	ScoreAllNodes     bool   `json:"scoreAllNodes,omitempty"`
+	KubernetesVersion string `json:"kubernetesVersion"`
 }
 
 // Summary counts pods by outcome.
 type Summary struct {
 	Scheduled     int `json:"scheduled"`
 	Unschedulable int `json:"unschedulable"`
-	AlreadyBound  int `json:"alreadyBound"`
-	Gated         int `json:"gated,omitempty"`
-	Skipped       int `json:"skipped,omitempty"`
+	// SchedulerErrors counts the unschedulable pods whose attempt failed
+	// with an error (Reason SchedulerError); they are in Unschedulable too.
+	SchedulerErrors int `json:"schedulerErrors,omitempty"`
+	AlreadyBound    int `json:"alreadyBound"`
+	Gated           int `json:"gated,omitempty"`
+	Skipped         int `json:"skipped,omitempty"`
 }
 
 // Pod is one pod's outcome.
@@ -65,6 +71,10 @@ type Pod struct {
 	Priority int32  `json:"priority"`
 	Phase    string `json:"phase"`
 	Node     string `json:"node,omitempty"`
+	// Reason is the PodScheduled condition's reason for a pending pod
+	// when it is not Unschedulable: ReasonSchedulerError when a plugin
+	// failed with an error (broken input) rather than finding no node.
+	Reason string `json:"reason,omitempty"`
 	// Message is the PodScheduled condition's message for pending pods,
 	// worded as kube-scheduler words it.
 	Message string `json:"message,omitempty"`
@@ -82,6 +92,10 @@ type Pod struct {
 	// Attempt is the replay pass in which the pod was scheduled (1 = first).
 	Attempt int `json:"attempt,omitempty"`
 }
+
+// ReasonSchedulerError is kube's PodScheduled reason for a pod whose
+// scheduling attempt failed with an error (v1.PodReasonSchedulerError).
+const ReasonSchedulerError = "SchedulerError"
 
 // Key returns "namespace/name".
 func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
@@ -192,6 +206,9 @@ func (r *Result) Recount() {
 			r.Summary.Scheduled++
 		case PhaseUnschedulable:
 			r.Summary.Unschedulable++
+			if p.Reason == ReasonSchedulerError {
+				r.Summary.SchedulerErrors++
+			}
 		case PhaseBound:
 			r.Summary.AlreadyBound++
 		case PhaseGated:

@@ -47,6 +47,12 @@ func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, d
 				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
 			}
 			out := &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), FeasibleNodes: a.FeasibleNodes, EvaluatedNodes: a.EvaluatedNodes}
+			if a.Error != nil {
+				// A plugin error fails this pod's attempt only, as in kube;
+				// no node rejected it, so the reason counts no nodes.
+				out.Reason = result.ReasonSchedulerError
+				a.Rejections = []Rejection{{Plugin: a.Error.Plugin, Reason: result.ReasonSchedulerError}}
+			}
 			if a.Node == "" && pass > 1 {
 				// Still does not fit: keep the message of the pod's own turn
 				// in the queue, as the PodScheduled condition kube wrote then.
@@ -57,7 +63,9 @@ func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, d
 			if a.Node == "" {
 				out.Phase = result.PhaseUnschedulable
 				out.Message = a.Message
-				out.DeviceReasons = diagnose(ctx, c, draPlugin, a)
+				if a.Error == nil {
+					out.DeviceReasons = diagnose(ctx, c, draPlugin, a)
+				}
 				for _, r := range a.Rejections {
 					out.Reasons = append(out.Reasons, result.Reason{Plugin: r.Plugin, Reason: r.Reason, Nodes: r.Nodes})
 				}
@@ -86,7 +94,7 @@ func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, d
 	}
 	for _, pod := range pending {
 		out := outcomes[pod]
-		setUnschedulable(pod, out.Message)
+		setUnschedulable(pod, out.Reason, out.Message)
 		events = append(events, result.Event{Seq: len(events) + 1, Type: result.EventFailedScheduling, Pod: pod.Namespace + "/" + pod.Name, Message: out.Message})
 	}
 	return buildResult(c, s, outcomes, events, draPlugin), nil
@@ -125,8 +133,11 @@ func setScheduled(pod *v1.Pod) {
 	setCondition(pod, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionTrue})
 }
 
-func setUnschedulable(pod *v1.Pod, msg string) {
-	setCondition(pod, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: msg})
+func setUnschedulable(pod *v1.Pod, reason, msg string) {
+	if reason == "" {
+		reason = v1.PodReasonUnschedulable
+	}
+	setCondition(pod, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: reason, Message: msg})
 }
 
 func setCondition(pod *v1.Pod, cond v1.PodCondition) {
@@ -149,6 +160,10 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 	r.Inputs.PendingPods = len(c.Queue)
 	r.Inputs.ResourceClaims = len(c.Snapshot.ResourceClaims)
 	r.Inputs.Seed = s.opts.Seed
+	r.Inputs.TieBreak = string(TieBreakKube)
+	if s.opts.TieBreak == TieBreakRandom {
+		r.Inputs.TieBreak = string(TieBreakRandom)
+	}
 	r.Inputs.ScoreAllNodes = s.opts.ScoreAllNodes
 	for _, sl := range c.DRA.Slices() {
 		r.Inputs.Devices += len(sl.Spec.Devices)
@@ -173,7 +188,7 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 		if ref := metav1.GetControllerOf(pod); ref != nil {
 			out.Owner = ref.Kind + "/" + ref.Name
 		}
-		out.Claims = podClaims(pod, draPlugin)
+		out.Claims = PodClaims(pod, draPlugin)
 		r.Pods = append(r.Pods, *out)
 	}
 	r.Recount()
@@ -189,9 +204,9 @@ func podSet(pods []*v1.Pod) map[*v1.Pod]bool {
 	return m
 }
 
-// podClaims lists the pod's claims and their allocated devices, with the
+// PodClaims lists the pod's claims and their allocated devices, with the
 // firstAvailable alternative each request got.
-func podClaims(pod *v1.Pod, draPlugin *dra.Plugin) []result.Claim {
+func PodClaims(pod *v1.Pod, draPlugin *dra.Plugin) []result.Claim {
 	if draPlugin == nil {
 		return nil
 	}

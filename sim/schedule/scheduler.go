@@ -1,7 +1,9 @@
 package schedule
 
 import (
+	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -36,9 +38,38 @@ type Profile struct {
 	PercentageOfNodesToScore int32
 }
 
+// TieBreak is the rule that picks among feasible nodes with the same top
+// score.
+type TieBreak string
+
+const (
+	// TieBreakKube is kube-scheduler v1.37.2's rule (the default): the
+	// root of a max-heap built over the feasible nodes in the order the
+	// filter pass found them (see kubeHost).
+	TieBreakKube TieBreak = "kube"
+	// TieBreakRandom picks uniformly among the tied nodes from a source
+	// seeded by Options.Seed (kube before v1.35, or with extenders), for
+	// studying how much the choice among equals matters.
+	TieBreakRandom TieBreak = "random"
+)
+
+// ParseTieBreak reads a --tie-break value; empty means kube's rule.
+func ParseTieBreak(s string) (TieBreak, error) {
+	switch TieBreak(s) {
+	case "", TieBreakKube:
+		return TieBreakKube, nil
+	case TieBreakRandom:
+		return TieBreakRandom, nil
+	}
+	return "", fmt.Errorf("unknown tie-break %q: use kube or random", s)
+}
+
 // Options tune a replay.
 type Options struct {
-	// Seed drives the tie-break between equally scored nodes.
+	// TieBreak picks among equally scored nodes; the zero value is kube's
+	// rule.
+	TieBreak TieBreak
+	// Seed drives the random tie-break (TieBreakRandom).
 	Seed int64
 	// ScoreAllNodes evaluates every node instead of kube's sample.
 	ScoreAllNodes bool
@@ -103,7 +134,12 @@ type PluginScore struct {
 type Attempt struct {
 	// Node is the chosen node; empty when the pod does not fit.
 	Node string
-	// Err is set when a plugin failed with an error (broken input).
+	// Error is set when a plugin returned an Error status: kube-scheduler
+	// fails the pod's attempt with reason SchedulerError and this message,
+	// and goes on with the other pods.
+	Error *SchedulingError
+	// Err is set when drasim itself is broken (an internal invariant
+	// failed); the replay stops.
 	Err error
 	// PreFilterStatus is set when PreFilter rejected the pod outright.
 	PreFilterStatus *framework.Status
@@ -125,6 +161,46 @@ type Attempt struct {
 	DeviceRejected []string
 }
 
+// fail records err on the attempt: a plugin's Error status fails the pod
+// (SchedulerError), anything else is drasim's own breakage.
+func (a *Attempt) fail(err error) {
+	var se *SchedulingError
+	if errors.As(err, &se) {
+		a.Error = se
+		a.Message = se.Error()
+		return
+	}
+	a.Err = err
+}
+
+// SchedulingError is a plugin's Error status (broken input such as a CEL
+// selector reading an attribute a device lacks, not a verdict about a
+// node): kube-scheduler fails the pod's attempt with PodScheduled reason
+// SchedulerError and the error's text as the message, requeues the pod
+// with backoff and goes on with the others.
+type SchedulingError struct {
+	// Plugin is the plugin that failed; Node the node it ran on, if any.
+	Plugin string
+	Node   string
+	// Err carries kube's wording ("running %q filter plugin: ...").
+	Err error
+}
+
+func (e *SchedulingError) Error() string { return e.Err.Error() }
+func (e *SchedulingError) Unwrap() error { return e.Err }
+
+func pluginError(plugin, node string, err error) *SchedulingError {
+	return &SchedulingError{Plugin: plugin, Node: node, Err: err}
+}
+
+// statusErr is the error of a failed status, as kube's Status.AsError.
+func statusErr(st *framework.Status) error {
+	if err := st.Err(); err != nil {
+		return err
+	}
+	return errors.New(st.Message())
+}
+
 // MaxDiagnosedNodes bounds how many DRA-rejected nodes are kept per attempt
 // for diagnosis.
 const MaxDiagnosedNodes = 32
@@ -140,25 +216,48 @@ type Rejection struct {
 // the cluster state.
 func (s *Scheduler) SchedulePod(ctx context.Context, pod *v1.Pod) *Attempt {
 	a := s.findNode(ctx, pod)
-	if a.Node == "" || a.Err != nil {
+	if a.Node == "" || a.Err != nil || a.Error != nil {
 		return a
 	}
+	if err := s.reserveAndBind(ctx, pod, a, a.Node); err != nil {
+		a.fail(err)
+		a.Node = ""
+	}
+	return a
+}
+
+// Bind reserves and binds the pod on a node that the attempt (an Evaluate
+// keeping every node's status) found feasible: what SchedulePod does with
+// its own choice, for callers that choose the node themselves (the
+// step-wise check follows the real scheduler's choice among ties).
+func (s *Scheduler) Bind(ctx context.Context, pod *v1.Pod, a *Attempt, node string) error {
+	feasible := node == a.Node
+	for _, n := range a.Nodes {
+		if n.Node == node && n.Status == nil {
+			feasible = true
+		}
+	}
+	if !feasible {
+		return fmt.Errorf("node %s was not found feasible for pod %s/%s in this attempt", node, pod.Namespace, pod.Name)
+	}
+	return s.reserveAndBind(ctx, pod, a, node)
+}
+
+func (s *Scheduler) reserveAndBind(ctx context.Context, pod *v1.Pod, a *Attempt, node string) error {
 	for _, p := range s.profile.Reserve {
-		if st := p.Reserve(ctx, a.State, pod, a.Node); !st.IsSuccess() {
+		if st := p.Reserve(ctx, a.State, pod, node); !st.IsSuccess() {
 			for _, done := range s.profile.Reserve {
-				done.Unreserve(ctx, a.State, pod, a.Node)
+				done.Unreserve(ctx, a.State, pod, node)
 				if done == p {
 					break
 				}
 			}
-			a.Err = fmt.Errorf("reserve %s on node %s: %s", p.Name(), a.Node, st.Message())
-			a.Node = ""
-			return a
+			return pluginError(p.Name(), node, fmt.Errorf("running Reserve plugin %q: %w", p.Name(), statusErr(st)))
 		}
 	}
-	pod.Spec.NodeName = a.Node
-	s.c.Node(a.Node).AddPod(pod)
-	return a
+	pod.Spec.NodeName = node
+	s.c.Node(node).AddPod(pod)
+	return nil
 }
 
 func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
@@ -181,7 +280,7 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 			state.SkipFilterPlugins[p.Name()] = true
 			continue
 		case st.Code() == framework.Error:
-			a.Err = fmt.Errorf("running PreFilter plugin %q: %w", p.Name(), st.Err())
+			a.fail(pluginError(p.Name(), "", fmt.Errorf("running PreFilter plugin %q: %w", p.Name(), statusErr(st))))
 			return a
 		case !st.IsSuccess():
 			st.WithPlugin(p.Name())
@@ -224,14 +323,15 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	}
 
 	f, err := s.filter(ctx, state, pod, candidates, classes)
+	if len(candidates) > 0 {
+		// kube moves the start index on even when the pass failed.
+		s.nextStart = (s.nextStart + f.processed) % len(nodes)
+	}
 	if err != nil {
-		a.Err = err
+		a.fail(err)
 		return a
 	}
 	f.classKeys = classKeys
-	if len(candidates) > 0 {
-		s.nextStart = (s.nextStart + f.processed) % len(nodes)
-	}
 	a.FeasibleNodes = len(f.feasible)
 	a.EvaluatedNodes = f.processed + absent
 	a.DeviceRejected = f.deviceRejected
@@ -264,7 +364,7 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	} else {
 		sc, err := s.score(ctx, state, pod, f)
 		if err != nil {
-			a.Err = err
+			a.fail(err)
 			return a
 		}
 		chosen = s.selectHost(sc)
@@ -279,7 +379,7 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	// The chosen node may have had its outcome from an equivalent node;
 	// run the filters on it so that plugins keep what Reserve needs.
 	if err := s.ensureFiltered(ctx, state, pod, f, chosen); err != nil {
-		a.Err = err
+		a.fail(err)
 		a.Node = ""
 	}
 	return a
@@ -520,8 +620,11 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 				f.feasible = append(f.feasible, candidates[i])
 				f.feasibleIdx = append(f.feasibleIdx, i)
 			case outcomeFailed:
+				// The failed node is not counted as processed: kube
+				// keeps no status for it.
+				f.processed--
 				st := repStatus[slots.of(i)]
-				return nil, fmt.Errorf("running Filter plugin %q on node %s: %w", st.Plugin(), candidates[i].Node().Name, st.Err())
+				return f, pluginError(st.Plugin(), candidates[i].Node().Name, fmt.Errorf("running %q filter plugin: %w", st.Plugin(), statusErr(st)))
 			default:
 				f.rejectedNodes[o]++
 				if rejectedByDRA[o] && len(f.deviceRejected) < MaxDiagnosedNodes {
@@ -677,7 +780,7 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 		case st.IsSkip():
 			state.SkipScorePlugins[p.Name()] = true
 		case !st.IsSuccess():
-			return nil, fmt.Errorf("running PreScore plugin %q: %s", p.Name(), st.Message())
+			return nil, pluginError(p.Name(), "", fmt.Errorf("running PreScore plugin %q: %w", p.Name(), statusErr(st)))
 		}
 	}
 	var classes []uint32
@@ -734,7 +837,7 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 			if !st.IsSuccess() {
 				errMu.Lock()
 				if firstErr == nil {
-					firstErr = fmt.Errorf("running Score plugin %q on node %s: %s", p.Name(), reps[k].Node().Name, st.Message())
+					firstErr = pluginError(p.Name(), reps[k].Node().Name, fmt.Errorf("running Score plugins: plugin %q failed with: %w", p.Name(), statusErr(st)))
 				}
 				errMu.Unlock()
 			}
@@ -745,7 +848,7 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 		}
 		if norm, ok := p.(framework.ScoreNormalizer); ok {
 			if st := norm.NormalizeScore(ctx, state, pod, scores); !st.IsSuccess() {
-				return nil, fmt.Errorf("normalizing scores of plugin %q: %s", p.Name(), st.Message())
+				return nil, pluginError(p.Name(), "", fmt.Errorf("running Normalize on Score plugins: plugin %q failed with: %w", p.Name(), statusErr(st)))
 			}
 		}
 		for k := range scores {
@@ -760,10 +863,63 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 	return sc, nil
 }
 
-// selectHost picks the highest total; among equals it picks uniformly at
-// random with reservoir sampling, as kube does, but from a seeded source.
-// It returns the index of the chosen feasible node.
+// selectHost returns the index of the feasible node the pod goes to.
 func (s *Scheduler) selectHost(sc *scoreResult) int {
+	if s.opts.TieBreak == TieBreakRandom {
+		return s.randomHost(sc)
+	}
+	return kubeHost(sc)
+}
+
+// kubeHost is kube-scheduler v1.37.2's choice: schedulePod pops the first
+// node of framework.NewSortedScoredNodes, a container/heap max-heap over
+// the feasible nodes in the order the filter pass appended them, ordered
+// by total score and then by a Randomizer that only extenders set (so 0
+// here). The pop returns the heap's root after heap.Init; among equal
+// totals that is whichever node the sift-downs leave on top, which is not
+// always the first tied node in filter order. The same heap is built here
+// so that the same node comes out.
+func kubeHost(sc *scoreResult) int {
+	return KubeHostIndex(len(sc.slot), sc.total)
+}
+
+// KubeHostIndex returns the index kube-scheduler v1.37.2 binds among n
+// feasible nodes listed in filter order, whose totals total(i) gives (see
+// kubeHost).
+func KubeHostIndex(n int, total func(i int) int64) int {
+	h := hostHeap{total: total, order: make([]int, n)}
+	for j := range h.order {
+		h.order[j] = j
+	}
+	heap.Init(&h)
+	return h.order[0]
+}
+
+// hostHeap orders feasible node indexes as kube's nodeScoreHeap orders
+// NodePluginScores.
+type hostHeap struct {
+	total func(i int) int64
+	order []int
+}
+
+var _ heap.Interface = (*hostHeap)(nil)
+
+func (h *hostHeap) Len() int { return len(h.order) }
+func (h *hostHeap) Less(i, j int) bool {
+	return h.total(h.order[i]) > h.total(h.order[j])
+}
+func (h *hostHeap) Swap(i, j int) { h.order[i], h.order[j] = h.order[j], h.order[i] }
+
+func (h *hostHeap) Push(x any) { h.order = append(h.order, x.(int)) }
+func (h *hostHeap) Pop() any {
+	x := h.order[len(h.order)-1]
+	h.order = h.order[:len(h.order)-1]
+	return x
+}
+
+// randomHost picks the highest total; among equals it picks uniformly at
+// random with reservoir sampling, from the seeded source.
+func (s *Scheduler) randomHost(sc *scoreResult) int {
 	best, seen := 0, 1
 	bestTotal := sc.total(0)
 	for j := 1; j < len(sc.slot); j++ {

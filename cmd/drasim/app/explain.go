@@ -8,6 +8,7 @@ import (
 
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/result"
 	"github.com/spf13/cobra"
 )
 
@@ -68,6 +69,12 @@ func writeExplanation(w io.Writer, ex *sim.Explanation) error {
 	switch {
 	case ex.Node != "":
 		fmt.Fprintf(w, "Would be scheduled on %s.\n", ex.Node)
+	case ex.Reason == result.ReasonSchedulerError:
+		where := ex.ErrorPlugin
+		if ex.ErrorNode != "" {
+			where += " on node " + ex.ErrorNode
+		}
+		fmt.Fprintf(w, "Scheduling failed with an error in %s (PodScheduled reason SchedulerError; kube retries the pod with backoff and goes on with the others): %s\n", where, ex.Message)
 	default:
 		fmt.Fprintf(w, "Does not fit: %s\n", ex.Message)
 	}

@@ -51,7 +51,7 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	if err != nil {
 		return nil, nil, err
 	}
-	aopts := analysis.Options{GroupBy: f.GroupBy, Plugins: opts.Plugins, Seed: opts.Seed, Parallelism: opts.Parallelism, MaxHeadroom: f.MaxHeadroom, MaxSequential: f.MaxSequential}
+	aopts := analysis.Options{GroupBy: f.GroupBy, Plugins: opts.Plugins, TieBreak: opts.TieBreak, Seed: opts.Seed, Parallelism: opts.Parallelism, MaxHeadroom: f.MaxHeadroom, MaxSequential: f.MaxSequential}
 	if f.Probe != "" {
 		probes, err := load.Load([]string{f.Probe}, load.Options{Strict: f.input.Strict})
 		if probes != nil {

@@ -13,12 +13,14 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/schedule"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
 // engineFlags are the flags of every command that replays scheduling.
 type engineFlags struct {
+	TieBreak        string
 	Seed            int64
 	ScoreAllNodes   bool
 	FeatureGates    string
@@ -28,7 +30,8 @@ type engineFlags struct {
 }
 
 func (f *engineFlags) add(fs *pflag.FlagSet) {
-	fs.Int64Var(&f.Seed, "seed", 0, "seed for the tie-break between equally scored nodes (printed in the report)")
+	fs.StringVar(&f.TieBreak, "tie-break", "kube", "how to choose among equally scored nodes: kube (kube-scheduler v1.37.2's heap over the feasible nodes) or random (seeded by --seed)")
+	fs.Int64Var(&f.Seed, "seed", 0, "seed for --tie-break=random (printed in the report)")
 	fs.BoolVar(&f.ScoreAllNodes, "score-all-nodes", false, "score every feasible node instead of kube's sample (percentageOfNodesToScore)")
 	fs.StringVar(&f.FeatureGates, "feature-gates", "", "Kubernetes feature gates that change DRA scheduling, e.g. DRAConsumableCapacity=false")
 	fs.StringVar(&f.SchedulerConfig, "scheduler-config", "", "KubeSchedulerConfiguration file (plugin weights, scoring strategy, percentageOfNodesToScore)")
@@ -41,10 +44,14 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 	if err != nil {
 		return sim.Options{}, usageErrorf("--feature-gates: %v", err)
 	}
+	tieBreak, err := schedule.ParseTieBreak(f.TieBreak)
+	if err != nil {
+		return sim.Options{}, usageErrorf("--tie-break: %v", err)
+	}
 	if f.Engine != "fast" && f.Engine != "reference" {
 		return sim.Options{}, usageErrorf("--engine %q: use fast or reference", f.Engine)
 	}
-	opts := sim.Options{Gates: gates, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Files: files, Reference: f.Engine == "reference"}
+	opts := sim.Options{Gates: gates, TieBreak: tieBreak, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Files: files, Reference: f.Engine == "reference"}
 	if f.SchedulerConfig != "" {
 		cfg, err := sim.LoadSchedulerConfig(f.SchedulerConfig)
 		if err != nil {

@@ -1,0 +1,77 @@
+package schedule
+
+import (
+	"testing"
+)
+
+// scoresOf is a score result with one slot per feasible node.
+func scoresOf(totals ...int64) *scoreResult {
+	sc := &scoreResult{slot: make([]int32, len(totals)), totals: totals}
+	for j := range totals {
+		sc.slot[j] = int32(j)
+	}
+	return sc
+}
+
+// TestKubeHost checks the heap rule against picks worked out by hand from
+// container/heap's sift-down: heap.Init walks i = n/2-1 .. 0 and swaps a
+// parent with its larger child only when the child is strictly larger, and
+// the right child wins over the left only when strictly larger.
+func TestKubeHost(t *testing.T) {
+	tests := []struct {
+		name   string
+		totals []int64
+		want   int
+	}{
+		{name: "unique best", totals: []int64{3, 9, 4}, want: 1},
+		{name: "all tied: the first node stays on top", totals: []int64{7, 7, 7, 7, 7}, want: 0},
+		{name: "tie on top: the first node", totals: []int64{468, 468}, want: 0},
+		// i=0: children 10 (node 1) and 10 (node 2); the right child is not
+		// strictly larger, so the left one rises.
+		{name: "tied children: the left one rises", totals: []int64{5, 10, 10}, want: 1},
+		// i=1: node 3 (10) rises over node 1 (5); i=0: children are node 3
+		// (10, now at position 1) and node 2 (10): the left one, node 3,
+		// rises although node 2 comes first in filter order.
+		{name: "not the first tied node", totals: []int64{5, 5, 10, 10}, want: 3},
+		// i=2: node 5 (9) rises over node 2 (1); i=1: children node 3 (9)
+		// and node 4 (2): node 3 rises; i=0: children at 1 (node 3, 9) and
+		// 2 (node 5, 9): left wins, node 3.
+		{name: "deeper heap", totals: []int64{0, 1, 1, 9, 2, 9}, want: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := kubeHost(scoresOf(tt.totals...)); got != tt.want {
+				t.Errorf("kubeHost(%v) = node %d, want node %d", tt.totals, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRandomHostOnlyPicksTopScores checks the seeded random tie-break: it
+// never picks a node below the top score, and it reaches every tied node.
+func TestRandomHostOnlyPicksTopScores(t *testing.T) {
+	sc := scoresOf(1, 8, 3, 8, 8)
+	seen := map[int]bool{}
+	for seed := int64(0); seed < 64; seed++ {
+		s := New(nil, &Profile{}, Options{TieBreak: TieBreakRandom, Seed: seed, Parallelism: 1})
+		j := s.selectHost(sc)
+		if sc.totals[j] != 8 {
+			t.Fatalf("seed %d: picked node %d scoring %d, want one of the nodes scoring 8", seed, j, sc.totals[j])
+		}
+		seen[j] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("64 seeds reached nodes %v, want all three tied nodes (1, 3, 4)", seen)
+	}
+}
+
+func TestParseTieBreak(t *testing.T) {
+	for in, want := range map[string]TieBreak{"": TieBreakKube, "kube": TieBreakKube, "random": TieBreakRandom} {
+		if got, err := ParseTieBreak(in); err != nil || got != want {
+			t.Errorf("ParseTieBreak(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseTieBreak("first"); err == nil {
+		t.Error("ParseTieBreak(\"first\") succeeded, want an error naming the choices")
+	}
+}
