@@ -128,6 +128,11 @@ const (
 	// CodeTaintRuleMatchesNothing: a DeviceTaintRule whose selector matches no
 	// device (warning).
 	CodeTaintRuleMatchesNothing Code = "TaintRuleMatchesNothing"
+	// CodeClaimOverDeviceLimit: a claim or template that asks for more
+	// devices than a claim may hold (32), or with allocationMode All on a
+	// node that has more matching devices (warning: every scheduling
+	// attempt of its pods fails with an error).
+	CodeClaimOverDeviceLimit Code = "ClaimOverDeviceLimit"
 )
 
 // Codes lists every code in the order of docs/validation.md.
@@ -144,5 +149,6 @@ func Codes() []Code {
 		CodePoolDuplicateDevice, CodePoolDuplicateCounterSet, CodeUnknownCounterSet,
 		CodeUnknownCounter,
 		CodeClassMatchesNoDevice, CodePodNeverSchedulable, CodeTaintRuleMatchesNothing,
+		CodeClaimOverDeviceLimit,
 	}
 }

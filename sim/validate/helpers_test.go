@@ -41,7 +41,7 @@ var fixedSeverity = map[Code]Severity{
 	CodePoolDuplicateDevice: SeverityError, CodePoolDuplicateCounterSet: SeverityError,
 	CodeUnknownCounterSet: SeverityError, CodeUnknownCounter: SeverityError,
 	CodeClassMatchesNoDevice: SeverityWarning, CodePodNeverSchedulable: SeverityWarning,
-	CodeTaintRuleMatchesNothing: SeverityWarning, CodeRequired: SeverityError,
+	CodeTaintRuleMatchesNothing: SeverityWarning, CodeClaimOverDeviceLimit: SeverityWarning, CodeRequired: SeverityError,
 	CodeTooLong: SeverityError, CodeTooMany: SeverityError, CodeDuplicate: SeverityError,
 	CodeForbidden: SeverityError,
 }

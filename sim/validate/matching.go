@@ -15,6 +15,10 @@ import (
 type device struct {
 	id    string // driver/pool/device
 	input dracel.Device
+	// node is the slice's nodeName ("" for devices not local to a node);
+	// allNodes is set for slices available to every node.
+	node     string
+	allNodes bool
 }
 
 // usableDevices lists the devices of the newest generation of every pool, in
@@ -31,8 +35,14 @@ func (v *validator) usableDevices() []device {
 				if !attributesWellFormed(d) {
 					continue
 				}
+				node := ""
+				if s.Spec.NodeName != nil {
+					node = *s.Spec.NodeName
+				}
 				out = append(out, device{
-					id: deviceString(p.id.driver, p.id.pool, d.Name),
+					node:     node,
+					allNodes: s.Spec.AllNodes != nil && *s.Spec.AllNodes,
+					id:       deviceString(p.id.driver, p.id.pool, d.Name),
 					input: dracel.Device{
 						Driver:                   p.id.driver,
 						AllowMultipleAllocations: d.AllowMultipleAllocations,
@@ -77,6 +87,7 @@ func attributesWellFormed(d *resourceapi.Device) bool {
 // depend on a class without devices.
 func (v *validator) checkDeviceMatching() {
 	devices := v.usableDevices()
+	v.devices = devices
 	for _, c := range v.s.DeviceClasses {
 		if c == nil {
 			continue
@@ -101,6 +112,7 @@ func (v *validator) checkDeviceMatching() {
 			v.checkNeverSchedulable(p)
 		}
 	}
+	v.checkRequestsAtRuntime()
 }
 
 // matchClass counts the devices a class selects; -1 when a selector cannot be
@@ -126,7 +138,8 @@ func (v *validator) matchClass(t target, c *resourceapi.DeviceClass, devices []d
 	failures := make([]failure, len(exprs))
 	ctx := context.Background()
 	n := 0
-	for _, d := range devices {
+	var matched []int
+	for di, d := range devices {
 		match := true
 		for i, e := range exprs {
 			ok, _, err := e.DeviceMatches(ctx, d.input)
@@ -145,8 +158,10 @@ func (v *validator) matchClass(t target, c *resourceapi.DeviceClass, devices []d
 		}
 		if match {
 			n++
+			matched = append(matched, di)
 		}
 	}
+	v.classMatched[c.Name] = matched
 	for i, f := range failures {
 		if f.count == 0 {
 			continue

@@ -130,6 +130,10 @@ type validator struct {
 	// classDevices caches how many usable devices each class matches; -1
 	// when the class could not be evaluated (broken selector).
 	classDevices map[string]int
+	// classMatched lists, per evaluable class, the indexes into devices of
+	// the devices it selects; devices are the usable devices.
+	classMatched map[string][]int
+	devices      []device
 }
 
 func newValidator(s *snapshot.Snapshot, opts Options) *validator {
@@ -145,6 +149,7 @@ func newValidator(s *snapshot.Snapshot, opts Options) *validator {
 		priority:     map[string]bool{},
 		controllers:  map[snapshot.Source]snapshot.Ref{},
 		classDevices: map[string]int{},
+		classMatched: map[string][]int{},
 	}
 	for _, c := range s.DeviceClasses {
 		if c != nil {
