@@ -88,6 +88,9 @@ func TestFidelity(t *testing.T) {
 			}
 			data, err := os.ReadFile(filepath.Join(dir, name+".json"))
 			if os.IsNotExist(err) {
+				if _, err := os.Stat(filepath.Join(stepsDir, name+".json")); err == nil {
+					t.Skipf("%s has ties: kube's pick among equal scores follows its parallel filter order, so it is checked cycle by cycle (TestSteps), not end to end", name)
+				}
 				t.Skipf("no oracle recording for %s yet: record it with ../shared/oracle/record.sh (see README.md)", name)
 			}
 			if err != nil {
