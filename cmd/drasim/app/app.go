@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/drasim/drasim/report"
@@ -120,6 +122,10 @@ type GlobalOptions struct {
 	Verbosity  int
 	Output     string
 	NoColor    bool
+
+	// files are the command line's output files, checked before the run
+	// and written with files.write.
+	files *files
 }
 
 // NewRootCommand builds the drasim command tree.
@@ -131,9 +137,13 @@ func NewRootCommand(streams Streams) *cobra.Command {
 // newRootCommand builds the command tree and returns the profiles that
 // Run must finish once the command has run.
 func newRootCommand(streams Streams) (*cobra.Command, *profiles) {
-	g := &GlobalOptions{}
-	prof := &profiles{}
+	fl := newFiles(streams)
+	g := &GlobalOptions{files: fl}
+	prof := &profiles{files: fl}
 	v := viper.New()
+	// Commands write their report to fl.out: standard output, unless an
+	// output file takes it.
+	streams.Out = fl.out
 	root := &cobra.Command{
 		Use:   "drasim",
 		Short: "Simulate Kubernetes scheduling with Dynamic Resource Allocation on a cluster snapshot",
@@ -148,12 +158,17 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if err := applyConfig(cmd, v, g.ConfigFile); err != nil {
+			config, err := applyConfig(cmd, v, g.ConfigFile)
+			if err != nil {
 				return err
 			}
-			return prof.start(cmd)
+			if err := fl.prepare(cmd, config); err != nil {
+				return err
+			}
+			return prof.start()
 		},
 	}
+	root.SetGlobalNormalizationFunc(normalizeFlagName)
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
@@ -183,8 +198,9 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 }
 
 // applyConfig fills every flag the user did not set from the environment
-// (DRASIM_FLAG_NAME) or the config file (flag-name: value), in that order.
-func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) error {
+// (DRASIM_FLAG_NAME) or the config file (flag-name: value), in that order,
+// and returns the config file it read ("" when none).
+func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) (string, error) {
 	v.SetEnvPrefix("DRASIM")
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
@@ -195,7 +211,7 @@ func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) error {
 	if file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("config file %s: %w", file, err)}
+			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("config file %s: %w", file, err)}
 		}
 	}
 	var ferr error
@@ -203,10 +219,14 @@ func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) error {
 		if ferr != nil || f.Changed || f.Name == "config" || f.Name == "help" {
 			return
 		}
-		if !v.IsSet(f.Name) {
-			return
+		name := f.Name
+		if !v.IsSet(name) {
+			name = aliasSet(v, name)
+			if name == "" {
+				return
+			}
 		}
-		val := v.Get(f.Name)
+		val := v.Get(name)
 		var s string
 		switch t := val.(type) {
 		case []any:
@@ -219,10 +239,21 @@ func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) error {
 			s = fmt.Sprint(t)
 		}
 		if err := f.Value.Set(s); err != nil {
-			ferr = &ExitError{Code: ExitUsage, Err: fmt.Errorf("setting %q from environment or config: %w", f.Name, err)}
+			ferr = &ExitError{Code: ExitUsage, Err: fmt.Errorf("setting %q from environment or config: %w", name, err)}
 		}
 	})
-	return ferr
+	return file, ferr
+}
+
+// aliasSet returns the old name of flag under which the environment or the
+// config file sets it, or "".
+func aliasSet(v *viper.Viper, flag string) string {
+	for _, old := range slices.Sorted(maps.Keys(flagAliases)) {
+		if flagAliases[old] == flag && v.IsSet(old) {
+			return old
+		}
+	}
+	return ""
 }
 
 func defaultConfigFile() string {

@@ -116,7 +116,7 @@ func TestOutputSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := drasim(t, "", "simulate", "-f", in, "--output-snapshot", in)
-	if r.code != ExitUsage || !strings.Contains(r.stder, "it is one of the input files") {
+	if r.code != ExitUsage || !strings.Contains(r.stder, "read as input") {
 		t.Errorf("writing over the input: want exit 2 and a refusal, got %d %q", r.code, r.stder)
 	}
 	if after, _ := os.ReadFile(in); !bytes.Equal(after, data) {

@@ -1,9 +1,7 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,28 +12,12 @@ import (
 
 const autoscaleScenarios = "../../../scenarios/autoscale/"
 
-// runAutoscaleCmd runs the autoscale command on its own, so that it can be
-// tested before and after it is registered in the root command.
+// runAutoscaleCmd runs drasim autoscale -o output args... in-process.
 func runAutoscaleCmd(t *testing.T, output string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	streams := Streams{In: strings.NewReader(""), Out: &out, Err: &errb}
-	cmd := NewAutoscaleCommand(streams, &GlobalOptions{Output: output})
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errb)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.Execute()
-	code := ExitOK
-	if err != nil {
-		code = ExitFailure
-		var ee *ExitError
-		if errors.As(err, &ee) {
-			code = ee.Code
-		}
-		errb.WriteString(err.Error())
-	}
-	return code, out.String(), errb.String()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	r := drasim(t, "", append([]string{"autoscale", "-o", output}, args...)...)
+	return r.code, r.stdout, r.stder
 }
 
 func TestAutoscaleCommand(t *testing.T) {

@@ -16,6 +16,7 @@ type inputFlags struct {
 func (f *inputFlags) add(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.Files, "filename", "f", nil, "snapshot file or directory (repeatable; - reads standard input)")
 	fs.BoolVar(&f.Strict, "strict", false, "treat unknown and duplicate fields as errors")
+	annotateFile(fs, "filename", fileSnapshot)
 }
 
 // load reads the snapshot and prints loader warnings to stderr. A load
