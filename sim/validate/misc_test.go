@@ -195,3 +195,43 @@ func TestCodesDocumented(t *testing.T) {
 		t.Errorf("Codes() has %d codes, fixedSeverity covers %d: a new code needs a severity in fixedSeverity", n, len(fixedSeverity))
 	}
 }
+
+func TestRejectedKeepsWhatTheAPIServerRejects(t *testing.T) {
+	s := loadSnapshot(t, docs(nodeA, gpuClass, gpuSlice,
+		// The allocator refuses this pool (a device published twice), the
+		// API server accepts both slices: not rejected.
+		`apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-a-gpu-again}
+spec:
+  driver: gpu.example.com
+  nodeName: node-a
+  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]`,
+		// Rejected: a count below one.
+		`apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: t}
+spec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu, count: -3}}]}}}`,
+		// Rejected by admission: a PriorityClass that does not exist.
+		podYAML(container+"  priorityClassName: high\n"),
+		// A warning only: the class is not in the snapshot.
+		`apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: g, exactly: {deviceClassName: no-such-class}}]}}`))
+	var got []triple
+	for _, d := range Rejected(s) {
+		got = append(got, triple{d.Code, d.Object, d.Field})
+		if d.Severity != SeverityError {
+			t.Errorf("Rejected returned a %s: %s", d.Severity, d)
+		}
+	}
+	want := []triple{
+		{CodeInvalidValue, `ResourceClaimTemplate "default/t"`, "spec.spec.devices.requests[0].exactly.count"},
+		{CodeMissingPriorityClass, podP, "spec.priorityClassName"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Rejected (-want +got):\n%s\nValidate says:\n%s", diff, render(Validate(s, Options{})))
+	}
+}

@@ -1,9 +1,12 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/validate"
 	"github.com/spf13/pflag"
 )
 
@@ -40,5 +43,30 @@ func (f *inputFlags) load(streams Streams, verbosity int, opts load.Options) (*l
 	if err != nil {
 		return res, &ExitError{Code: ExitFailure, Err: err}
 	}
-	return res, nil
+	return res, admit(res)
+}
+
+// admit refuses a snapshot that holds objects the API server would reject
+// (validate.Rejected), before anything simulates it: such input can make
+// the allocator fail or panic, and a cluster could never hold it.
+func admit(res *load.Result) error {
+	ds := validate.Rejected(res.Snapshot)
+	if len(ds) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the API server would reject this input (%s; drasim validate also shows the warnings):", plural(len(ds), "error"))
+	for _, d := range ds {
+		b.WriteString("\n")
+		b.WriteString(describeDiagnostic(d))
+	}
+	return &ExitError{Code: ExitFailure, Err: errors.New(b.String())}
+}
+
+// plural renders "1 problem", "2 problems".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

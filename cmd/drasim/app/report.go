@@ -60,6 +60,9 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 				fmt.Fprintf(streams.Err, "warning: --probe: %s\n", w)
 			}
 		}
+		if err == nil {
+			err = admit(probes)
+		}
 		if err != nil {
 			return nil, nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--probe: %w", err)}
 		}

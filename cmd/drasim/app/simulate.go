@@ -143,5 +143,5 @@ func loadOrDemo(streams Streams, verbosity int, in *inputFlags) (*load.Result, e
 		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("embedded demo: %w", err)}
 	}
 	fmt.Fprintf(streams.Err, "No -f given: running the embedded demo scenario (%s).\n", scenarios.DemoName)
-	return res, nil
+	return res, admit(res)
 }
