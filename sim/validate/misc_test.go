@@ -8,6 +8,8 @@ import (
 
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -135,6 +137,12 @@ func TestNoPanicOnEmptyObjects(t *testing.T) {
 	s := snapshot.New()
 	s.Namespaces = append(s.Namespaces, nil, &v1.Namespace{})
 	s.Nodes = append(s.Nodes, nil, &v1.Node{})
+	s.Deployments = append(s.Deployments, nil, &appsv1.Deployment{})
+	s.ReplicaSets = append(s.ReplicaSets, nil, &appsv1.ReplicaSet{})
+	s.StatefulSets = append(s.StatefulSets, nil, &appsv1.StatefulSet{})
+	s.DaemonSets = append(s.DaemonSets, nil, &appsv1.DaemonSet{})
+	s.Jobs = append(s.Jobs, nil, &batchv1.Job{})
+	s.NodeGroups = append(s.NodeGroups, nil, &snapshot.NodeGroup{Spec: snapshot.NodeGroupSpec{Template: &snapshot.NodeTemplate{ResourceSlices: []resourceapi.ResourceSlice{{}}}}})
 	s.Pods = append(s.Pods, nil, &v1.Pod{}, &v1.Pod{Spec: v1.PodSpec{
 		ResourceClaims: []v1.PodResourceClaim{{}},
 		Containers:     []v1.Container{{Resources: v1.ResourceRequirements{Claims: []v1.ResourceClaim{{}}}}},
@@ -171,8 +179,14 @@ func TestNoPanicOnEmptyObjects(t *testing.T) {
 			if tc.s == s && !HasErrors(ds) {
 				t.Errorf("want errors for objects without required fields, got:\n%s", render(ds))
 			}
-			if tc.s != s && len(ds) != 0 {
+			if tc.s == empty && (len(ds) != 1 || ds[0].Code != CodeNothingToSimulate) {
+				t.Errorf("want only %s, got:\n%s", CodeNothingToSimulate, render(ds))
+			}
+			if tc.s == nil && len(ds) != 0 {
 				t.Errorf("want no diagnostics, got:\n%s", render(ds))
+			}
+			if rejected := Rejected(tc.s); HasErrors(ds) != (len(rejected) > 0) {
+				t.Errorf("Rejected: want errors exactly when Validate has some, got:\n%s", render(rejected))
 			}
 		})
 	}

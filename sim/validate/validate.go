@@ -90,6 +90,7 @@ func Validate(s *snapshot.Snapshot, opts Options) []Diagnostic {
 	if !opts.SkipDeviceMatching {
 		v.checkDeviceMatching()
 	}
+	v.checkSomethingToSimulate()
 	return v.result()
 }
 
@@ -146,6 +147,23 @@ func (v *validator) checkObjects() {
 	v.checkResourceClaimTemplates()
 	v.checkPods()
 	v.checkDeviceTaintRules()
+}
+
+// checkSomethingToSimulate warns about a snapshot without a node: every
+// command but validate and inspect refuses it.
+func (v *validator) checkSomethingToSimulate() {
+	if len(v.s.Nodes) > 0 {
+		return
+	}
+	t := target{}
+	switch {
+	case len(v.s.Sources) == 0 && len(v.s.Skipped) == 0:
+		v.warnf(t, "", CodeNothingToSimulate, "nothing to simulate: the snapshot holds no Kubernetes object")
+	case len(v.s.NodeGroups) > 0:
+		v.warnf(t, "", CodeNothingToSimulate, "nothing to simulate: the snapshot holds no Node, only NodeGroups: simulate, explain, report and check refuse it; autoscale starts from the NodeGroups")
+	default:
+		v.warnf(t, "", CodeNothingToSimulate, "nothing to simulate: the snapshot holds no Node: simulate, explain, report, check and autoscale refuse it")
+	}
 }
 
 // nsName keys namespaced objects.
@@ -274,10 +292,14 @@ func (v *validator) add(sev Severity, t target, field string, code Code, format 
 	if field != "" {
 		field = t.prefix + field
 	}
+	object := ""
+	if t.object != (snapshot.Ref{}) {
+		object = t.object.String()
+	}
 	v.out = append(v.out, Diagnostic{
 		Severity: sev,
 		Source:   t.src,
-		Object:   t.object.String(),
+		Object:   object,
 		Field:    field,
 		Message:  fmt.Sprintf(format, args...),
 		Code:     code,

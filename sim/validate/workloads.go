@@ -18,16 +18,25 @@ import (
 // checkWorkloads checks every workload controller.
 func (v *validator) checkWorkloads() {
 	for _, d := range v.s.Deployments {
+		if d == nil {
+			continue
+		}
 		t := v.targetFor(snapshot.Ref{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name})
 		v.checkReplicas(t, "spec.replicas", d.Spec.Replicas)
 		v.checkSelectorLabels(t, d.Spec.Selector, d.Spec.Template.Labels, true)
 	}
 	for _, rs := range v.s.ReplicaSets {
+		if rs == nil {
+			continue
+		}
 		t := v.targetFor(snapshot.Ref{Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name})
 		v.checkReplicas(t, "spec.replicas", rs.Spec.Replicas)
 		v.checkSelectorLabels(t, rs.Spec.Selector, rs.Spec.Template.Labels, true)
 	}
 	for _, ss := range v.s.StatefulSets {
+		if ss == nil {
+			continue
+		}
 		t := v.targetFor(snapshot.Ref{Kind: "StatefulSet", Namespace: ss.Namespace, Name: ss.Name})
 		v.checkReplicas(t, "spec.replicas", ss.Spec.Replicas)
 		if ss.Spec.Ordinals != nil {
@@ -36,10 +45,16 @@ func (v *validator) checkWorkloads() {
 		v.checkSelectorLabels(t, ss.Spec.Selector, ss.Spec.Template.Labels, true)
 	}
 	for _, ds := range v.s.DaemonSets {
+		if ds == nil {
+			continue
+		}
 		t := v.targetFor(snapshot.Ref{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name})
 		v.checkSelectorLabels(t, ds.Spec.Selector, ds.Spec.Template.Labels, true)
 	}
 	for _, j := range v.s.Jobs {
+		if j == nil {
+			continue
+		}
 		v.checkJob(v.targetFor(snapshot.Ref{Kind: "Job", Namespace: j.Namespace, Name: j.Name}), j)
 	}
 }

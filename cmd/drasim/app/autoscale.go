@@ -134,6 +134,9 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	if err != nil {
 		return err
 	}
+	if err := requireNodes(res, true); err != nil {
+		return err
+	}
 	simOpts, err := f.engine.options(res.Files)
 	if err != nil {
 		return err

@@ -41,6 +41,9 @@ alternatives) the allocator would choose there. Without -f, uses the demo.`,
 			if err != nil {
 				return err
 			}
+			if err := requireNodes(res, false); err != nil {
+				return err
+			}
 			opts, err := f.engine.options(res.Files)
 			if err != nil {
 				return err

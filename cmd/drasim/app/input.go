@@ -63,6 +63,43 @@ func admit(res *load.Result) error {
 	return &ExitError{Code: ExitFailure, Err: errors.New(b.String())}
 }
 
+// requireNodes refuses a snapshot with nothing to simulate: no Node, or
+// for the autoscaler (nodeGroups) no Node and no NodeGroup to add one from.
+// validate only warns about it (NothingToSimulate).
+func requireNodes(res *load.Result, nodeGroups bool) error {
+	s := res.Snapshot
+	if len(s.Nodes) > 0 || nodeGroups && len(s.NodeGroups) > 0 {
+		return nil
+	}
+	what := "no Node (add the cluster's nodes: kubectl get nodes -o yaml)"
+	switch {
+	case len(s.Sources) == 0 && len(s.Skipped) == 0:
+		what = "no Kubernetes object"
+	case nodeGroups:
+		what = "no Node and no NodeGroup to add nodes from"
+	}
+	verb := "holds"
+	if len(res.Files) > 1 {
+		verb = "hold"
+	}
+	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("nothing to simulate: %s %s %s", describeFiles(res.Files), verb, what)}
+}
+
+// describeFiles names the files read, as the loader names them.
+func describeFiles(files []string) string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		if f == "-" {
+			f = "<stdin>"
+		}
+		names[i] = f
+	}
+	if len(names) > 3 {
+		return fmt.Sprintf("%s and %d more files", strings.Join(names[:2], ", "), len(names)-2)
+	}
+	return strings.Join(names, ", ")
+}
+
 // plural renders "1 problem", "2 problems".
 func plural(n int, noun string) string {
 	if n == 1 {

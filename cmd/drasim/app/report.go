@@ -48,6 +48,9 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := requireNodes(res, false); err != nil {
+		return nil, nil, err
+	}
 	opts, err := f.engine.options(res.Files)
 	if err != nil {
 		return nil, nil, err

@@ -102,6 +102,9 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	if err != nil {
 		return err
 	}
+	if err := requireNodes(res, f.Autoscale); err != nil {
+		return err
+	}
 	opts, err := f.engine.options(res.Files)
 	if err != nil {
 		return err
