@@ -213,6 +213,9 @@ func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) (string, e
 		if err := v.ReadInConfig(); err != nil {
 			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("config file %s: %w", file, err)}
 		}
+		for _, k := range unknownConfigKeys(cmd.Root(), v.AllKeys()) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: config file %s: unknown key %q (ignored)\n", file, k)
+		}
 	}
 	var ferr error
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
@@ -243,6 +246,32 @@ func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) (string, e
 		}
 	})
 	return file, ferr
+}
+
+// unknownConfigKeys returns, sorted, the top-level keys that name no flag of
+// any drasim command (a config file serves every command) nor an old flag
+// name.
+func unknownConfigKeys(root *cobra.Command, keys []string) []string {
+	known := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) { known[f.Name] = true })
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	var unknown []string
+	for _, k := range keys {
+		k, _, _ = strings.Cut(k, ".")
+		if !known[k] && flagAliases[k] == "" && !slices.Contains(unknown, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	return unknown
 }
 
 // aliasSet returns the old name of flag under which the environment or the

@@ -177,3 +177,16 @@ func TestConfigPrecedence(t *testing.T) {
 		t.Errorf("broken config: want exit 2 naming the file, got %d %q", r.code, r.stder)
 	}
 }
+
+func TestConfigUnknownKeyWarns(t *testing.T) {
+	cfg := writeTemp(t, "drasim.yaml", "sed: 7\noutput: yaml\ngroup-by: zone\njunit: x.xml\nfeature:\n  gates: x\n")
+	r := drasim(t, "", "--config", cfg, "version")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stder)
+	}
+	want := "warning: config file " + cfg + `: unknown key "feature" (ignored)` + "\n" +
+		"warning: config file " + cfg + `: unknown key "sed" (ignored)` + "\n"
+	if r.stder != want {
+		t.Errorf("want a warning for each unknown key, none for the keys of other commands and old flag names:\nwant %q\ngot  %q", want, r.stder)
+	}
+}
