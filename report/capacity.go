@@ -45,6 +45,23 @@ func ratio(used, total int) string {
 	return fmt.Sprintf("%d/%d", used, total)
 }
 
+// unselectedNote says how many idle devices no DeviceClass selects, which
+// the fragmentation rate leaves out; "" when there are none.
+func unselectedNote(f analysis.Fragmentation) string {
+	if f.UnselectedIdleDevices == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %d more idle device(s) that no DeviceClass selects are left out: no claim can request them.", f.UnselectedIdleDevices)
+}
+
+// unselectedAside is unselectedNote for a headline.
+func unselectedAside(f analysis.Fragmentation) string {
+	if f.UnselectedIdleDevices == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d idle that no DeviceClass selects, left out)", f.UnselectedIdleDevices)
+}
+
 func usageCells(u analysis.Usage) []string {
 	return []string{
 		fmt.Sprint(u.Nodes),
@@ -180,7 +197,7 @@ func capacitySections(r *analysis.Report) []section {
 		frag.Append(c.Class, fmt.Sprint(c.IdleDevices), strconv.FormatFloat(c.FragmentedDevices, 'f', -1, 64), pct(c.Rate))
 	}
 	out = append(out, section{title: "Fragmentation",
-		intro: fmt.Sprintf("Rate %s: %s of %d idle devices are fragmented for the mix.", pct(f.Rate), strconv.FormatFloat(f.FragmentedDevices, 'f', -1, 64), f.IdleDevices),
+		intro: fmt.Sprintf("Rate %s: %s of %d idle devices are fragmented for the mix.%s", pct(f.Rate), strconv.FormatFloat(f.FragmentedDevices, 'f', -1, 64), f.IdleDevices, unselectedNote(f)),
 		table: frag, empty: "No DeviceClasses."})
 
 	head := Table{Header: []string{"Shape", "Fits", "Nodes", "Feasible nodes", "Fragmented", "Method", "Why not"}}
@@ -302,7 +319,7 @@ func WriteCapacityMarkdown(w io.Writer, r *analysis.Report) error {
 	p := r.Fit.Pods
 	fmt.Fprintf(&b, "- **Fit:** %d scheduled, %d pending, %d already bound\n", p.Scheduled, p.Pending, p.Bound)
 	fmt.Fprintf(&b, "- **Devices allocated:** %d of %d (%s)\n", r.Utilization.Total.Devices.Allocated, r.Utilization.Total.Devices.Total, pct(r.Utilization.Total.Devices.Share))
-	fmt.Fprintf(&b, "- **Fragmentation rate:** %s of %d idle devices\n", pct(r.Fragmentation.Rate), r.Fragmentation.IdleDevices)
+	fmt.Fprintf(&b, "- **Fragmentation rate:** %s of %d idle devices%s\n", pct(r.Fragmentation.Rate), r.Fragmentation.IdleDevices, unselectedAside(r.Fragmentation))
 	fmt.Fprintf(&b, "- **First-choice allocations:** %s\n", pct(r.PrioritizedList.FirstChoiceShare))
 	fmt.Fprintf(&b, "- **Stranded:** %d idle device(s); %s CPU and %s memory\n", r.Stranded.Devices, r.Stranded.CPU, r.Stranded.Memory)
 	for _, s := range capacitySections(r) {
