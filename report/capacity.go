@@ -62,14 +62,47 @@ func unselectedAside(f analysis.Fragmentation) string {
 	return fmt.Sprintf(" (and %d idle that no DeviceClass selects, left out)", f.UnselectedIdleDevices)
 }
 
-func usageCells(u analysis.Usage) []string {
+// usageCells renders one utilization row; mem is the memory column's unit.
+func usageCells(u analysis.Usage, mem memoryUnit) []string {
 	return []string{
 		fmt.Sprint(u.Nodes),
 		devicesCellOf(u.Devices),
-		fmt.Sprintf("%s/%s (%s)", u.CPU.Requested, u.CPU.Allocatable, pct(u.CPU.Share)),
-		fmt.Sprintf("%s/%s (%s)", u.Memory.Requested, u.Memory.Allocatable, pct(u.Memory.Share)),
+		fmt.Sprintf("%s/%s (%s)", cores(u.CPU.RequestedValue), cores(u.CPU.AllocatableValue), pct(u.CPU.Share)),
+		fmt.Sprintf("%s/%s (%s)", mem.format(u.Memory.RequestedValue), mem.format(u.Memory.AllocatableValue), pct(u.Memory.Share)),
 		fmt.Sprintf("%s (%s)", ratio(u.Pods.Used, u.Pods.Total), pct(u.Pods.Share)),
 	}
+}
+
+// utilizationTable lists the utilization rows, memory in one unit.
+func utilizationTable(ut analysis.Utilization) Table {
+	type row struct {
+		kind string
+		u    analysis.Usage
+	}
+	rows := []row{{"total", ut.Total}}
+	for _, u := range ut.Groups {
+		rows = append(rows, row{"group", u})
+	}
+	for _, u := range ut.Classes {
+		rows = append(rows, row{"class", u})
+	}
+	for _, u := range ut.Drivers {
+		rows = append(rows, row{"driver", u})
+	}
+	var largest int64
+	for _, r := range rows {
+		largest = max(largest, r.u.Memory.AllocatableValue, r.u.Memory.RequestedValue)
+	}
+	mem := memoryUnitFor(largest)
+	t := Table{Header: []string{"Kind", "Name", "Nodes", "Devices", "CPU", "Memory", "Pods"}}
+	for _, r := range rows {
+		name := r.u.Name
+		if r.kind == "total" {
+			name = "-"
+		}
+		t.Append(append([]string{r.kind, name}, usageCells(r.u, mem)...)...)
+	}
+	return t
 }
 
 // devicesCellOf renders "allocated/total (share)", with the blocked
@@ -163,17 +196,7 @@ func capacitySections(r *analysis.Report) []section {
 	}
 	out = append(out, section{title: "Why pending", table: why, empty: "Nothing is pending."})
 
-	util := Table{Header: []string{"Kind", "Name", "Nodes", "Devices", "CPU", "Memory", "Pods"}}
-	util.Append(append([]string{"total", "-"}, usageCells(r.Utilization.Total)...)...)
-	for _, u := range r.Utilization.Groups {
-		util.Append(append([]string{"group", u.Name}, usageCells(u)...)...)
-	}
-	for _, u := range r.Utilization.Classes {
-		util.Append(append([]string{"class", u.Name}, usageCells(u)...)...)
-	}
-	for _, u := range r.Utilization.Drivers {
-		util.Append(append([]string{"driver", u.Name}, usageCells(u)...)...)
-	}
+	util := utilizationTable(r.Utilization)
 	out = append(out, section{title: "Utilization", intro: fmt.Sprintf("Devices allocated, CPU and memory requested, pods placed; nodes grouped by %s.", r.Inputs.GroupBy), table: util})
 
 	pl := r.PrioritizedList
@@ -186,8 +209,9 @@ func capacitySections(r *analysis.Report) []section {
 		table: alts, empty: "No request has firstAvailable alternatives."})
 
 	mix := Table{Header: []string{"Shape", "Namespace", "Pods", "Weight", "CPU", "Memory", "Devices"}}
-	for _, s := range r.Mix {
-		mix.Append(s.Name, s.Namespace, fmt.Sprint(s.Pods), pct(s.Weight), s.CPU, s.Memory, shapeDevicesCell(s))
+	mixCPU, mixMem := columnsOf(r.Mix, func(s analysis.Shape) (string, string) { return s.CPU, s.Memory })
+	for i, s := range r.Mix {
+		mix.Append(s.Name, s.Namespace, fmt.Sprint(s.Pods), pct(s.Weight), mixCPU[i], mixMem[i], shapeDevicesCell(s))
 	}
 	out = append(out, section{title: "Workload mix", intro: fmt.Sprintf("Shapes from the %s; each weighted by its pods.", mixSourceText(r.Inputs.MixSource)), table: mix, empty: "No shapes: nothing to probe."})
 
@@ -224,13 +248,15 @@ func capacitySections(r *analysis.Report) []section {
 
 	st := r.Stranded
 	sd := Table{Header: []string{"Node", "Group", "Idle devices", "Short of", "Free CPU", "Free memory", "Free pods"}}
-	for _, n := range st.DeviceNodes {
-		sd.Append(n.Node, n.Group, fmt.Sprint(n.IdleDevices), strings.Join(n.Exhausted, ", "), n.FreeCPU, n.FreeMemory, fmt.Sprint(n.FreePods))
+	sdCPU, sdMem := columnsOf(st.DeviceNodes, func(n analysis.StrandedDevices) (string, string) { return n.FreeCPU, n.FreeMemory })
+	for i, n := range st.DeviceNodes {
+		sd.Append(n.Node, n.Group, fmt.Sprint(n.IdleDevices), strings.Join(n.Exhausted, ", "), sdCPU[i], sdMem[i], fmt.Sprint(n.FreePods))
 	}
 	out = append(out, section{title: "Stranded devices", intro: fmt.Sprintf("%d idle device(s) on nodes with too little CPU, memory or pod slots for any device-requesting shape.", st.Devices), table: sd, empty: "None."})
 	sh := Table{Header: []string{"Node", "Group", "Devices", "Free CPU", "Free memory"}}
-	for _, n := range st.HostNodes {
-		sh.Append(n.Node, n.Group, fmt.Sprint(n.Devices), n.FreeCPU, n.FreeMemory)
+	shCPU, shMem := columnsOf(st.HostNodes, func(n analysis.StrandedHost) (string, string) { return n.FreeCPU, n.FreeMemory })
+	for i, n := range st.HostNodes {
+		sh.Append(n.Node, n.Group, fmt.Sprint(n.Devices), shCPU[i], shMem[i])
 	}
 	out = append(out, section{title: "Stranded CPU and memory", intro: fmt.Sprintf("%s CPU and %s memory free on nodes whose devices are all taken.", st.CPU, st.Memory), table: sh, empty: "None."})
 	return out
