@@ -94,3 +94,29 @@ func TestAutoscaleJSONAndOutputSnapshot(t *testing.T) {
 		t.Errorf("want the 2 new nodes in the output snapshot, got %d", len(res.Snapshot.Nodes))
 	}
 }
+
+// The headline of simulate --autoscale describes the cluster its numbers
+// are about: the one after the scale-up (template-from grows gpu from 1 to
+// 4 nodes of 4 GPUs; the 8 pods of work and one daemon pod per new node
+// are placed).
+func TestSimulateAutoscaleHeadlineIsTheScaledCluster(t *testing.T) {
+	r := drasim(t, "", "simulate", "--autoscale", "-f", autoscaleScenarios+"template-from.yaml")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stder)
+	}
+	want := "Replayed 11 pending pod(s) on 4 node(s) with 16 device(s)"
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("want the headline %q, got:\n%s", want, r.stdout)
+	}
+	r = drasim(t, "", "simulate", "--autoscale", "-f", autoscaleScenarios+"template-from.yaml", "-o", "json")
+	var res struct {
+		Inputs  struct{ Nodes, PendingPods, Devices int }
+		Summary struct{ Scheduled, Unschedulable int }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if res.Inputs.Nodes != 4 || res.Inputs.Devices != 16 || res.Inputs.PendingPods != res.Summary.Scheduled+res.Summary.Unschedulable {
+		t.Errorf("want inputs of the scaled cluster (4 nodes, 16 devices, every pod the replays decided), got %+v, summary %+v", res.Inputs, res.Summary)
+	}
+}
