@@ -169,6 +169,11 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		},
 	}
 	root.SetGlobalNormalizationFunc(normalizeFlagName)
+	// --version, as kubectl and most tools have it; the same line as
+	// drasim version.
+	root.Version = currentVersion().line()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().Bool("version", false, "print drasim's version (the line drasim version prints)")
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)

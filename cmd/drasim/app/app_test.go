@@ -39,7 +39,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "unknown command", args: []string{"simulat"}, wantCode: ExitUsage, inStderr: "unknown command"},
 		{name: "bad output format", args: []string{"simulate", "-o", "xml"}, wantCode: ExitUsage, inStderr: `invalid output format "xml"`},
 		{name: "bad feature gate", args: []string{"simulate", "--feature-gates", "DRANoSuchThing=true"}, wantCode: ExitUsage, inStderr: "DRANoSuchThing"},
-		{name: "validate needs -f", args: []string{"validate"}, wantCode: ExitUsage, inStderr: "no snapshot given"},
+		{name: "validate without -f validates the demo", args: []string{"validate"}, wantCode: 0, inStderr: "embedded demo", inStdout: "valid: 1 file(s), 0 error(s)"},
 		{name: "validate valid", args: []string{"validate", "-f", demoScenario}, wantCode: 0, inStdout: "valid: 1 file(s), 0 error(s)"},
 		{name: "explain unknown pod", args: []string{"explain", "default/nope", "-f", demoScenario}, wantCode: ExitFailure, inStderr: "default/nope is not in the snapshot"},
 		{name: "explain", args: []string{"explain", "default/infer-4", "-f", demoScenario}, wantCode: 0, inStdout: "CHOSEN"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/drasim/drasim/scenarios"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/validate"
 	"github.com/spf13/pflag"
@@ -44,6 +45,32 @@ func (f *inputFlags) load(streams Streams, verbosity int, opts load.Options) (*l
 		return res, &ExitError{Code: ExitFailure, Err: err}
 	}
 	return res, admit(res)
+}
+
+// loadOrDemo loads -f, or the embedded demo when no file is given: every
+// command that only looks at a snapshot (simulate, explain, report,
+// inspect, validate) can be tried without one. The commands that answer
+// about one's own cluster (check, autoscale) call load instead.
+func loadOrDemo(streams Streams, verbosity int, in *inputFlags, opts load.Options) (*load.Result, error) {
+	if len(in.Files) > 0 {
+		return in.load(streams, verbosity, opts)
+	}
+	res, err := loadDemo(streams, in, opts)
+	if err != nil {
+		return nil, err
+	}
+	return res, admit(res)
+}
+
+// loadDemo reads the embedded demo and says so on standard error.
+func loadDemo(streams Streams, in *inputFlags, opts load.Options) (*load.Result, error) {
+	opts.Strict = in.Strict
+	res, err := load.LoadBytes("demo:"+scenarios.DemoName, scenarios.Demo(), opts)
+	if err != nil {
+		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("embedded demo: %w", err)}
+	}
+	fmt.Fprintf(streams.Err, "No -f given: running the embedded demo scenario (%s).\n", scenarios.DemoName)
+	return res, nil
 }
 
 // admit refuses a snapshot that holds objects the API server would reject

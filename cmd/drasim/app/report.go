@@ -44,7 +44,7 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	if f.MaxSequential <= 0 {
 		return nil, nil, usageErrorf("--max-sequential must be positive, got %d", f.MaxSequential)
 	}
-	res, err := loadOrDemo(streams, verbosity, &f.input)
+	res, err := loadOrDemo(streams, verbosity, &f.input, load.Options{})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/drasim/drasim/report"
-	"github.com/drasim/drasim/scenarios"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/load"
@@ -98,7 +97,7 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
 		return err
 	}
-	res, err := loadOrDemo(streams, g.Verbosity, &f.input)
+	res, err := loadOrDemo(streams, g.Verbosity, &f.input, load.Options{})
 	if err != nil {
 		return err
 	}
@@ -136,15 +135,3 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	return writeStructured(streams.Out, g.Output, run.Result)
 }
 
-// loadOrDemo loads -f, or the embedded demo when no file is given.
-func loadOrDemo(streams Streams, verbosity int, in *inputFlags) (*load.Result, error) {
-	if len(in.Files) > 0 {
-		return in.load(streams, verbosity, load.Options{})
-	}
-	res, err := load.LoadBytes("demo:"+scenarios.DemoName, scenarios.Demo(), load.Options{Strict: in.Strict})
-	if err != nil {
-		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("embedded demo: %w", err)}
-	}
-	fmt.Fprintf(streams.Err, "No -f given: running the embedded demo scenario (%s).\n", scenarios.DemoName)
-	return res, admit(res)
-}
