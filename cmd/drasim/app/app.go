@@ -162,6 +162,9 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 			if err != nil {
 				return err
 			}
+			if err := checkFormat(cmd, g.Output); err != nil {
+				return err
+			}
 			if err := fl.prepare(cmd, config); err != nil {
 				return err
 			}
@@ -169,6 +172,14 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		},
 	}
 	root.SetGlobalNormalizationFunc(normalizeFlagName)
+	// -o lists, in each command's help, the formats that command offers.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if f := c.Flags().Lookup("output"); f != nil {
+			f.Usage = outputUsage(c)
+		}
+		help(c, args)
+	})
 	// --version, as kubectl and most tools have it; the same line as
 	// drasim version.
 	root.Version = currentVersion().line()
@@ -183,7 +194,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/drasim/config.yaml, then ./drasim.yaml)")
 	pf.IntVarP(&g.Verbosity, "verbosity", "v", 0, "log verbosity: 0 quiet, 1 progress, 2 details")
-	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (report: also markdown, csv, html; check: also markdown)")
+	pf.StringVarP(&g.Output, "output", "o", "table", "output format; each command's help lists the formats it offers")
 	pf.BoolVar(&g.NoColor, "no-color", false, "do not color the output")
 	prof.addFlags(root)
 

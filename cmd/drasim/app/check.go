@@ -62,13 +62,10 @@ probe or gates file), 2 usage error.`,
 	cmd.Flags().StringVar(&f.JUnit, "output-junit", "", "write the verdicts as JUnit XML to FILE, one testcase per gate (old name: --junit)")
 	markInput(cmd.Flags(), "gates")
 	markOutput(cmd.Flags(), "output-junit")
-	return cmd
+	return setFormats(cmd, "table", "markdown", "json", "yaml")
 }
 
 func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFlags) error {
-	if err := checkOutput(g.Output, "table", "markdown", "json", "yaml"); err != nil {
-		return err
-	}
 	if f.Gates == "" {
 		return usageErrorf("no gates file given: use --gates FILE")
 	}

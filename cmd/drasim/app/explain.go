@@ -35,11 +35,8 @@ alternatives) the allocator would choose there. The pod is NAMESPACE/POD, or
 POD in the namespace of -n (default: default). Without -f, uses the demo.`,
 		Example: `  drasim explain train-0 -n ml -f cluster-dump.yaml
   drasim explain ml/train-0 -f cluster-dump.yaml`,
-		Args:    cobra.ExactArgs(1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
-				return err
-			}
 			ns, name, err := podArg(args[0], f.Namespace)
 			if err != nil {
 				return err
@@ -75,7 +72,7 @@ POD in the namespace of -n (default: default). Without -f, uses the demo.`,
 	f.input.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
 	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "the pod's namespace (default: default, as kubectl's)")
-	return cmd
+	return setFormats(cmd, "table", "json", "yaml")
 }
 
 // podArg reads POD or NAMESPACE/POD with the namespace of -n.

@@ -62,15 +62,12 @@ write the same bytes.`,
 	fl.StringVar(&f.OutputFile, "output-snapshot", "", "write to FILE instead of standard output (old name: --output-file)")
 	fl.BoolVar(&f.Force, "force", false, "replace --output-snapshot if it exists")
 	markOutput(fl, "output-snapshot")
-	return cmd
+	// The snapshot is always YAML; the default "table" is accepted rather
+	// than -o json silently ignored.
+	return setFormats(cmd, "table", "yaml")
 }
 
 func runGenerate(streams Streams, g *GlobalOptions, f *generateFlags) error {
-	// The snapshot is always YAML; accept the global default rather than
-	// silently ignoring -o json.
-	if err := checkOutput(g.Output, "table", "yaml"); err != nil {
-		return err
-	}
 	opts := generate.Options{Seed: f.Seed, Nodes: f.Nodes, Pods: f.Pods}
 	var err error
 	if opts.Profiles, err = generate.ParseWeights(f.Profiles); err != nil {

@@ -67,3 +67,21 @@ func TestNoFileMeansTheDemo(t *testing.T) {
 		}
 	}
 }
+
+// The -o help of each command lists the formats that command offers (the
+// global help once said every command took json).
+func TestOutputHelpListsTheCommandsFormats(t *testing.T) {
+	for _, tc := range []struct{ cmd, want string }{
+		{"simulate", "output format: table, json, yaml (default"},
+		{"report", "output format: table, markdown, json, yaml, csv, html (default"},
+		{"check", "output format: table, markdown, json, yaml (default"},
+		{"autoscale", "output format: table, markdown, json, yaml (default"},
+		{"generate", "output format: table, yaml (default"},
+	} {
+		cmd, want := tc.cmd, tc.want
+		r := drasim(t, "", cmd, "--help")
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("%s --help: want %q, got:\n%s", cmd, want, r.stdout)
+		}
+	}
+}

@@ -26,9 +26,6 @@ Without -f, summarizes the embedded demo.`,
   drasim inspect -f dump/ --group-by topology.kubernetes.io/zone -o yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
-				return err
-			}
 			res, err := loadOrDemo(streams, g.Verbosity, &f.input, load.Options{KeepControllers: f.Raw})
 			if err != nil {
 				return err
@@ -43,5 +40,5 @@ Without -f, summarizes the embedded demo.`,
 	f.input.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.GroupBy, "group-by", "node.kubernetes.io/instance-type", "node label to group nodes by")
 	cmd.Flags().BoolVar(&f.Raw, "no-expand", false, "do not add the pods that workload controllers would create")
-	return cmd
+	return setFormats(cmd, "table", "json", "yaml")
 }

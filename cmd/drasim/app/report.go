@@ -159,13 +159,10 @@ row per pod and per node) and html (one self-contained page with charts);
 	f.capacity.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.ReportFile, "output-html", "", "write the HTML report (charts and tables, self-contained) to FILE (old name: --report)")
 	markOutput(cmd.Flags(), "output-html")
-	return cmd
+	return setFormats(cmd, capacityFormats()...)
 }
 
 func runReport(ctx context.Context, streams Streams, g *GlobalOptions, f *reportFlags) error {
-	if err := checkOutput(g.Output, capacityFormats()...); err != nil {
-		return err
-	}
 	_, rep, err := f.capacity.capacity(ctx, streams, g.Verbosity)
 	if err != nil {
 		return err

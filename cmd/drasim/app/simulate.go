@@ -90,13 +90,10 @@ embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 	markOutput(cmd.Flags(), "output-snapshot")
 	cmd.Flags().BoolVar(&f.Autoscale, "autoscale", false, "scale up with the snapshot's NodeGroups (as cluster-autoscaler 1.36 would) before reporting")
 	f.scale.add(cmd.Flags())
-	return cmd
+	return setFormats(cmd, "table", "json", "yaml")
 }
 
 func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simulateFlags) error {
-	if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
-		return err
-	}
 	res, err := loadOrDemo(streams, g.Verbosity, &f.input, load.Options{})
 	if err != nil {
 		return err
@@ -134,4 +131,3 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	}
 	return writeStructured(streams.Out, g.Output, run.Result)
 }
-

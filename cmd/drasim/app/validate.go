@@ -47,13 +47,10 @@ Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error.`,
 		RunE: func(*cobra.Command, []string) error { return runValidate(streams, g, f) },
 	}
 	f.input.add(cmd.Flags())
-	return cmd
+	return setFormats(cmd, "table", "json", "yaml")
 }
 
 func runValidate(streams Streams, g *GlobalOptions, f *validateFlags) error {
-	if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
-		return err
-	}
 	var res *load.Result
 	var err error
 	if len(f.input.Files) == 0 {

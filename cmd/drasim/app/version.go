@@ -23,7 +23,7 @@ type versionInfo struct {
 // NewVersionCommand prints drasim's module version and the Kubernetes
 // version it models.
 func NewVersionCommand(streams Streams, g *GlobalOptions) *cobra.Command {
-	return &cobra.Command{
+	return setFormats(&cobra.Command{
 		Use:   "version",
 		Short: "Print drasim's version and the Kubernetes version it models",
 		Args:  cobra.NoArgs,
@@ -35,7 +35,7 @@ func NewVersionCommand(streams Streams, g *GlobalOptions) *cobra.Command {
 			}
 			return writeStructured(streams.Out, g.Output, info)
 		},
-	}
+	}, "table", "json", "yaml")
 }
 
 func currentVersion() versionInfo {
