@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,5 +147,25 @@ func TestDocumentedExamples(t *testing.T) {
 					strings.Join(ex.args, " "), ex.file, ex.line, ex.want, got)
 			}
 		})
+	}
+}
+
+// TestMakeHelp: `make` alone lists the targets, and what it prints is
+// meant for people: no unexpanded $(VARIABLE).
+func TestMakeHelp(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	out, err := exec.Command("make", "-s", "-C", repoRoot, "help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("make help: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "$(") {
+		t.Errorf("make help prints an unexpanded variable:\n%s", out)
+	}
+	for _, target := range []string{"test", "fuzz-smoke", "fuzz", "update", "bench"} {
+		if !strings.Contains(string(out), "  "+target+" ") {
+			t.Errorf("make help does not list %q:\n%s", target, out)
+		}
 	}
 }
