@@ -3,6 +3,7 @@ package validate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -247,5 +248,34 @@ spec: {devices: {requests: [{name: g, exactly: {deviceClassName: no-such-class}}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Rejected (-want +got):\n%s\nValidate says:\n%s", diff, render(Validate(s, Options{})))
+	}
+}
+
+// docs/validation.md lists the codes every command refuses: exactly those
+// rejectedByAPI keeps.
+func TestRejectedCodesDocumented(t *testing.T) {
+	data, err := os.ReadFile("../../docs/validation.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, found := strings.Cut(string(data), "Rejected by every command:")
+	if !found {
+		t.Fatal(`docs/validation.md has no "Rejected by every command:" paragraph`)
+	}
+	para, _, _ := strings.Cut(after, "\n\n")
+	var documented []Code
+	for _, part := range strings.Split(para, "`") {
+		if slices.Contains(Codes(), part) {
+			documented = append(documented, part)
+		}
+	}
+	var want []Code
+	for _, c := range Codes() {
+		if rejectedByAPI(c) {
+			want = append(want, c)
+		}
+	}
+	if diff := cmp.Diff(want, documented); diff != "" {
+		t.Errorf("codes every command rejects: docs (+) and rejectedByAPI (-) differ:\n%s", diff)
 	}
 }
