@@ -15,47 +15,52 @@ import (
 // empty and well formed, and it selects the pod template's labels. The pod
 // template itself is checked on the pods made from it (see podTarget).
 
+// controller is what the rules read of a Deployment, ReplicaSet,
+// StatefulSet or DaemonSet.
+type controller struct {
+	ref      snapshot.Ref
+	replicas *int32 // nil for a DaemonSet
+	selector *metav1.LabelSelector
+	labels   map[string]string // the pod template's
+}
+
 // checkWorkloads checks every workload controller.
 func (v *validator) checkWorkloads() {
+	var cs []controller
 	for _, d := range v.s.Deployments {
-		if d == nil {
-			continue
+		if d != nil {
+			cs = append(cs, controller{snapshot.Ref{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name}, d.Spec.Replicas, d.Spec.Selector, d.Spec.Template.Labels})
 		}
-		t := v.targetFor(snapshot.Ref{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name})
-		v.checkReplicas(t, "spec.replicas", d.Spec.Replicas)
-		v.checkSelectorLabels(t, d.Spec.Selector, d.Spec.Template.Labels, true)
 	}
 	for _, rs := range v.s.ReplicaSets {
-		if rs == nil {
-			continue
+		if rs != nil {
+			cs = append(cs, controller{snapshot.Ref{Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}, rs.Spec.Replicas, rs.Spec.Selector, rs.Spec.Template.Labels})
 		}
-		t := v.targetFor(snapshot.Ref{Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name})
-		v.checkReplicas(t, "spec.replicas", rs.Spec.Replicas)
-		v.checkSelectorLabels(t, rs.Spec.Selector, rs.Spec.Template.Labels, true)
 	}
 	for _, ss := range v.s.StatefulSets {
 		if ss == nil {
 			continue
 		}
-		t := v.targetFor(snapshot.Ref{Kind: "StatefulSet", Namespace: ss.Namespace, Name: ss.Name})
-		v.checkReplicas(t, "spec.replicas", ss.Spec.Replicas)
+		ref := snapshot.Ref{Kind: "StatefulSet", Namespace: ss.Namespace, Name: ss.Name}
 		if ss.Spec.Ordinals != nil {
-			v.checkReplicas(t, "spec.ordinals.start", &ss.Spec.Ordinals.Start)
+			v.checkReplicas(v.targetFor(ref), "spec.ordinals.start", &ss.Spec.Ordinals.Start)
 		}
-		v.checkSelectorLabels(t, ss.Spec.Selector, ss.Spec.Template.Labels, true)
+		cs = append(cs, controller{ref, ss.Spec.Replicas, ss.Spec.Selector, ss.Spec.Template.Labels})
 	}
 	for _, ds := range v.s.DaemonSets {
-		if ds == nil {
-			continue
+		if ds != nil {
+			cs = append(cs, controller{snapshot.Ref{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name}, nil, ds.Spec.Selector, ds.Spec.Template.Labels})
 		}
-		t := v.targetFor(snapshot.Ref{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name})
-		v.checkSelectorLabels(t, ds.Spec.Selector, ds.Spec.Template.Labels, true)
+	}
+	for _, c := range cs {
+		t := v.targetFor(c.ref)
+		v.checkReplicas(t, "spec.replicas", c.replicas)
+		v.checkSelectorLabels(t, c.selector, c.labels, true)
 	}
 	for _, j := range v.s.Jobs {
-		if j == nil {
-			continue
+		if j != nil {
+			v.checkJob(v.targetFor(snapshot.Ref{Kind: "Job", Namespace: j.Namespace, Name: j.Name}), j)
 		}
-		v.checkJob(v.targetFor(snapshot.Ref{Kind: "Job", Namespace: j.Namespace, Name: j.Name}), j)
 	}
 }
 
