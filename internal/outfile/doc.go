@@ -16,7 +16,8 @@
 //     renamed over the path when complete. A failed write leaves the old
 //     file (or nothing) and no temporary file. New files get mode 0644
 //     before the umask, as kubectl's; a replaced file keeps its mode.
-//   - Symlinks, character and block devices, FIFOs and sockets are
+//   - Symlinks, character and block devices, FIFOs and sockets (and a
+//     regular file in a directory that cannot take the temporary file) are
 //     written through: opened and written in place, never replaced, so
 //     /dev/stdout, /dev/null, a named pipe or a link into another directory
 //     work as in a shell redirection.

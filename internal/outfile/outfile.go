@@ -117,8 +117,12 @@ func (t Target) Check(inputs []string) error {
 	case !dst.IsDir():
 		return t.fail(fmt.Errorf("%s is not a directory", dir))
 	}
-	// The file is written next to its final path and renamed into place.
+	// The file is written next to its final path and renamed into place;
+	// an existing file in a directory we cannot write is written in place.
 	if err := unix.Access(dir, unix.W_OK); err != nil {
+		if st != nil && unix.Access(t.Path, unix.W_OK) == nil {
+			return nil
+		}
 		return t.fail(fmt.Errorf("directory %s is not writable: %w", dir, err))
 	}
 	return nil
@@ -141,6 +145,9 @@ func (t Target) Write(stdout io.Writer, write func(io.Writer) error) error {
 	case err != nil:
 		return t.fail(err)
 	case st.Mode().IsRegular():
+		if unix.Access(filepath.Dir(t.Path), unix.W_OK) != nil {
+			return t.through(write) // no temporary file can go next to it
+		}
 		return t.replace(st.Mode().Perm(), true, write)
 	case st.IsDir():
 		return t.usagef("is a directory; give a file name")
