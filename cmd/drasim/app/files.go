@@ -130,7 +130,7 @@ func (fl *files) prepare(cmd *cobra.Command, configFile string) error {
 			}
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
-		if t.IsStdout() {
+		if t.IsStdout() || isStdoutPath(t.Path) {
 			onStdout = append(onStdout, t.String())
 		}
 		fl.targets[strings.TrimPrefix(t.Flag, "--")] = t
@@ -143,6 +143,16 @@ func (fl *files) prepare(cmd *cobra.Command, configFile string) error {
 	}
 	fl.warnReadNextTime(outputs, snapshotPaths)
 	return nil
+}
+
+// isStdoutPath reports the paths that name this process's standard output:
+// an output written there takes standard output as "-" does.
+func isStdoutPath(path string) bool {
+	switch filepath.Clean(path) {
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return true
+	}
+	return false
 }
 
 // warnReadNextTime warns about an output that the loader will read as

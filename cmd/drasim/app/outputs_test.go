@@ -272,3 +272,15 @@ func TestOutputFlagsOldNamesAreAliases(t *testing.T) {
 		}
 	}
 }
+
+// /dev/stdout is standard output too: the report then goes to standard
+// error, as with "-", rather than into the middle of the snapshot.
+func TestOutputDevStdoutTakesStandardOutput(t *testing.T) {
+	if _, err := os.Stat("/dev/stdout"); err != nil {
+		t.Skip("no /dev/stdout here")
+	}
+	r := drasim(t, "", "simulate", "--output-snapshot", "/dev/stdout", "--output-memprofile", "-")
+	if r.code != ExitUsage || !strings.Contains(r.stder, "--output-snapshot /dev/stdout") {
+		t.Errorf("/dev/stdout and - together: want a usage error naming both, got %d %q", r.code, r.stder)
+	}
+}
