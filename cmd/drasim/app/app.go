@@ -279,10 +279,11 @@ func unknownConfigKeys(root *cobra.Command, keys []string) []string {
 		}
 	}
 	walk(root)
+	aliases := flagAliases()
 	var unknown []string
 	for _, k := range keys {
 		k, _, _ = strings.Cut(k, ".")
-		if !known[k] && flagAliases[k] == "" && !slices.Contains(unknown, k) {
+		if !known[k] && aliases[k] == "" && !slices.Contains(unknown, k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -293,8 +294,9 @@ func unknownConfigKeys(root *cobra.Command, keys []string) []string {
 // aliasSet returns the old name of flag under which the environment or the
 // config file sets it, or "".
 func aliasSet(v *viper.Viper, flag string) string {
-	for _, old := range slices.Sorted(maps.Keys(flagAliases)) {
-		if flagAliases[old] == flag && v.IsSet(old) {
+	aliases := flagAliases()
+	for _, old := range slices.Sorted(maps.Keys(aliases)) {
+		if aliases[old] == flag && v.IsSet(old) {
 			return old
 		}
 	}

@@ -43,16 +43,18 @@ func annotateFile(fs *pflag.FlagSet, name, kind string) {
 // flagAliases maps the old names of output flags to the names of the one
 // scheme (--output-<what>); the old names keep working, in flags, the
 // environment and the config file.
-var flagAliases = map[string]string{
-	"junit":       "output-junit",
-	"report":      "output-html",
-	"cpuprofile":  "output-cpuprofile",
-	"memprofile":  "output-memprofile",
-	"output-file": "output-snapshot",
+func flagAliases() map[string]string {
+	return map[string]string{
+		"junit":       "output-junit",
+		"report":      "output-html",
+		"cpuprofile":  "output-cpuprofile",
+		"memprofile":  "output-memprofile",
+		"output-file": "output-snapshot",
+	}
 }
 
 func normalizeFlagName(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-	if to, ok := flagAliases[name]; ok {
+	if to, ok := flagAliases()[name]; ok {
 		return pflag.NormalizedName(to)
 	}
 	return pflag.NormalizedName(name)
