@@ -96,7 +96,8 @@ type scaleUpSection struct {
 
 func scaleUpSections(p *autoscale.Plan) []scaleUpSection {
 	groups := scaleUpSection{title: "Node groups", table: Table{Header: []string{"Group", "Size", "Min", "Max", "Price", "CPU", "Memory", "Devices", "Template"}}}
-	for _, g := range p.Groups {
+	cpus, mems := columnsOf(p.Groups, func(g autoscale.GroupInfo) (string, string) { return g.CPU, g.Memory })
+	for i, g := range p.Groups {
 		price := "-"
 		if g.PricePerHour != nil {
 			price = money(*g.PricePerHour)
@@ -105,7 +106,7 @@ func scaleUpSections(p *autoscale.Plan) []scaleUpSection {
 		if g.TemplateFrom != "" {
 			tmpl = "from node " + g.TemplateFrom
 		}
-		groups.table.Append(g.Name, fmt.Sprint(g.Size), fmt.Sprint(g.MinSize), fmt.Sprint(g.MaxSize), price, g.CPU, g.Memory, fmt.Sprint(g.Devices), tmpl)
+		groups.table.Append(g.Name, fmt.Sprint(g.Size), fmt.Sprint(g.MinSize), fmt.Sprint(g.MaxSize), price, cpus[i], mems[i], fmt.Sprint(g.Devices), tmpl)
 	}
 
 	options := scaleUpSection{title: "Options", empty: "No loop: nothing pending could be helped.",

@@ -45,14 +45,64 @@ func ratio(used, total int) string {
 	return fmt.Sprintf("%d/%d", used, total)
 }
 
-func usageCells(u analysis.Usage) []string {
+// unselectedNote says how many idle devices no DeviceClass selects, which
+// the fragmentation rate leaves out; "" when there are none.
+func unselectedNote(f analysis.Fragmentation) string {
+	if f.UnselectedIdleDevices == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %d more idle device(s) that no DeviceClass selects are left out: no claim can request them.", f.UnselectedIdleDevices)
+}
+
+// unselectedAside is unselectedNote for a headline.
+func unselectedAside(f analysis.Fragmentation) string {
+	if f.UnselectedIdleDevices == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d idle that no DeviceClass selects, left out)", f.UnselectedIdleDevices)
+}
+
+// usageCells renders one utilization row; mem is the memory column's unit.
+func usageCells(u analysis.Usage, mem memoryUnit) []string {
 	return []string{
 		fmt.Sprint(u.Nodes),
 		devicesCellOf(u.Devices),
-		fmt.Sprintf("%s/%s (%s)", u.CPU.Requested, u.CPU.Allocatable, pct(u.CPU.Share)),
-		fmt.Sprintf("%s/%s (%s)", u.Memory.Requested, u.Memory.Allocatable, pct(u.Memory.Share)),
+		fmt.Sprintf("%s/%s (%s)", cores(u.CPU.RequestedValue), cores(u.CPU.AllocatableValue), pct(u.CPU.Share)),
+		fmt.Sprintf("%s/%s (%s)", mem.format(u.Memory.RequestedValue), mem.format(u.Memory.AllocatableValue), pct(u.Memory.Share)),
 		fmt.Sprintf("%s (%s)", ratio(u.Pods.Used, u.Pods.Total), pct(u.Pods.Share)),
 	}
+}
+
+// utilizationTable lists the utilization rows, memory in one unit.
+func utilizationTable(ut analysis.Utilization) Table {
+	type row struct {
+		kind string
+		u    analysis.Usage
+	}
+	rows := []row{{"total", ut.Total}}
+	for _, u := range ut.Groups {
+		rows = append(rows, row{"group", u})
+	}
+	for _, u := range ut.Classes {
+		rows = append(rows, row{"class", u})
+	}
+	for _, u := range ut.Drivers {
+		rows = append(rows, row{"driver", u})
+	}
+	var largest int64
+	for _, r := range rows {
+		largest = max(largest, r.u.Memory.AllocatableValue, r.u.Memory.RequestedValue)
+	}
+	mem := memoryUnitFor(largest)
+	t := Table{Header: []string{"Kind", "Name", "Nodes", "Devices", "CPU", "Memory", "Pods"}}
+	for _, r := range rows {
+		name := r.u.Name
+		if r.kind == "total" {
+			name = "-"
+		}
+		t.Append(append([]string{r.kind, name}, usageCells(r.u, mem)...)...)
+	}
+	return t
 }
 
 // devicesCellOf renders "allocated/total (share)", with the blocked
@@ -146,17 +196,7 @@ func capacitySections(r *analysis.Report) []section {
 	}
 	out = append(out, section{title: "Why pending", table: why, empty: "Nothing is pending."})
 
-	util := Table{Header: []string{"Kind", "Name", "Nodes", "Devices", "CPU", "Memory", "Pods"}}
-	util.Append(append([]string{"total", "-"}, usageCells(r.Utilization.Total)...)...)
-	for _, u := range r.Utilization.Groups {
-		util.Append(append([]string{"group", u.Name}, usageCells(u)...)...)
-	}
-	for _, u := range r.Utilization.Classes {
-		util.Append(append([]string{"class", u.Name}, usageCells(u)...)...)
-	}
-	for _, u := range r.Utilization.Drivers {
-		util.Append(append([]string{"driver", u.Name}, usageCells(u)...)...)
-	}
+	util := utilizationTable(r.Utilization)
 	out = append(out, section{title: "Utilization", intro: fmt.Sprintf("Devices allocated, CPU and memory requested, pods placed; nodes grouped by %s.", r.Inputs.GroupBy), table: util})
 
 	pl := r.PrioritizedList
@@ -169,8 +209,9 @@ func capacitySections(r *analysis.Report) []section {
 		table: alts, empty: "No request has firstAvailable alternatives."})
 
 	mix := Table{Header: []string{"Shape", "Namespace", "Pods", "Weight", "CPU", "Memory", "Devices"}}
-	for _, s := range r.Mix {
-		mix.Append(s.Name, s.Namespace, fmt.Sprint(s.Pods), pct(s.Weight), s.CPU, s.Memory, shapeDevicesCell(s))
+	mixCPU, mixMem := columnsOf(r.Mix, func(s analysis.Shape) (string, string) { return s.CPU, s.Memory })
+	for i, s := range r.Mix {
+		mix.Append(s.Name, s.Namespace, fmt.Sprint(s.Pods), pct(s.Weight), mixCPU[i], mixMem[i], shapeDevicesCell(s))
 	}
 	out = append(out, section{title: "Workload mix", intro: fmt.Sprintf("Shapes from the %s; each weighted by its pods.", mixSourceText(r.Inputs.MixSource)), table: mix, empty: "No shapes: nothing to probe."})
 
@@ -180,7 +221,7 @@ func capacitySections(r *analysis.Report) []section {
 		frag.Append(c.Class, fmt.Sprint(c.IdleDevices), strconv.FormatFloat(c.FragmentedDevices, 'f', -1, 64), pct(c.Rate))
 	}
 	out = append(out, section{title: "Fragmentation",
-		intro: fmt.Sprintf("Rate %s: %s of %d idle devices are fragmented for the mix.", pct(f.Rate), strconv.FormatFloat(f.FragmentedDevices, 'f', -1, 64), f.IdleDevices),
+		intro: fmt.Sprintf("Rate %s: %s of %d idle devices are fragmented for the mix.%s", pct(f.Rate), strconv.FormatFloat(f.FragmentedDevices, 'f', -1, 64), f.IdleDevices, unselectedNote(f)),
 		table: frag, empty: "No DeviceClasses."})
 
 	head := Table{Header: []string{"Shape", "Fits", "Nodes", "Feasible nodes", "Fragmented", "Method", "Why not"}}
@@ -207,13 +248,15 @@ func capacitySections(r *analysis.Report) []section {
 
 	st := r.Stranded
 	sd := Table{Header: []string{"Node", "Group", "Idle devices", "Short of", "Free CPU", "Free memory", "Free pods"}}
-	for _, n := range st.DeviceNodes {
-		sd.Append(n.Node, n.Group, fmt.Sprint(n.IdleDevices), strings.Join(n.Exhausted, ", "), n.FreeCPU, n.FreeMemory, fmt.Sprint(n.FreePods))
+	sdCPU, sdMem := columnsOf(st.DeviceNodes, func(n analysis.StrandedDevices) (string, string) { return n.FreeCPU, n.FreeMemory })
+	for i, n := range st.DeviceNodes {
+		sd.Append(n.Node, n.Group, fmt.Sprint(n.IdleDevices), strings.Join(n.Exhausted, ", "), sdCPU[i], sdMem[i], fmt.Sprint(n.FreePods))
 	}
 	out = append(out, section{title: "Stranded devices", intro: fmt.Sprintf("%d idle device(s) on nodes with too little CPU, memory or pod slots for any device-requesting shape.", st.Devices), table: sd, empty: "None."})
 	sh := Table{Header: []string{"Node", "Group", "Devices", "Free CPU", "Free memory"}}
-	for _, n := range st.HostNodes {
-		sh.Append(n.Node, n.Group, fmt.Sprint(n.Devices), n.FreeCPU, n.FreeMemory)
+	shCPU, shMem := columnsOf(st.HostNodes, func(n analysis.StrandedHost) (string, string) { return n.FreeCPU, n.FreeMemory })
+	for i, n := range st.HostNodes {
+		sh.Append(n.Node, n.Group, fmt.Sprint(n.Devices), shCPU[i], shMem[i])
 	}
 	out = append(out, section{title: "Stranded CPU and memory", intro: fmt.Sprintf("%s CPU and %s memory free on nodes whose devices are all taken.", st.CPU, st.Memory), table: sh, empty: "None."})
 	return out
@@ -302,7 +345,7 @@ func WriteCapacityMarkdown(w io.Writer, r *analysis.Report) error {
 	p := r.Fit.Pods
 	fmt.Fprintf(&b, "- **Fit:** %d scheduled, %d pending, %d already bound\n", p.Scheduled, p.Pending, p.Bound)
 	fmt.Fprintf(&b, "- **Devices allocated:** %d of %d (%s)\n", r.Utilization.Total.Devices.Allocated, r.Utilization.Total.Devices.Total, pct(r.Utilization.Total.Devices.Share))
-	fmt.Fprintf(&b, "- **Fragmentation rate:** %s of %d idle devices\n", pct(r.Fragmentation.Rate), r.Fragmentation.IdleDevices)
+	fmt.Fprintf(&b, "- **Fragmentation rate:** %s of %d idle devices%s\n", pct(r.Fragmentation.Rate), r.Fragmentation.IdleDevices, unselectedAside(r.Fragmentation))
 	fmt.Fprintf(&b, "- **First-choice allocations:** %s\n", pct(r.PrioritizedList.FirstChoiceShare))
 	fmt.Fprintf(&b, "- **Stranded:** %d idle device(s); %s CPU and %s memory\n", r.Stranded.Devices, r.Stranded.CPU, r.Stranded.Memory)
 	for _, s := range capacitySections(r) {

@@ -145,7 +145,7 @@ func WriteCapacityHTML(w io.Writer, r *analysis.Report) error {
 	page.Facts = []string{
 		fmt.Sprintf("Fit: %d scheduled, %d pending, %d already bound", p.Scheduled, p.Pending, p.Bound),
 		fmt.Sprintf("Devices allocated: %d of %d (%s)", r.Utilization.Total.Devices.Allocated, r.Utilization.Total.Devices.Total, pct(r.Utilization.Total.Devices.Share)),
-		fmt.Sprintf("Fragmentation rate: %s of %d idle devices", pct(r.Fragmentation.Rate), r.Fragmentation.IdleDevices),
+		fmt.Sprintf("Fragmentation rate: %s of %d idle devices%s", pct(r.Fragmentation.Rate), r.Fragmentation.IdleDevices, unselectedAside(r.Fragmentation)),
 		fmt.Sprintf("First-choice allocations: %s", pct(r.PrioritizedList.FirstChoiceShare)),
 		fmt.Sprintf("Stranded: %d idle device(s); %s CPU and %s memory", r.Stranded.Devices, r.Stranded.CPU, r.Stranded.Memory),
 	}

@@ -49,8 +49,9 @@ func writeInspectNodes(b *bytes.Buffer, s *inspect.Summary) error {
 	}
 	fmt.Fprintf(b, "grouped by label %s\n", n.GroupBy)
 	t := Table{Header: []string{"group", "nodes", "cpu", "memory", "pods", "devices"}}
-	for _, g := range n.Groups {
-		t.Append(g.Name, strconv.Itoa(g.Nodes), g.CPU, g.Memory, strconv.FormatInt(g.Pods, 10), strconv.Itoa(g.Devices))
+	cpus, mems := columnsOf(n.Groups, func(g inspect.NodeGroup) (string, string) { return g.CPU, g.Memory })
+	for i, g := range n.Groups {
+		t.Append(g.Name, strconv.Itoa(g.Nodes), cpus[i], mems[i], strconv.FormatInt(g.Pods, 10), strconv.Itoa(g.Devices))
 	}
 	return t.Write(b)
 }

@@ -185,8 +185,18 @@ func idleDevices(nodes []*nodeView) []*device {
 // the mix, overall and per DeviceClass. feasible[i] holds the nodes where
 // one more instance of mix[i] fits.
 func fragmentationOf(mix []*shape, feasible []map[string]bool, nodes []*nodeView, inv *inventory) Fragmentation {
-	idle := idleDevices(nodes)
-	f := Fragmentation{IdleDevices: len(idle), Classes: []ClassFragmentation{}, Shapes: []ShapeFragmentation{}}
+	// Devices no class selects cannot be requested by any claim: counting
+	// them fragmented would make the rate about the inventory, not the mix.
+	var idle []*device
+	unselected := 0
+	for _, d := range idleDevices(nodes) {
+		if len(d.classes) == 0 {
+			unselected++
+			continue
+		}
+		idle = append(idle, d)
+	}
+	f := Fragmentation{IdleDevices: len(idle), UnselectedIdleDevices: unselected, Classes: []ClassFragmentation{}, Shapes: []ShapeFragmentation{}}
 	totalPods := 0
 	for _, s := range mix {
 		totalPods += s.Pods

@@ -250,10 +250,16 @@ type ShapeRequest struct {
 //	Rate = Σ_m p_m · |fragmented idle devices for m| / |idle devices|
 //
 // Only devices of a single node count (network-attached devices have no
-// node to probe). Rate is 0 when there is no idle device.
+// node to probe), and only devices that some DeviceClass selects: no claim
+// can request the others, so they are counted apart, in
+// UnselectedIdleDevices. Rate is 0 when there is no idle device.
 type Fragmentation struct {
 	Rate        float64 `json:"rate"`
 	IdleDevices int     `json:"idleDevices"`
+	// UnselectedIdleDevices are idle devices on schedulable nodes that no
+	// DeviceClass selects; they are not in IdleDevices nor in any rate.
+	// Omitted when zero.
+	UnselectedIdleDevices int `json:"unselectedIdleDevices,omitempty"`
 	// FragmentedDevices is Σ_m p_m · |fragmented for m|.
 	FragmentedDevices float64              `json:"fragmentedDevices"`
 	Classes           []ClassFragmentation `json:"classes"`

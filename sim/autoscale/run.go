@@ -65,6 +65,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Outcome, 
 		s.plan.ScaleUp = append(s.plan.ScaleUp, su)
 	}
 	s.final.Recount()
+	s.describeScaledCluster()
 	s.plan.Result = s.final
 	return &Outcome{Plan: s.plan, Cluster: s.cur}, nil
 }
@@ -453,6 +454,21 @@ func merge(into, loop *result.Result) {
 		into.Events = append(into.Events, e)
 	}
 	into.Nodes = loop.Nodes
+}
+
+// describeScaledCluster makes the result's inputs those of the cluster
+// after the scale-up, which its pods and messages ("0/6 nodes are
+// available") are about: its nodes and devices, and every pod a replay
+// decided (the pending pods and the daemon pods of new nodes).
+func (s *scaler) describeScaledCluster() {
+	in := &s.final.Inputs
+	in.Nodes = len(s.cur.Nodes)
+	in.Pods = len(s.cur.Pods)
+	in.Devices = 0
+	for _, sl := range s.cur.DRA.Slices() {
+		in.Devices += len(sl.Spec.Devices)
+	}
+	in.PendingPods = s.final.Summary.Scheduled + s.final.Summary.Unschedulable
 }
 
 // roundCost drops float noise (3 x 0.40 = 1.2000000000000002) from costs.

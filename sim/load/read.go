@@ -103,8 +103,7 @@ func Files(paths []string) ([]string, error) {
 			if d.IsDir() {
 				return nil
 			}
-			switch strings.ToLower(filepath.Ext(path)) {
-			case ".yaml", ".yml", ".json":
+			if IsSnapshotFile(path) {
 				found = append(found, path)
 			}
 			return nil
@@ -119,6 +118,16 @@ func Files(paths []string) ([]string, error) {
 		out = append(out, found...)
 	}
 	return out, nil
+}
+
+// IsSnapshotFile reports whether Files reads a file of this name when it
+// walks a directory: .yaml, .yml and .json files.
+func IsSnapshotFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
 }
 
 func unwrapPathError(err error) error {

@@ -74,3 +74,51 @@ func BenchmarkValidate(b *testing.B) {
 		})
 	}
 }
+
+// podWithClaims is one pod with n pod claims, all from the same template,
+// and one container that references each of them: the shape that made the
+// container-claim check quadratic.
+func podWithClaims(n int) *snapshot.Snapshot {
+	s := benchSnapshot(1, 8)
+	p := s.Pods[0]
+	p.Spec.ResourceClaims = nil
+	p.Spec.Containers[0].Resources.Claims = nil
+	for i := range n {
+		name := fmt.Sprintf("c-%d", i)
+		p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: name, ResourceClaimTemplateName: ptr.To("one-gpu")})
+		p.Spec.Containers[0].Resources.Claims = append(p.Spec.Containers[0].Resources.Claims, v1.ResourceClaim{Name: name})
+	}
+	return s
+}
+
+// BenchmarkValidatePodClaims validates one pod with many claims; the time
+// per claim must not grow with the number of claims.
+func BenchmarkValidatePodClaims(b *testing.B) {
+	for _, n := range []int{1000, 4000, 20000} {
+		b.Run(fmt.Sprintf("claims=%d", n), func(b *testing.B) {
+			s := podWithClaims(n)
+			if ds := Validate(s, Options{SkipDeviceMatching: true}); len(ds) != 0 {
+				b.Fatalf("want a valid pod, got:\n%s", render(ds))
+			}
+			for b.Loop() {
+				Validate(s, Options{SkipDeviceMatching: true})
+			}
+		})
+	}
+}
+
+// BenchmarkRejected is what every command pays before it simulates: the
+// checks of what the API server rejects, without pools and device matching.
+func BenchmarkRejected(b *testing.B) {
+	for _, size := range []struct{ nodes, gpus int }{{1000, 8}, {10000, 8}} {
+		b.Run(fmt.Sprintf("nodes=%d/gpus=%d", size.nodes, size.gpus), func(b *testing.B) {
+			s := benchSnapshot(size.nodes, size.gpus)
+			if ds := Rejected(s); len(ds) != 0 {
+				b.Fatalf("want nothing rejected, got:\n%s", render(ds))
+			}
+			for b.Loop() {
+				Rejected(s)
+			}
+		})
+	}
+}

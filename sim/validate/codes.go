@@ -133,6 +133,10 @@ const (
 	// node that has more matching devices (warning: every scheduling
 	// attempt of its pods fails with an error).
 	CodeClaimOverDeviceLimit Code = "ClaimOverDeviceLimit"
+	// CodeNothingToSimulate: the snapshot holds no Node, or no object at
+	// all (warning: simulate, explain, report and check refuse it;
+	// autoscale needs a Node or a NodeGroup).
+	CodeNothingToSimulate Code = "NothingToSimulate"
 )
 
 // Codes lists every code in the order of docs/validation.md.
@@ -150,5 +154,6 @@ func Codes() []Code {
 		CodeUnknownCounter,
 		CodeClassMatchesNoDevice, CodePodNeverSchedulable, CodeTaintRuleMatchesNothing,
 		CodeClaimOverDeviceLimit,
+		CodeNothingToSimulate,
 	}
 }

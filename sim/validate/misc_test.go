@@ -3,11 +3,14 @@ package validate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -135,6 +138,12 @@ func TestNoPanicOnEmptyObjects(t *testing.T) {
 	s := snapshot.New()
 	s.Namespaces = append(s.Namespaces, nil, &v1.Namespace{})
 	s.Nodes = append(s.Nodes, nil, &v1.Node{})
+	s.Deployments = append(s.Deployments, nil, &appsv1.Deployment{})
+	s.ReplicaSets = append(s.ReplicaSets, nil, &appsv1.ReplicaSet{})
+	s.StatefulSets = append(s.StatefulSets, nil, &appsv1.StatefulSet{})
+	s.DaemonSets = append(s.DaemonSets, nil, &appsv1.DaemonSet{})
+	s.Jobs = append(s.Jobs, nil, &batchv1.Job{})
+	s.NodeGroups = append(s.NodeGroups, nil, &snapshot.NodeGroup{Spec: snapshot.NodeGroupSpec{Template: &snapshot.NodeTemplate{ResourceSlices: []resourceapi.ResourceSlice{{}}}}})
 	s.Pods = append(s.Pods, nil, &v1.Pod{}, &v1.Pod{Spec: v1.PodSpec{
 		ResourceClaims: []v1.PodResourceClaim{{}},
 		Containers:     []v1.Container{{Resources: v1.ResourceRequirements{Claims: []v1.ResourceClaim{{}}}}},
@@ -171,8 +180,14 @@ func TestNoPanicOnEmptyObjects(t *testing.T) {
 			if tc.s == s && !HasErrors(ds) {
 				t.Errorf("want errors for objects without required fields, got:\n%s", render(ds))
 			}
-			if tc.s != s && len(ds) != 0 {
+			if tc.s == empty && (len(ds) != 1 || ds[0].Code != CodeNothingToSimulate) {
+				t.Errorf("want only %s, got:\n%s", CodeNothingToSimulate, render(ds))
+			}
+			if tc.s == nil && len(ds) != 0 {
 				t.Errorf("want no diagnostics, got:\n%s", render(ds))
+			}
+			if rejected := Rejected(tc.s); HasErrors(ds) != (len(rejected) > 0) {
+				t.Errorf("Rejected: want errors exactly when Validate has some, got:\n%s", render(rejected))
 			}
 		})
 	}
@@ -193,5 +208,74 @@ func TestCodesDocumented(t *testing.T) {
 		// Four codes have a severity that depends on the case:
 		// InvalidName, InvalidValue, OneOf and MissingPriorityClass.
 		t.Errorf("Codes() has %d codes, fixedSeverity covers %d: a new code needs a severity in fixedSeverity", n, len(fixedSeverity))
+	}
+}
+
+func TestRejectedKeepsWhatTheAPIServerRejects(t *testing.T) {
+	s := loadSnapshot(t, docs(nodeA, gpuClass, gpuSlice,
+		// The allocator refuses this pool (a device published twice), the
+		// API server accepts both slices: not rejected.
+		`apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-a-gpu-again}
+spec:
+  driver: gpu.example.com
+  nodeName: node-a
+  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]`,
+		// Rejected: a count below one.
+		`apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: t}
+spec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu, count: -3}}]}}}`,
+		// Rejected by admission: a PriorityClass that does not exist.
+		podYAML(container+"  priorityClassName: high\n"),
+		// A warning only: the class is not in the snapshot.
+		`apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: g, exactly: {deviceClassName: no-such-class}}]}}`))
+	var got []triple
+	for _, d := range Rejected(s) {
+		got = append(got, triple{d.Code, d.Object, d.Field})
+		if d.Severity != SeverityError {
+			t.Errorf("Rejected returned a %s: %s", d.Severity, d)
+		}
+	}
+	want := []triple{
+		{CodeInvalidValue, `ResourceClaimTemplate "default/t"`, "spec.spec.devices.requests[0].exactly.count"},
+		{CodeMissingPriorityClass, podP, "spec.priorityClassName"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Rejected (-want +got):\n%s\nValidate says:\n%s", diff, render(Validate(s, Options{})))
+	}
+}
+
+// docs/validation.md lists the codes every command refuses: exactly those
+// rejectedByAPI keeps.
+func TestRejectedCodesDocumented(t *testing.T) {
+	data, err := os.ReadFile("../../docs/validation.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, found := strings.Cut(string(data), "Rejected by every command:")
+	if !found {
+		t.Fatal(`docs/validation.md has no "Rejected by every command:" paragraph`)
+	}
+	para, _, _ := strings.Cut(after, "\n\n")
+	var documented []Code
+	for _, part := range strings.Split(para, "`") {
+		if slices.Contains(Codes(), part) {
+			documented = append(documented, part)
+		}
+	}
+	var want []Code
+	for _, c := range Codes() {
+		if rejectedByAPI(c) {
+			want = append(want, c)
+		}
+	}
+	if diff := cmp.Diff(want, documented); diff != "" {
+		t.Errorf("codes every command rejects: docs (+) and rejectedByAPI (-) differ:\n%s", diff)
 	}
 }

@@ -23,20 +23,77 @@ const (
 	capacityRequestPolicyDiscreteMaxOptions = 10
 )
 
-// nameFormat is a name rule: it returns the reasons a value breaks it.
+// nameFormat is a name rule: valid accepts a valid name quickly (every
+// object and device of a dump has names to check), check returns the
+// reasons a value breaks the rule.
 type nameFormat struct {
 	what  string
+	valid func(string) bool
 	check func(string) []string
 }
 
 var (
-	dnsSubdomain = nameFormat{"DNS subdomain (RFC 1123: lowercase alphanumerics, '-' and '.', at most 253 characters)", content.IsDNS1123Subdomain}
-	dnsLabel     = nameFormat{"DNS label (RFC 1123: lowercase alphanumerics and '-', at most 63 characters)", content.IsDNS1123Label}
+	dnsSubdomain = nameFormat{"DNS subdomain (RFC 1123: lowercase alphanumerics, '-' and '.', at most 253 characters)", isDNSSubdomain, content.IsDNS1123Subdomain}
+	dnsLabel     = nameFormat{"DNS label (RFC 1123: lowercase alphanumerics and '-', at most 63 characters)", isDNSLabel, content.IsDNS1123Label}
 )
+
+// isDNSLabel and isDNSSubdomain accept exactly what the RFC 1123 regular
+// expressions of k8s.io/apimachinery accept (TestDNSNamesAgree), without a
+// regular expression.
+func isDNSLabel(s string) bool { return len(s) <= 63 && isDNSLabelPart(s) }
+
+func isDNSSubdomain(s string) bool {
+	if len(s) > 253 {
+		return false
+	}
+	for part := range strings.SplitSeq(s, ".") {
+		if !isDNSLabelPart(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// isDNSLabelPart: lowercase alphanumerics and '-', not empty, starting and
+// ending with an alphanumeric; no length limit.
+func isDNSLabelPart(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			continue
+		}
+		if c != '-' || i == 0 || i == len(s)-1 {
+			return false
+		}
+	}
+	return true
+}
+
+// isCIdentifier accepts what content.IsCIdentifier accepts: a letter or '_',
+// then letters, digits and '_'.
+func isCIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
 
 // checkName reports an empty value as Required and a malformed one as
 // InvalidName; it returns whether the value is valid.
 func (v *validator) checkName(t target, field, value string, f nameFormat) bool {
+	if f.valid(value) {
+		return true
+	}
 	if value == "" {
 		v.errorf(t, field, CodeRequired, "required field is missing")
 		return false
@@ -93,6 +150,14 @@ func (v *validator) checkPoolName(t target, field, value string) bool {
 // name: an optional driver-name domain, a '/', and a C identifier of at most
 // 32 characters. Like the API server it accepts more than one '/'.
 func qualifiedNameErrors(name string) []string {
+	if isQualifiedName(name) {
+		return nil
+	}
+	return qualifiedNameReasons(name)
+}
+
+// qualifiedNameReasons is qualifiedNameErrors without the fast path.
+func qualifiedNameReasons(name string) []string {
 	parts := strings.Split(name, "/")
 	var errs []string
 	cident := func(id string) {
@@ -124,6 +189,18 @@ func qualifiedNameErrors(name string) []string {
 		}
 	}
 	return errs
+}
+
+// isQualifiedName accepts quickly the common valid names of
+// qualifiedNameErrors: "id" and "domain/id".
+func isQualifiedName(name string) bool {
+	domain, id, found := strings.Cut(name, "/")
+	if !found {
+		domain, id = "", name
+	} else if domain == "" || len(domain) > driverNameMaxLength || strings.Contains(id, "/") || !isDNSSubdomain(strings.ToLower(domain)) {
+		return false
+	}
+	return len(id) <= deviceMaxIDLength && isCIdentifier(id)
 }
 
 // checkQualifiedName reports an invalid attribute or capacity name.

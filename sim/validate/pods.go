@@ -25,6 +25,8 @@ func (v *validator) checkPod(t target, p *v1.Pod) {
 		v.errorf(t, "spec.containers", CodeRequired, "required field is missing: a pod needs at least one container")
 	}
 
+	v.checkPodResources(t, p)
+
 	bound := p.Spec.NodeName != ""
 	podClaims := map[string]bool{}
 	for i, rc := range p.Spec.ResourceClaims {
@@ -98,6 +100,10 @@ func missingClaimEffect(bound bool) string {
 // names a pod claim (optionally one request of it), at most once.
 func (v *validator) checkContainerClaims(t target, cp string, c *v1.Container, podClaims map[string]bool) {
 	seen := map[string]bool{}
+	// viaRequest maps a pod claim to the first (in name order) of its
+	// requests referenced so far, so that every reference is checked in
+	// constant time.
+	viaRequest := map[string]string{}
 	for i, rc := range c.Resources.Claims {
 		p := idx(cp+".resources.claims", i)
 		if rc.Name == "" {
@@ -111,15 +117,13 @@ func (v *validator) checkContainerClaims(t target, cp string, c *v1.Container, p
 		}
 		if seen[k] || (rc.Request != "" && seen[rc.Name]) {
 			v.errorf(t, p, CodeDuplicate, "claim %q is already referenced by this container", k)
-		} else if rc.Request == "" {
-			for _, prev := range sortedKeys(seen) {
-				if len(prev) > len(rc.Name) && prev[:len(rc.Name)+1] == rc.Name+"/" {
-					v.errorf(t, p, CodeDuplicate, "claim %q is already referenced by this container through request %q", rc.Name, prev)
-					break
-				}
-			}
+		} else if prev, ok := viaRequest[rc.Name]; ok && rc.Request == "" {
+			v.errorf(t, p, CodeDuplicate, "claim %q is already referenced by this container through request %q", rc.Name, prev)
 		}
 		seen[k] = true
+		if prev, ok := viaRequest[rc.Name]; rc.Request != "" && (!ok || k < prev) {
+			viaRequest[rc.Name] = k
+		}
 		if !podClaims[rc.Name] {
 			v.errorf(t, p+".name", CodeUnknownPodClaim,
 				"%q must be the name of an entry in pod.spec.resourceClaims%s", rc.Name, podClaimList(podClaims))

@@ -1,6 +1,10 @@
 package validate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
 
 // podYAML is Pod "default/p" with the given spec lines (indented by two).
 func podYAML(spec string) string {
@@ -184,4 +188,24 @@ spec:
 			},
 		},
 	})
+}
+
+func TestContainerClaimThroughARequestFirst(t *testing.T) {
+	s := loadSnapshot(t, docs(cluster, gpuTemplate, podYAML(`  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+  containers:
+  - name: c
+    image: i
+    resources:
+      claims: [{name: gpu, request: b}, {name: gpu, request: a}, {name: gpu}]
+`)))
+	var got []string
+	for _, d := range Validate(s, Options{}) {
+		if d.Code == CodeDuplicate {
+			got = append(got, d.Field+": "+d.Message)
+		}
+	}
+	want := []string{`spec.containers[0].resources.claims[2]: claim "gpu" is already referenced by this container through request "gpu/a"`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("duplicates (-want +got):\n%s", diff)
+	}
 }

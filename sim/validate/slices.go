@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -47,7 +48,7 @@ func (v *validator) checkResourceSlice(t target, spec *resourceapi.ResourceSlice
 			v.errorf(t, "spec.nodeName", CodeInvalidValue, "must be either unset or a node name, found an empty string")
 		} else {
 			set = append(set, "`nodeName`")
-			if v.checkName(t, "spec.nodeName", *spec.NodeName, dnsSubdomain) && len(v.nodes) > 0 && !v.nodes[*spec.NodeName] {
+			if v.checkName(t, "spec.nodeName", *spec.NodeName, dnsSubdomain) && !t.template && len(v.nodes) > 0 && !v.nodes[*spec.NodeName] {
 				v.warnf(t, "spec.nodeName", CodeUnknownNode, "Node %q is not in the snapshot: the devices of this slice are not available anywhere", *spec.NodeName)
 			}
 		}
@@ -97,7 +98,7 @@ func (v *validator) checkResourceSlice(t target, spec *resourceapi.ResourceSlice
 		seen := map[string]int{}
 		for i := range spec.Devices {
 			d := &spec.Devices[i]
-			p := idx("spec.devices", i)
+			p := v.devicePath(i)
 			v.checkDevice(t, p, d, perDevice)
 			if d.Name == "" {
 				continue
@@ -123,9 +124,17 @@ func (v *validator) checkResourceSlice(t target, spec *resourceapi.ResourceSlice
 					seen[cs.Name] = i
 				}
 			}
-			v.checkCounters(t, p+".counters", cs.Counters, resourceapi.ResourceSliceMaxCountersPerCounterSet)
+			v.checkCounters(t, func() string { return p + ".counters" }, cs.Counters, resourceapi.ResourceSliceMaxCountersPerCounterSet)
 		}
 	}
+}
+
+// devicePath returns "spec.devices[i]", made once per index for the run.
+func (v *validator) devicePath(i int) string {
+	for len(v.devicePaths) <= i {
+		v.devicePaths = append(v.devicePaths, idx("spec.devices", len(v.devicePaths)))
+	}
+	return v.devicePaths[i]
 }
 
 // usesAdvancedFeatures says whether the lower device limit of a slice applies.
@@ -143,16 +152,25 @@ func usesAdvancedFeatures(spec *resourceapi.ResourceSliceSpec) bool {
 	return false
 }
 
-func (v *validator) checkCounters(t target, path string, counters map[string]resourceapi.Counter, limit int) {
-	if len(counters) == 0 {
-		v.errorf(t, path, CodeRequired, "required field is missing: at least one counter")
-		return
+// checkCounters checks a counter map; path renders its field, only for a
+// finding.
+func (v *validator) checkCounters(t target, path func() string, counters map[string]resourceapi.Counter, limit int) {
+	switch {
+	case len(counters) == 0:
+		v.errorf(t, path(), CodeRequired, "required field is missing: at least one counter")
+	case len(counters) > limit:
+		v.errorf(t, path(), CodeTooMany, "%d counters, the limit is %d", len(counters), limit)
+	default:
+		// Shared with other devices by the loader's interner: see once.
+		v.once(mapKey{ptr: reflect.ValueOf(counters).Pointer()}, func() { v.checkCounterNames(t, path(), counters) })
 	}
-	if len(counters) > limit {
-		v.errorf(t, path, CodeTooMany, "%d counters, the limit is %d", len(counters), limit)
-		return
-	}
+}
+
+func (v *validator) checkCounterNames(t target, path string, counters map[string]resourceapi.Counter) {
 	for _, name := range sortedKeys(counters) {
+		if isDNSLabel(name) {
+			continue
+		}
 		if errs := content.IsDNS1123Label(name); len(errs) > 0 {
 			v.errorf(t, key(path, name), CodeInvalidName, "counter name %q is not a valid %s: %s", name, dnsLabel.what, strings.Join(errs, "; "))
 		}
@@ -175,33 +193,41 @@ func (v *validator) checkNodeSelector(t target, path string, ns *v1.NodeSelector
 }
 
 func (v *validator) checkDevice(t target, p string, d *resourceapi.Device, perDevice bool) {
-	v.checkName(t, p+".name", d.Name, dnsLabel)
+	if !isDNSLabel(d.Name) {
+		v.checkName(t, p+".name", d.Name, dnsLabel)
+	}
 
 	if n := len(d.Attributes) + len(d.Capacity); n > resourceapi.ResourceSliceMaxAttributesAndCapacitiesPerDevice {
 		v.errorf(t, p, CodeTooMany, "%d attributes and capacities, the limit is %d in total", n, resourceapi.ResourceSliceMaxAttributesAndCapacitiesPerDevice)
 	}
-	if n := attributeValues(d); n > resourceapi.ResourceSliceMaxAttributeValuesPerDevice {
-		v.errorf(t, p, CodeTooMany, "%d attribute values (list items count one each), the limit is %d", n, resourceapi.ResourceSliceMaxAttributeValuesPerDevice)
-	}
-	for _, name := range sortedKeys(d.Attributes) {
-		ap := key(p+".attributes", string(name))
-		v.checkQualifiedName(t, ap, string(name))
-		v.checkAttribute(t, ap, d.Attributes[name])
-	}
+	// The loader shares equal attribute and capacity maps between devices
+	// (sim/load's interner): a map found clean once is clean again.
 	multi := d.AllowMultipleAllocations != nil && *d.AllowMultipleAllocations
-	for _, name := range sortedKeys(d.Capacity) {
-		cp := key(p+".capacity", string(name))
-		v.checkQualifiedName(t, cp, string(name))
-		c := d.Capacity[name]
-		if c.RequestPolicy == nil {
-			continue
+	v.once(mapKey{reflect.ValueOf(d.Attributes).Pointer(), false}, func() {
+		if n := attributeValues(d); n > resourceapi.ResourceSliceMaxAttributeValuesPerDevice {
+			v.errorf(t, p, CodeTooMany, "%d attribute values (list items count one each), the limit is %d", n, resourceapi.ResourceSliceMaxAttributeValuesPerDevice)
 		}
-		if !multi {
-			v.errorf(t, cp+".requestPolicy", CodeForbidden, "a request policy needs allowMultipleAllocations: true on the device")
-			continue
+		for _, name := range sortedKeys(d.Attributes) {
+			ap := key(p+".attributes", string(name))
+			v.checkQualifiedName(t, ap, string(name))
+			v.checkAttribute(t, ap, d.Attributes[name])
 		}
-		v.checkRequestPolicy(t, cp+".requestPolicy", c.Value, c.RequestPolicy)
-	}
+	})
+	v.once(mapKey{reflect.ValueOf(d.Capacity).Pointer(), multi}, func() {
+		for _, name := range sortedKeys(d.Capacity) {
+			cp := key(p+".capacity", string(name))
+			v.checkQualifiedName(t, cp, string(name))
+			c := d.Capacity[name]
+			if c.RequestPolicy == nil {
+				continue
+			}
+			if !multi {
+				v.errorf(t, cp+".requestPolicy", CodeForbidden, "a request policy needs allowMultipleAllocations: true on the device")
+				continue
+			}
+			v.checkRequestPolicy(t, cp+".requestPolicy", c.Value, c.RequestPolicy)
+		}
+	})
 
 	if len(d.Taints) > resourceapi.DeviceTaintsMaxLength {
 		v.errorf(t, p+".taints", CodeTooMany, "%d taints, the limit is %d", len(d.Taints), resourceapi.DeviceTaintsMaxLength)
@@ -214,17 +240,19 @@ func (v *validator) checkDevice(t target, p string, d *resourceapi.Device, perDe
 	if len(d.ConsumesCounters) > resourceapi.ResourceSliceMaxDeviceCounterConsumptionsPerDevice {
 		v.errorf(t, p+".consumesCounters", CodeTooMany, "%d counter consumptions, the limit is %d", len(d.ConsumesCounters), resourceapi.ResourceSliceMaxDeviceCounterConsumptionsPerDevice)
 	} else {
-		seen := map[string]int{}
+		// Paths are built only for a finding: partitionable devices make
+		// this loop run a few hundred thousand times on a large dump.
+		ccPath := func(i int, field string) string { return idx(p+".consumesCounters", i) + field }
 		for i, cc := range d.ConsumesCounters {
-			cp := idx(p+".consumesCounters", i)
-			if v.checkName(t, cp+".counterSet", cc.CounterSet, dnsLabel) {
-				if first, dup := seen[cc.CounterSet]; dup {
-					v.errorf(t, cp+".counterSet", CodeDuplicate, "counter set %q is already consumed by consumesCounters[%d]", cc.CounterSet, first)
-				} else {
-					seen[cc.CounterSet] = i
+			if isDNSLabel(cc.CounterSet) || v.checkName(t, ccPath(i, ".counterSet"), cc.CounterSet, dnsLabel) {
+				for first := range i {
+					if d.ConsumesCounters[first].CounterSet == cc.CounterSet {
+						v.errorf(t, ccPath(i, ".counterSet"), CodeDuplicate, "counter set %q is already consumed by consumesCounters[%d]", cc.CounterSet, first)
+						break
+					}
 				}
 			}
-			v.checkCounters(t, cp+".counters", cc.Counters, resourceapi.ResourceSliceMaxCountersPerDeviceCounterConsumption)
+			v.checkCounters(t, func() string { return ccPath(i, ".counters") }, cc.Counters, resourceapi.ResourceSliceMaxCountersPerDeviceCounterConsumption)
 		}
 	}
 
@@ -235,7 +263,7 @@ func (v *validator) checkDevice(t target, p string, d *resourceapi.Device, perDe
 				v.errorf(t, p+".nodeName", CodeInvalidValue, "must not be empty")
 			} else {
 				set = append(set, "`nodeName`")
-				if v.checkName(t, p+".nodeName", *d.NodeName, dnsSubdomain) && len(v.nodes) > 0 && !v.nodes[*d.NodeName] {
+				if v.checkName(t, p+".nodeName", *d.NodeName, dnsSubdomain) && !t.template && len(v.nodes) > 0 && !v.nodes[*d.NodeName] {
 					v.warnf(t, p+".nodeName", CodeUnknownNode, "Node %q is not in the snapshot: this device is not available anywhere", *d.NodeName)
 				}
 			}
@@ -263,6 +291,29 @@ func (v *validator) checkDevice(t target, p string, d *resourceapi.Device, perDe
 	}
 
 	v.checkBindingConditions(t, p, d.BindingConditions, d.BindingFailureConditions)
+}
+
+// mapKey identifies a device's attribute or capacity map by its address,
+// with what else its checks depend on (allowMultipleAllocations).
+type mapKey struct {
+	ptr   uintptr
+	multi bool
+}
+
+// once runs check, unless the map of k was checked before and the check
+// found nothing; the validator remembers the maps that were clean.
+func (v *validator) once(k mapKey, check func()) {
+	if k.ptr == 0 {
+		return // a nil map holds nothing to check
+	}
+	if v.cleanMaps[k] {
+		return
+	}
+	n := len(v.out)
+	check()
+	if len(v.out) == n {
+		v.cleanMaps[k] = true
+	}
 }
 
 // attributeValues counts attribute values the way the API limit does: a

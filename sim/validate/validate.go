@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/drasim/drasim/sim/snapshot"
@@ -82,19 +83,87 @@ func Validate(s *snapshot.Snapshot, opts Options) []Diagnostic {
 		return nil
 	}
 	v := newValidator(s, opts)
+	v.pools = buildPoolIndex(s.ResourceSlices)
 	// Objects first, each on its own; then what only shows across objects.
+	v.checkObjects()
+	v.checkPools()
+	if !opts.SkipDeviceMatching {
+		v.checkDeviceMatching()
+	}
+	v.checkSomethingToSimulate()
+	return v.result()
+}
+
+// Rejected returns the errors for which kube-apiserver v1.37 (with its
+// default admission plugins) would refuse an object of the snapshot: the
+// object-shape, CEL, request-reference, pod-claim and priority-class errors
+// of Validate. Errors that are the allocator's (an invalid pool, an
+// allocation naming a missing device) and all warnings are left out: the
+// simulation reproduces them faithfully.
+//
+// Every drasim command runs it on what it loaded, before any simulation, so
+// that input the API server would never store never reaches the scheduler
+// or the allocator (the allocator panics on some of it, e.g. a negative
+// count). It skips the checks whose codes it would drop (pools, device
+// matching), so it costs less than Validate.
+func Rejected(s *snapshot.Snapshot) []Diagnostic {
+	if s == nil {
+		return nil
+	}
+	v := newValidator(s, Options{SkipDeviceMatching: true})
+	// The pools only serve the checks of allocated devices, whose findings
+	// are the allocator's.
+	v.pools = &poolIndex{byID: map[poolID]*pool{}}
+	v.checkObjects()
+	v.out = slices.DeleteFunc(v.out, func(d Diagnostic) bool {
+		return d.Severity != SeverityError || !rejectedByAPI(d.Code)
+	})
+	return v.result()
+}
+
+// rejectedByAPI reports the codes of the errors the API server (or
+// admission) reports; see Rejected.
+func rejectedByAPI(c Code) bool {
+	switch c {
+	case CodeRequired, CodeInvalidName, CodeInvalidValue, CodeTooLong, CodeTooMany,
+		CodeDuplicate, CodeOneOf, CodeForbidden,
+		CodeSelectorMissingCEL, CodeCELCompile, CodeCELCost,
+		CodeUnknownRequest, CodeUnknownPodClaim, CodeMissingPriorityClass:
+		return true
+	}
+	return false
+}
+
+// checkObjects checks each object on its own (and against the objects it
+// references by name).
+func (v *validator) checkObjects() {
 	v.checkMetadata()
+	v.checkNodes()
+	v.checkWorkloads()
+	v.checkNodeGroups()
 	v.checkDeviceClasses()
 	v.checkResourceSlices()
-	v.checkPools()
 	v.checkResourceClaims()
 	v.checkResourceClaimTemplates()
 	v.checkPods()
 	v.checkDeviceTaintRules()
-	if !opts.SkipDeviceMatching {
-		v.checkDeviceMatching()
+}
+
+// checkSomethingToSimulate warns about a snapshot without a node: every
+// command but validate and inspect refuses it.
+func (v *validator) checkSomethingToSimulate() {
+	if len(v.s.Nodes) > 0 {
+		return
 	}
-	return v.result()
+	t := target{}
+	switch {
+	case len(v.s.Sources) == 0 && len(v.s.Skipped) == 0:
+		v.warnf(t, "", CodeNothingToSimulate, "nothing to simulate: the snapshot holds no Kubernetes object")
+	case len(v.s.NodeGroups) > 0:
+		v.warnf(t, "", CodeNothingToSimulate, "nothing to simulate: the snapshot holds no Node, only NodeGroups: simulate, explain, report and check refuse it; autoscale starts from the NodeGroups")
+	default:
+		v.warnf(t, "", CodeNothingToSimulate, "nothing to simulate: the snapshot holds no Node: simulate, explain, report, check and autoscale refuse it")
+	}
 }
 
 // nsName keys namespaced objects.
@@ -104,9 +173,14 @@ type nsName struct{ namespace, name string }
 // it, and the prefix of its fields (generated pods report into their
 // controller's pod template).
 type target struct {
-	src    snapshot.Source
-	object string
+	src snapshot.Source
+	// object is the object to name; rendered only when a diagnostic is
+	// reported (most objects have none).
+	object snapshot.Ref
 	prefix string
+	// template is set for the node and slices of a NodeGroup template,
+	// whose node names are not those of the snapshot.
+	template bool
 }
 
 type validator struct {
@@ -134,6 +208,10 @@ type validator struct {
 	// the devices it selects; devices are the usable devices.
 	classMatched map[string][]int
 	devices      []device
+	// cleanMaps are the device maps checked without a finding (see once).
+	cleanMaps map[mapKey]bool
+	// devicePaths caches "spec.devices[i]".
+	devicePaths []string
 }
 
 func newValidator(s *snapshot.Snapshot, opts Options) *validator {
@@ -150,6 +228,7 @@ func newValidator(s *snapshot.Snapshot, opts Options) *validator {
 		controllers:  map[snapshot.Source]snapshot.Ref{},
 		classDevices: map[string]int{},
 		classMatched: map[string][]int{},
+		cleanMaps:    map[mapKey]bool{},
 	}
 	for _, c := range s.DeviceClasses {
 		if c != nil {
@@ -187,13 +266,12 @@ func newValidator(s *snapshot.Snapshot, opts Options) *validator {
 			v.controllers[src] = ref
 		}
 	}
-	v.pools = buildPoolIndex(s.ResourceSlices)
 	return v
 }
 
 // targetFor returns the target of an object the loader read.
 func (v *validator) targetFor(ref snapshot.Ref) target {
-	return target{src: v.s.Sources[ref], object: ref.String()}
+	return target{src: v.s.Sources[ref], object: ref}
 }
 
 // podTarget returns the target of a pod: the pod itself, or for a generated
@@ -203,7 +281,7 @@ func (v *validator) podTarget(p *v1.Pod) target {
 	t := v.targetFor(ref)
 	if v.s.Generated[ref] {
 		if ctrl, ok := v.controllers[t.src]; ok {
-			t.object = ctrl.String()
+			t.object = ctrl
 			t.prefix = "spec.template."
 		}
 	}
@@ -214,10 +292,14 @@ func (v *validator) add(sev Severity, t target, field string, code Code, format 
 	if field != "" {
 		field = t.prefix + field
 	}
+	object := ""
+	if t.object != (snapshot.Ref{}) {
+		object = t.object.String()
+	}
 	v.out = append(v.out, Diagnostic{
 		Severity: sev,
 		Source:   t.src,
-		Object:   t.object,
+		Object:   object,
 		Field:    field,
 		Message:  fmt.Sprintf(format, args...),
 		Code:     code,
@@ -254,7 +336,7 @@ func compareDiagnostics(a, b Diagnostic) int {
 }
 
 // idx renders a list element path.
-func idx(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+func idx(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
 // key renders a map entry path.
-func key(path, k string) string { return fmt.Sprintf("%s[%s]", path, k) }
+func key(path, k string) string { return path + "[" + k + "]" }

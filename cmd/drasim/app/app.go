@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/drasim/drasim/report"
@@ -120,6 +122,10 @@ type GlobalOptions struct {
 	Verbosity  int
 	Output     string
 	NoColor    bool
+
+	// files are the command line's output files, checked before the run
+	// and written with files.write.
+	files *files
 }
 
 // NewRootCommand builds the drasim command tree.
@@ -131,9 +137,13 @@ func NewRootCommand(streams Streams) *cobra.Command {
 // newRootCommand builds the command tree and returns the profiles that
 // Run must finish once the command has run.
 func newRootCommand(streams Streams) (*cobra.Command, *profiles) {
-	g := &GlobalOptions{}
-	prof := &profiles{}
+	fl := newFiles(streams)
+	g := &GlobalOptions{files: fl}
+	prof := &profiles{files: fl}
 	v := viper.New()
+	// Commands write their report to fl.out: standard output, unless an
+	// output file takes it.
+	streams.Out = fl.out
 	root := &cobra.Command{
 		Use:   "drasim",
 		Short: "Simulate Kubernetes scheduling with Dynamic Resource Allocation on a cluster snapshot",
@@ -148,12 +158,33 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if err := applyConfig(cmd, v, g.ConfigFile); err != nil {
+			config, err := applyConfig(cmd, v, g.ConfigFile)
+			if err != nil {
 				return err
 			}
-			return prof.start(cmd)
+			if err := checkFormat(cmd, g.Output); err != nil {
+				return err
+			}
+			if err := fl.prepare(cmd, config); err != nil {
+				return err
+			}
+			return prof.start()
 		},
 	}
+	root.SetGlobalNormalizationFunc(normalizeFlagName)
+	// -o lists, in each command's help, the formats that command offers.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if f := c.Flags().Lookup("output"); f != nil {
+			f.Usage = outputUsage(c)
+		}
+		help(c, args)
+	})
+	// --version, as kubectl and most tools have it; the same line as
+	// drasim version.
+	root.Version = currentVersion().line()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().Bool("version", false, "print drasim's version (the line drasim version prints)")
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
@@ -163,7 +194,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/drasim/config.yaml, then ./drasim.yaml)")
 	pf.IntVarP(&g.Verbosity, "verbosity", "v", 0, "log verbosity: 0 quiet, 1 progress, 2 details")
-	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (report: also markdown, csv, html; check: also markdown)")
+	pf.StringVarP(&g.Output, "output", "o", "table", "output format; each command's help lists the formats it offers")
 	pf.BoolVar(&g.NoColor, "no-color", false, "do not color the output")
 	prof.addFlags(root)
 
@@ -183,8 +214,9 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 }
 
 // applyConfig fills every flag the user did not set from the environment
-// (DRASIM_FLAG_NAME) or the config file (flag-name: value), in that order.
-func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) error {
+// (DRASIM_FLAG_NAME) or the config file (flag-name: value), in that order,
+// and returns the config file it read ("" when none).
+func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) (string, error) {
 	v.SetEnvPrefix("DRASIM")
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
@@ -195,7 +227,10 @@ func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) error {
 	if file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("config file %s: %w", file, err)}
+			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("config file %s: %w", file, err)}
+		}
+		for _, k := range unknownConfigKeys(cmd.Root(), v.AllKeys()) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: config file %s: unknown key %q (ignored)\n", file, k)
 		}
 	}
 	var ferr error
@@ -203,10 +238,14 @@ func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) error {
 		if ferr != nil || f.Changed || f.Name == "config" || f.Name == "help" {
 			return
 		}
-		if !v.IsSet(f.Name) {
-			return
+		name := f.Name
+		if !v.IsSet(name) {
+			name = aliasSet(v, name)
+			if name == "" {
+				return
+			}
 		}
-		val := v.Get(f.Name)
+		val := v.Get(name)
 		var s string
 		switch t := val.(type) {
 		case []any:
@@ -219,10 +258,49 @@ func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) error {
 			s = fmt.Sprint(t)
 		}
 		if err := f.Value.Set(s); err != nil {
-			ferr = &ExitError{Code: ExitUsage, Err: fmt.Errorf("setting %q from environment or config: %w", f.Name, err)}
+			ferr = &ExitError{Code: ExitUsage, Err: fmt.Errorf("setting %q from environment or config: %w", name, err)}
 		}
 	})
-	return ferr
+	return file, ferr
+}
+
+// unknownConfigKeys returns, sorted, the top-level keys that name no flag of
+// any drasim command (a config file serves every command) nor an old flag
+// name.
+func unknownConfigKeys(root *cobra.Command, keys []string) []string {
+	known := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) { known[f.Name] = true })
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	aliases := flagAliases()
+	var unknown []string
+	for _, k := range keys {
+		k, _, _ = strings.Cut(k, ".")
+		if !known[k] && aliases[k] == "" && !slices.Contains(unknown, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	return unknown
+}
+
+// aliasSet returns the old name of flag under which the environment or the
+// config file sets it, or "".
+func aliasSet(v *viper.Viper, flag string) string {
+	aliases := flagAliases()
+	for _, old := range slices.Sorted(maps.Keys(aliases)) {
+		if aliases[old] == flag && v.IsSet(old) {
+			return old
+		}
+	}
+	return ""
 }
 
 func defaultConfigFile() string {

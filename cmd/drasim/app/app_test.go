@@ -39,7 +39,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "unknown command", args: []string{"simulat"}, wantCode: ExitUsage, inStderr: "unknown command"},
 		{name: "bad output format", args: []string{"simulate", "-o", "xml"}, wantCode: ExitUsage, inStderr: `invalid output format "xml"`},
 		{name: "bad feature gate", args: []string{"simulate", "--feature-gates", "DRANoSuchThing=true"}, wantCode: ExitUsage, inStderr: "DRANoSuchThing"},
-		{name: "validate needs -f", args: []string{"validate"}, wantCode: ExitUsage, inStderr: "no snapshot given"},
+		{name: "validate without -f validates the demo", args: []string{"validate"}, wantCode: 0, inStderr: "embedded demo", inStdout: "valid: 1 file(s), 0 error(s)"},
 		{name: "validate valid", args: []string{"validate", "-f", demoScenario}, wantCode: 0, inStdout: "valid: 1 file(s), 0 error(s)"},
 		{name: "explain unknown pod", args: []string{"explain", "default/nope", "-f", demoScenario}, wantCode: ExitFailure, inStderr: "default/nope is not in the snapshot"},
 		{name: "explain", args: []string{"explain", "default/infer-4", "-f", demoScenario}, wantCode: 0, inStdout: "CHOSEN"},
@@ -116,7 +116,7 @@ func TestOutputSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := drasim(t, "", "simulate", "-f", in, "--output-snapshot", in)
-	if r.code != ExitUsage || !strings.Contains(r.stder, "it is one of the input files") {
+	if r.code != ExitUsage || !strings.Contains(r.stder, "read as input") {
 		t.Errorf("writing over the input: want exit 2 and a refusal, got %d %q", r.code, r.stder)
 	}
 	if after, _ := os.ReadFile(in); !bytes.Equal(after, data) {
@@ -175,5 +175,18 @@ func TestConfigPrecedence(t *testing.T) {
 	r = drasim(t, "", "--config", broken, "version")
 	if r.code != ExitUsage || !strings.Contains(r.stder, broken) {
 		t.Errorf("broken config: want exit 2 naming the file, got %d %q", r.code, r.stder)
+	}
+}
+
+func TestConfigUnknownKeyWarns(t *testing.T) {
+	cfg := writeTemp(t, "drasim.yaml", "sed: 7\noutput: yaml\ngroup-by: zone\njunit: x.xml\nfeature:\n  gates: x\n")
+	r := drasim(t, "", "--config", cfg, "version")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stder)
+	}
+	want := "warning: config file " + cfg + `: unknown key "feature" (ignored)` + "\n" +
+		"warning: config file " + cfg + `: unknown key "sed" (ignored)` + "\n"
+	if r.stder != want {
+		t.Errorf("want a warning for each unknown key, none for the keys of other commands and old flag names:\nwant %q\ngot  %q", want, r.stder)
 	}
 }

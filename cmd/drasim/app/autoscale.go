@@ -35,6 +35,7 @@ func (f *scaleFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&f.MaxNodesPerScaleUp, "max-nodes-per-scaleup", autoscale.DefaultMaxNodesPerScaleUp, "maximum number of nodes one scale-up adds")
 	fs.IntVar(&f.MaxLoops, "max-loops", autoscale.DefaultMaxLoops, "maximum number of scale-ups")
 	fs.StringToStringVar(&f.DeviceClassWeights, "device-class-weights", nil, "weights of idle devices per DeviceClass for least-waste-dra, e.g. h100.example.com=8,l4.example.com=1 (default 1)")
+	markInput(fs, "expander-priority-config")
 }
 
 // options turns the flags into autoscale options; expanders overrides
@@ -117,14 +118,12 @@ that are still pending stay so. See docs/autoscaler.md.`,
 	f.engine.add(cmd.Flags())
 	f.scale.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.CompareExpanders, "compare-expanders", "", "run each expander on the same input and print them side by side, e.g. price,least-waste-dra,first-available (a chain joins its expanders with +)")
-	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the scale-up (new nodes and slices, pods placed) to FILE as a List")
-	return cmd
+	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the scale-up (new nodes and slices, pods placed) to FILE as a List; - for standard output")
+	markOutput(cmd.Flags(), "output-snapshot")
+	return setFormats(cmd, "table", "markdown", "json", "yaml")
 }
 
 func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *autoscaleFlags) error {
-	if err := checkOutput(g.Output, "table", "markdown", "json", "yaml"); err != nil {
-		return err
-	}
 	if f.CompareExpanders != "" && f.OutputSnapshot != "" {
 		return usageErrorf("--output-snapshot writes one plan's cluster: it cannot be used with --compare-expanders")
 	}
@@ -132,10 +131,8 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	if err != nil {
 		return err
 	}
-	if f.OutputSnapshot != "" {
-		if err := refuseInputOverwrite(f.OutputSnapshot, res.Files); err != nil {
-			return err
-		}
+	if err := requireNodes(res, true); err != nil {
+		return err
 	}
 	simOpts, err := f.engine.options(res.Files)
 	if err != nil {
@@ -155,10 +152,8 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	if f.OutputSnapshot != "" {
-		if err := writeFileAtomic(f.OutputSnapshot, out.Cluster.WriteSnapshot); err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--output-snapshot: %w", err)}
-		}
+	if err := g.files.write("output-snapshot", out.Cluster.WriteSnapshot); err != nil {
+		return err
 	}
 	switch g.Output {
 	case "table":
@@ -208,7 +203,7 @@ func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f 
 // runSimulateAutoscale is simulate --autoscale: the replay after the
 // scale-up, in simulate's own output (the SimulationResult for json and
 // yaml), with the scale-up summed up above the table.
-func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, res *load.Result, simOpts sim.Options, sf *scaleFlags, outputSnapshot string) error {
+func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, res *load.Result, simOpts sim.Options, sf *scaleFlags) error {
 	opts, err := sf.options(simOpts, sf.Expander)
 	if err != nil {
 		return err
@@ -217,10 +212,8 @@ func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	if outputSnapshot != "" {
-		if err := writeFileAtomic(outputSnapshot, out.Cluster.WriteSnapshot); err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--output-snapshot: %w", err)}
-		}
+	if err := g.files.write("output-snapshot", out.Cluster.WriteSnapshot); err != nil {
+		return err
 	}
 	if g.Output != "table" {
 		return writeStructured(streams.Out, g.Output, out.Plan.Result)

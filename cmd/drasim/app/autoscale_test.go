@@ -1,9 +1,7 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,28 +12,12 @@ import (
 
 const autoscaleScenarios = "../../../scenarios/autoscale/"
 
-// runAutoscaleCmd runs the autoscale command on its own, so that it can be
-// tested before and after it is registered in the root command.
+// runAutoscaleCmd runs drasim autoscale -o output args... in-process.
 func runAutoscaleCmd(t *testing.T, output string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	streams := Streams{In: strings.NewReader(""), Out: &out, Err: &errb}
-	cmd := NewAutoscaleCommand(streams, &GlobalOptions{Output: output})
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errb)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.Execute()
-	code := ExitOK
-	if err != nil {
-		code = ExitFailure
-		var ee *ExitError
-		if errors.As(err, &ee) {
-			code = ee.Code
-		}
-		errb.WriteString(err.Error())
-	}
-	return code, out.String(), errb.String()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	r := drasim(t, "", append([]string{"autoscale", "-o", output}, args...)...)
+	return r.code, r.stdout, r.stder
 }
 
 func TestAutoscaleCommand(t *testing.T) {
@@ -110,5 +92,31 @@ func TestAutoscaleJSONAndOutputSnapshot(t *testing.T) {
 	}
 	if len(res.Snapshot.Nodes) != 2 {
 		t.Errorf("want the 2 new nodes in the output snapshot, got %d", len(res.Snapshot.Nodes))
+	}
+}
+
+// The headline of simulate --autoscale describes the cluster its numbers
+// are about: the one after the scale-up (template-from grows gpu from 1 to
+// 4 nodes of 4 GPUs; the 8 pods of work and one daemon pod per new node
+// are placed).
+func TestSimulateAutoscaleHeadlineIsTheScaledCluster(t *testing.T) {
+	r := drasim(t, "", "simulate", "--autoscale", "-f", autoscaleScenarios+"template-from.yaml")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stder)
+	}
+	want := "Replayed 11 pending pod(s) on 4 node(s) with 16 device(s)"
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("want the headline %q, got:\n%s", want, r.stdout)
+	}
+	r = drasim(t, "", "simulate", "--autoscale", "-f", autoscaleScenarios+"template-from.yaml", "-o", "json")
+	var res struct {
+		Inputs  struct{ Nodes, PendingPods, Devices int }
+		Summary struct{ Scheduled, Unschedulable int }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if res.Inputs.Nodes != 4 || res.Inputs.Devices != 16 || res.Inputs.PendingPods != res.Summary.Scheduled+res.Summary.Unschedulable {
+		t.Errorf("want inputs of the scaled cluster (4 nodes, 16 devices, every pod the replays decided), got %+v, summary %+v", res.Inputs, res.Summary)
 	}
 }

@@ -44,14 +44,14 @@ each gate of GATES.yaml (apiVersion drasim.io/v1alpha1, kind Gates):
   - name: h100 nodes not full
     maxUtilization: {group: p5.48xlarge, resource: devices, max: 0.9}
 
-Shares are between 0 and 1. --junit FILE writes one JUnit testcase per gate.
+Shares are between 0 and 1. --output-junit FILE writes one JUnit testcase per gate.
 When GITHUB_STEP_SUMMARY is set (GitHub Actions), the gate verdicts and the
 markdown capacity report are appended to that file.
 
 Exit status: 0 every gate passed, 3 a gate failed, 1 bad input (snapshot,
 probe or gates file), 2 usage error.`,
 		Example: `  drasim check -f cluster/ --gates ci/capacity-gates.yaml
-  drasim check -f cluster/ --probe ci/next-release.yaml --gates ci/gates.yaml --junit capacity.xml`,
+  drasim check -f cluster/ --probe ci/next-release.yaml --gates ci/gates.yaml --output-junit capacity.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCheck(cmd.Context(), streams, g, f)
@@ -59,24 +59,18 @@ probe or gates file), 2 usage error.`,
 	}
 	f.capacity.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.Gates, "gates", "", "gates file (kind Gates) with the assertions to check")
-	cmd.Flags().StringVar(&f.JUnit, "junit", "", "write the verdicts as JUnit XML to FILE, one testcase per gate")
-	return cmd
+	cmd.Flags().StringVar(&f.JUnit, "output-junit", "", "write the verdicts as JUnit XML to FILE, one testcase per gate (old name: --junit)")
+	markInput(cmd.Flags(), "gates")
+	markOutput(cmd.Flags(), "output-junit")
+	return setFormats(cmd, "table", "markdown", "json", "yaml")
 }
 
 func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFlags) error {
-	if err := checkOutput(g.Output, "table", "markdown", "json", "yaml"); err != nil {
-		return err
-	}
 	if f.Gates == "" {
 		return usageErrorf("no gates file given: use --gates FILE")
 	}
 	if len(f.capacity.input.Files) == 0 {
 		return usageErrorf("no snapshot given: use -f FILE or -f DIR (repeatable, - for standard input)")
-	}
-	if f.JUnit != "" {
-		if err := refuseInputOverwrite(f.JUnit, append(append([]string(nil), f.capacity.input.Files...), f.Gates)); err != nil {
-			return err
-		}
 	}
 	// Read the gates before the replay: a typo should not cost a replay.
 	data, err := os.ReadFile(f.Gates)
@@ -97,11 +91,8 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 	}
 	verdicts := analysis.NewGateReport(f.Gates, results)
 
-	if f.JUnit != "" {
-		err := writeFileAtomic(f.JUnit, func(w io.Writer) error { return report.WriteJUnit(w, "drasim check "+f.Gates, results) })
-		if err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--junit: %w", err)}
-		}
+	if err := g.files.write("output-junit", func(w io.Writer) error { return report.WriteJUnit(w, "drasim check "+f.Gates, results) }); err != nil {
+		return err
 	}
 	if path := os.Getenv(stepSummaryEnv); path != "" {
 		if err := appendStepSummary(path, results, rep); err != nil {

@@ -1,12 +1,9 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/drasim/drasim/sim/generate"
@@ -29,7 +26,7 @@ type generateFlags struct {
 func NewGenerateCommand(streams Streams, g *GlobalOptions) *cobra.Command {
 	f := &generateFlags{}
 	cmd := &cobra.Command{
-		Use:   "generate [--nodes N] [--pods N] [--output-file FILE]",
+		Use:   "generate [--nodes N] [--pods N] [--output-snapshot FILE]",
 		Short: "Write a synthetic cluster snapshot with GPU nodes and pending pods",
 		Long: `Write a synthetic snapshot that drasim (and kubectl) can read: nodes of a few
 realistic shapes with their ResourceSlices, the DeviceClasses that select their
@@ -51,7 +48,7 @@ Workloads:
 Weights are relative and apportioned exactly; the seed decides the order in
 which pods arrive and the choices inside a workload. The same flags always
 write the same bytes.`,
-		Example: `  drasim generate --nodes 1000 --pods 2000 --output-file cluster.yaml
+		Example: `  drasim generate --nodes 1000 --pods 2000 --output-snapshot cluster.yaml
   drasim generate --profiles dgx-h100=1,l4=3 --workloads inference=1 --seed 7 | drasim simulate -f -`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runGenerate(streams, g, f) },
@@ -62,17 +59,15 @@ write the same bytes.`,
 	fl.Int64Var(&f.Seed, "seed", 0, "seed for every random choice")
 	fl.StringVar(&f.Profiles, "profiles", "", "node profile weights, e.g. dgx-h100=2,a100-mig=2,l4=3,cpu=3 (the default)")
 	fl.StringVar(&f.Workloads, "workloads", "", "workload weights, e.g. inference=5,training=1,mig=2,cpu=2 (the default)")
-	fl.StringVar(&f.OutputFile, "output-file", "", "write to FILE instead of standard output (atomically)")
-	fl.BoolVar(&f.Force, "force", false, "replace --output-file if it exists")
-	return cmd
+	fl.StringVar(&f.OutputFile, "output-snapshot", "", "write to FILE instead of standard output (old name: --output-file)")
+	fl.BoolVar(&f.Force, "force", false, "replace --output-snapshot if it exists")
+	markOutput(fl, "output-snapshot")
+	// The snapshot is always YAML; the default "table" is accepted rather
+	// than -o json silently ignored.
+	return setFormats(cmd, "table", "yaml")
 }
 
 func runGenerate(streams Streams, g *GlobalOptions, f *generateFlags) error {
-	// The snapshot is always YAML; accept the global default rather than
-	// silently ignoring -o json.
-	if err := checkOutput(g.Output, "table", "yaml"); err != nil {
-		return err
-	}
 	opts := generate.Options{Seed: f.Seed, Nodes: f.Nodes, Pods: f.Pods}
 	var err error
 	if opts.Profiles, err = generate.ParseWeights(f.Profiles); err != nil {
@@ -86,9 +81,9 @@ func runGenerate(streams Streams, g *GlobalOptions, f *generateFlags) error {
 		// flag's name.
 		return usageErrorf("--%v", err)
 	}
-	if f.OutputFile != "" {
-		if err := checkOutputFile(f.OutputFile, f.Force); err != nil {
-			return err
+	if t := g.files.target("output-snapshot"); g.files.isSet("output-snapshot") && !t.IsStdout() && !f.Force {
+		if st, err := os.Stat(t.Path); err == nil && st.Mode().IsRegular() {
+			return usageErrorf("%s: the file exists; use --force to replace it", t)
 		}
 	}
 	snap, err := generate.Generate(opts)
@@ -96,7 +91,7 @@ func runGenerate(streams Streams, g *GlobalOptions, f *generateFlags) error {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	write := func(w io.Writer) error { return generate.WriteYAML(w, snap) }
-	if f.OutputFile == "" {
+	if !g.files.isSet("output-snapshot") {
 		if err := write(streams.Out); err != nil {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
@@ -105,30 +100,10 @@ func runGenerate(streams Streams, g *GlobalOptions, f *generateFlags) error {
 		}
 		return nil
 	}
-	if err := writeFileAtomic(f.OutputFile, write); err != nil {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--output-file: %w", err)}
+	if err := g.files.write("output-snapshot", write); err != nil {
+		return err
 	}
 	fmt.Fprintf(streams.Err, "%s; wrote %s\n", summarizeGenerated(snap, f.Seed), f.OutputFile)
-	return nil
-}
-
-// checkOutputFile refuses to replace a file without --force, and never
-// replaces a directory.
-func checkOutputFile(path string, force bool) error {
-	if dir, err := os.Stat(filepath.Dir(path)); err != nil || !dir.IsDir() {
-		return usageErrorf("--output-file: directory %s does not exist", filepath.Dir(path))
-	}
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--output-file: %w", err)}
-	case st.IsDir():
-		return usageErrorf("--output-file: %s is a directory", path)
-	case !force:
-		return usageErrorf("--output-file: %s exists; use --force to replace it", path)
-	}
 	return nil
 }
 

@@ -1,9 +1,13 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/drasim/drasim/scenarios"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/validate"
 	"github.com/spf13/pflag"
 )
 
@@ -16,6 +20,7 @@ type inputFlags struct {
 func (f *inputFlags) add(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.Files, "filename", "f", nil, "snapshot file or directory (repeatable; - reads standard input)")
 	fs.BoolVar(&f.Strict, "strict", false, "treat unknown and duplicate fields as errors")
+	annotateFile(fs, "filename", fileSnapshot)
 }
 
 // load reads the snapshot and prints loader warnings to stderr. A load
@@ -39,5 +44,93 @@ func (f *inputFlags) load(streams Streams, verbosity int, opts load.Options) (*l
 	if err != nil {
 		return res, &ExitError{Code: ExitFailure, Err: err}
 	}
+	return res, admit(res)
+}
+
+// loadOrDemo loads -f, or the embedded demo when no file is given: every
+// command that only looks at a snapshot (simulate, explain, report,
+// inspect, validate) can be tried without one. The commands that answer
+// about one's own cluster (check, autoscale) call load instead.
+func loadOrDemo(streams Streams, verbosity int, in *inputFlags, opts load.Options) (*load.Result, error) {
+	if len(in.Files) > 0 {
+		return in.load(streams, verbosity, opts)
+	}
+	res, err := loadDemo(streams, in, opts)
+	if err != nil {
+		return nil, err
+	}
+	return res, admit(res)
+}
+
+// loadDemo reads the embedded demo and says so on standard error.
+func loadDemo(streams Streams, in *inputFlags, opts load.Options) (*load.Result, error) {
+	opts.Strict = in.Strict
+	res, err := load.LoadBytes("demo:"+scenarios.DemoName, scenarios.Demo(), opts)
+	if err != nil {
+		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("embedded demo: %w", err)}
+	}
+	fmt.Fprintf(streams.Err, "No -f given: running the embedded demo scenario (%s).\n", scenarios.DemoName)
 	return res, nil
+}
+
+// admit refuses a snapshot that holds objects the API server would reject
+// (validate.Rejected), before anything simulates it: such input can make
+// the allocator fail or panic, and a cluster could never hold it.
+func admit(res *load.Result) error {
+	ds := validate.Rejected(res.Snapshot)
+	if len(ds) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the API server would reject this input (%s; drasim validate also shows the warnings):", plural(len(ds), "error"))
+	for _, d := range ds {
+		b.WriteString("\n")
+		b.WriteString(describeDiagnostic(d))
+	}
+	return &ExitError{Code: ExitFailure, Err: errors.New(b.String())}
+}
+
+// requireNodes refuses a snapshot with nothing to simulate: no Node, or
+// for the autoscaler (nodeGroups) no Node and no NodeGroup to add one from.
+// validate only warns about it (NothingToSimulate).
+func requireNodes(res *load.Result, nodeGroups bool) error {
+	s := res.Snapshot
+	if len(s.Nodes) > 0 || nodeGroups && len(s.NodeGroups) > 0 {
+		return nil
+	}
+	what := "no Node (add the cluster's nodes: kubectl get nodes -o yaml)"
+	switch {
+	case len(s.Sources) == 0 && len(s.Skipped) == 0:
+		what = "no Kubernetes object"
+	case nodeGroups:
+		what = "no Node and no NodeGroup to add nodes from"
+	}
+	verb := "holds"
+	if len(res.Files) > 1 {
+		verb = "hold"
+	}
+	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("nothing to simulate: %s %s %s", describeFiles(res.Files), verb, what)}
+}
+
+// describeFiles names the files read, as the loader names them.
+func describeFiles(files []string) string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		if f == "-" {
+			f = "<stdin>"
+		}
+		names[i] = f
+	}
+	if len(names) > 3 {
+		return fmt.Sprintf("%s and %d more files", strings.Join(names[:2], ", "), len(names)-2)
+	}
+	return strings.Join(names, ", ")
+}
+
+// plural renders "1 problem", "2 problems".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

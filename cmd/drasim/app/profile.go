@@ -1,106 +1,66 @@
 package app
 
 import (
+	"bytes"
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 )
 
-// profiles writes Go pprof profiles of a run (--cpuprofile, --memprofile),
-// for finding the next bottleneck on one's own snapshot: `go tool pprof
-// -top drasim cpu.out`. Each file is written next to its final path and
-// renamed into place when the command ends, so a failed run leaves no
-// half-written profile, and a path that is one of the command's input
-// files is refused.
+// profiles writes Go pprof profiles of a run (--output-cpuprofile,
+// --output-memprofile), for finding the next bottleneck on one's own
+// snapshot: `go tool pprof -top drasim cpu.out`. The CPU profile is
+// collected in memory and, like the heap profile, written by the output
+// writer (files) when the command ends, so a failed run leaves no profile;
+// the paths are checked with every other output before the run.
 type profiles struct {
+	files            *files
 	cpuPath, memPath string
-	cpu              *os.File
+	cpu              *bytes.Buffer
 }
 
 func (p *profiles) addFlags(cmd *cobra.Command) {
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&p.cpuPath, "cpuprofile", "", "write a Go CPU profile of the command to this file")
-	pf.StringVar(&p.memPath, "memprofile", "", "write a Go heap profile, taken when the command ends, to this file")
+	pf.StringVar(&p.cpuPath, "output-cpuprofile", "", "write a Go CPU profile of the command to FILE (old name: --cpuprofile)")
+	pf.StringVar(&p.memPath, "output-memprofile", "", "write a Go heap profile, taken when the command ends, to FILE (old name: --memprofile)")
+	markOutput(pf, "output-cpuprofile")
+	markOutput(pf, "output-memprofile")
 }
 
-// start begins CPU profiling; cmd is the command being run.
-func (p *profiles) start(cmd *cobra.Command) error {
-	var inputs []string
-	if f := cmd.Flags().Lookup("filename"); f != nil {
-		inputs, _ = cmd.Flags().GetStringArray("filename")
-	}
-	for _, path := range []string{p.cpuPath, p.memPath} {
-		if path == "" {
-			continue
-		}
-		if err := refuseInputOverwrite(path, inputs); err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
-	}
-	// Fail before the work, not after it, when a profile cannot be written.
-	if p.memPath != "" {
-		if _, err := os.Stat(filepath.Dir(p.memPath)); err != nil {
-			return profileError("--memprofile", p.memPath, err)
-		}
-	}
+// start begins CPU profiling.
+func (p *profiles) start() error {
 	if p.cpuPath == "" {
 		return nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(p.cpuPath), "."+filepath.Base(p.cpuPath)+".tmp-*")
-	if err != nil {
-		return profileError("--cpuprofile", p.cpuPath, err)
+	p.cpu = &bytes.Buffer{}
+	if err := pprof.StartCPUProfile(p.cpu); err != nil {
+		p.cpu = nil
+		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return profileError("--cpuprofile", p.cpuPath, err)
-	}
-	p.cpu = f
 	return nil
 }
 
-// finish stops CPU profiling and writes the heap profile. ok says whether
-// the command succeeded; profiles of a failed command are dropped.
+// finish stops CPU profiling and writes the profiles. ok says whether the
+// command succeeded; profiles of a failed command are dropped.
 func (p *profiles) finish(ok bool) error {
 	var errs []error
 	if p.cpu != nil {
 		pprof.StopCPUProfile()
-		name := p.cpu.Name()
-		err := p.cpu.Close()
-		if err == nil && ok {
-			err = os.Rename(name, p.cpuPath)
-		}
-		if err != nil || !ok {
-			os.Remove(name)
-		}
-		if err != nil {
-			errs = append(errs, profileError("--cpuprofile", p.cpuPath, err))
+		if ok {
+			cpu := p.cpu
+			errs = append(errs, p.files.write("output-cpuprofile", func(w io.Writer) error {
+				_, err := cpu.WriteTo(w)
+				return err
+			}))
 		}
 		p.cpu = nil
 	}
 	if p.memPath != "" && ok {
 		runtime.GC() // the heap as the command leaves it
-		err := writeFileAtomic(p.memPath, func(w io.Writer) error { return pprof.WriteHeapProfile(w) })
-		if err != nil {
-			errs = append(errs, profileError("--memprofile", p.memPath, err))
-		}
+		errs = append(errs, p.files.write("output-memprofile", func(w io.Writer) error { return pprof.WriteHeapProfile(w) }))
 	}
 	return errors.Join(errs...)
-}
-
-// profileError names the flag and the path the user gave, not the
-// temporary file the error may be about.
-func profileError(flag, path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return fmt.Errorf("%s %s: %w", flag, path, err)
 }

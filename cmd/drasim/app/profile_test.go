@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -67,10 +68,16 @@ func TestProfileNeverOverwritesAnInput(t *testing.T) {
 
 func TestProfileInAMissingDirectoryFailsFirst(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "missing")
-	for _, flag := range []string{"--cpuprofile", "--memprofile"} {
+	// The old flag names are aliases of --output-cpuprofile and
+	// --output-memprofile; errors use the new names.
+	for _, flag := range []string{"--cpuprofile", "--memprofile", "--output-cpuprofile", "--output-memprofile"} {
 		path := filepath.Join(dir, "p.out")
 		r := drasim(t, "", "simulate", flag, path)
-		want := "drasim: " + flag + " " + path + ": no such file or directory\n"
+		name := strings.Replace(flag, "--", "--output-", 1)
+		if strings.HasPrefix(flag, "--output-") {
+			name = flag
+		}
+		want := "drasim: " + name + " " + path + ": directory " + dir + " does not exist\n"
 		if r.code != ExitFailure || r.stder != want {
 			t.Errorf("%s in a missing directory: want exit %d and %q, got %d and %q", flag, ExitFailure, want, r.code, r.stder)
 		}

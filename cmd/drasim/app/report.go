@@ -32,6 +32,7 @@ func (f *capacityFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Probe, "probe", "", "probe file: pods (and the ResourceClaimTemplates they name) whose shapes replace the workload mix; identical pods weigh more")
 	fs.IntVar(&f.MaxHeadroom, "max-headroom", analysis.DefaultMaxHeadroom, "stop counting the headroom of a shape at this many instances")
 	fs.IntVar(&f.MaxSequential, "max-sequential", analysis.DefaultMaxSequential, "stop at this many instances for shapes that must be placed one full scheduling cycle at a time (pod affinity, hard topology spread)")
+	markInput(fs, "probe")
 }
 
 // capacity replays the snapshot and analyzes the result. Input problems
@@ -43,8 +44,11 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	if f.MaxSequential <= 0 {
 		return nil, nil, usageErrorf("--max-sequential must be positive, got %d", f.MaxSequential)
 	}
-	res, err := loadOrDemo(streams, verbosity, &f.input)
+	res, err := loadOrDemo(streams, verbosity, &f.input, load.Options{})
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := requireNodes(res, false); err != nil {
 		return nil, nil, err
 	}
 	opts, err := f.engine.options(res.Files)
@@ -58,6 +62,9 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 			for _, w := range probes.Warnings {
 				fmt.Fprintf(streams.Err, "warning: --probe: %s\n", w)
 			}
+		}
+		if err == nil {
+			err = admit(probes)
 		}
 		if err != nil {
 			return nil, nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--probe: %w", err)}
@@ -139,10 +146,10 @@ by the scheduler's filters, DRA allocator included, on a copy of the cluster.
 
 Formats (-o): table, markdown (for pull-request comments), json, yaml, csv (one
 row per pod and per node) and html (one self-contained page with charts);
---report FILE writes the HTML page to FILE. Without -f, uses the demo.`,
+--output-html FILE writes the HTML page to FILE. Without -f, uses the demo.`,
 		Example: `  drasim report -f cluster-dump.yaml
   drasim report -f dump/ --probe next-quarter.yaml -o markdown
-  drasim report -f dump/ --report capacity.html
+  drasim report -f dump/ --output-html capacity.html
   drasim report -f dump/ -o csv > rows.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -150,33 +157,24 @@ row per pod and per node) and html (one self-contained page with charts);
 		},
 	}
 	f.capacity.add(cmd.Flags())
-	cmd.Flags().StringVar(&f.ReportFile, "report", "", "write the HTML report (charts and tables, self-contained) to FILE")
-	return cmd
+	cmd.Flags().StringVar(&f.ReportFile, "output-html", "", "write the HTML report (charts and tables, self-contained) to FILE (old name: --report)")
+	markOutput(cmd.Flags(), "output-html")
+	return setFormats(cmd, capacityFormats()...)
 }
 
 func runReport(ctx context.Context, streams Streams, g *GlobalOptions, f *reportFlags) error {
-	if err := checkOutput(g.Output, capacityFormats()...); err != nil {
-		return err
-	}
-	if f.ReportFile != "" {
-		inputs := append([]string(nil), f.capacity.input.Files...)
-		if f.capacity.Probe != "" {
-			inputs = append(inputs, f.capacity.Probe)
-		}
-		if err := refuseInputOverwrite(f.ReportFile, inputs); err != nil {
-			return err
-		}
-	}
 	_, rep, err := f.capacity.capacity(ctx, streams, g.Verbosity)
 	if err != nil {
 		return err
 	}
-	if f.ReportFile != "" {
-		if err := writeFileAtomic(f.ReportFile, func(w io.Writer) error { return report.WriteCapacityHTML(w, rep) }); err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--report: %w", err)}
+	if g.files.isSet("output-html") {
+		if err := g.files.write("output-html", func(w io.Writer) error { return report.WriteCapacityHTML(w, rep) }); err != nil {
+			return err
 		}
 		if g.Output == "html" {
-			fmt.Fprintf(streams.Err, "Wrote the HTML report to %s.\n", f.ReportFile)
+			if t := g.files.target("output-html"); !t.IsStdout() {
+				fmt.Fprintf(streams.Err, "Wrote the HTML report to %s.\n", t.Path)
+			}
 			return nil
 		}
 	}

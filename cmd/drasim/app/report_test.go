@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 )
 
 // Fixtures of the capacity commands: a snapshot with hand-computed numbers
@@ -22,46 +20,11 @@ const (
 	gatesFail      = "../../../sim/analysis/testdata/gates/frag-basic.fail.yaml"
 )
 
-// capacityCLI runs a drasim command line in-process. Until app.go
-// registers report and check, it adds them to the root the way app.go
-// would, copying the global flags into their GlobalOptions, and maps errors
-// to exit codes as Run does.
+// capacityCLI runs a drasim command line in-process, with no config file.
 func capacityCLI(t *testing.T, args ...string) run {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	var out, errb bytes.Buffer
-	streams := Streams{In: strings.NewReader(""), Out: &out, Err: &errb}
-	probe := NewRootCommand(streams)
-	if c, _, err := probe.Find(args[:1]); err == nil && c != probe {
-		return drasim(t, "", args...)
-	}
-	root := NewRootCommand(streams)
-	g := &GlobalOptions{}
-	for _, c := range []*cobra.Command{NewReportCommand(streams, g), NewCheckCommand(streams, g)} {
-		c.PreRunE = func(cmd *cobra.Command, _ []string) error {
-			g.Output, _ = cmd.Flags().GetString("output")
-			g.Verbosity, _ = cmd.Flags().GetInt("verbosity")
-			return nil
-		}
-		root.AddCommand(c)
-	}
-	root.SetArgs(args)
-	err := root.Execute()
-	code := ExitOK
-	var ee *ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.Code
-	case isCobraUsageError(err):
-		code = ExitUsage
-	default:
-		code = ExitFailure
-	}
-	if err != nil && (ee == nil || !ee.Quiet) {
-		errb.WriteString("drasim: " + err.Error() + "\n")
-	}
-	return run{code: code, stdout: out.String(), stder: errb.String()}
+	return drasim(t, "", args...)
 }
 
 func TestReportCommand(t *testing.T) {

@@ -3,13 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/drasim/drasim/report"
-	"github.com/drasim/drasim/scenarios"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/load"
@@ -37,6 +33,7 @@ func (f *engineFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.SchedulerConfig, "scheduler-config", "", "KubeSchedulerConfiguration file (plugin weights, scoring strategy, percentageOfNodesToScore)")
 	fs.IntVar(&f.Parallelism, "parallelism", 0, "filter workers (default: number of CPUs)")
 	fs.StringVar(&f.Engine, "engine", "fast", "fast, or reference: ask the allocator on every node with no shortcut (same decisions, for comparison)")
+	markInput(fs, "scheduler-config")
 }
 
 func (f *engineFlags) options(files []string) (sim.Options, error) {
@@ -89,24 +86,20 @@ embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 	}
 	f.input.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
-	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the replay to FILE as a List (loadable by drasim and comparable with kubectl get -o yaml)")
+	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the replay to FILE as a List (loadable by drasim and comparable with kubectl get -o yaml); - for standard output")
+	markOutput(cmd.Flags(), "output-snapshot")
 	cmd.Flags().BoolVar(&f.Autoscale, "autoscale", false, "scale up with the snapshot's NodeGroups (as cluster-autoscaler 1.36 would) before reporting")
 	f.scale.add(cmd.Flags())
-	return cmd
+	return setFormats(cmd, "table", "json", "yaml")
 }
 
 func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simulateFlags) error {
-	if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
-		return err
-	}
-	res, err := loadOrDemo(streams, g.Verbosity, &f.input)
+	res, err := loadOrDemo(streams, g.Verbosity, &f.input, load.Options{})
 	if err != nil {
 		return err
 	}
-	if f.OutputSnapshot != "" {
-		if err := refuseInputOverwrite(f.OutputSnapshot, res.Files); err != nil {
-			return err
-		}
+	if err := requireNodes(res, f.Autoscale); err != nil {
+		return err
 	}
 	opts, err := f.engine.options(res.Files)
 	if err != nil {
@@ -116,7 +109,7 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 		ctx = context.Background()
 	}
 	if f.Autoscale {
-		return runSimulateAutoscale(ctx, streams, g, res, opts, &f.scale, f.OutputSnapshot)
+		return runSimulateAutoscale(ctx, streams, g, res, opts, &f.scale)
 	}
 	start := time.Now()
 	bar := newProgressBar(streams.Err)
@@ -130,62 +123,11 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 		r := run.Result
 		fmt.Fprintf(streams.Err, "replayed %d pending pods on %d nodes in %s (seed %d)\n", r.Inputs.PendingPods, r.Inputs.Nodes, time.Since(start).Round(time.Millisecond), r.Inputs.Seed)
 	}
-	if f.OutputSnapshot != "" {
-		if err := writeFileAtomic(f.OutputSnapshot, run.Cluster.WriteSnapshot); err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--output-snapshot: %w", err)}
-		}
+	if err := g.files.write("output-snapshot", run.Cluster.WriteSnapshot); err != nil {
+		return err
 	}
 	if g.Output == "table" {
 		return report.WriteSimulationTable(streams.Out, run.Result)
 	}
 	return writeStructured(streams.Out, g.Output, run.Result)
-}
-
-// loadOrDemo loads -f, or the embedded demo when no file is given.
-func loadOrDemo(streams Streams, verbosity int, in *inputFlags) (*load.Result, error) {
-	if len(in.Files) > 0 {
-		return in.load(streams, verbosity, load.Options{})
-	}
-	res, err := load.LoadBytes("demo:"+scenarios.DemoName, scenarios.Demo(), load.Options{Strict: in.Strict})
-	if err != nil {
-		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("embedded demo: %w", err)}
-	}
-	fmt.Fprintf(streams.Err, "No -f given: running the embedded demo scenario (%s).\n", scenarios.DemoName)
-	return res, nil
-}
-
-// refuseInputOverwrite makes sure an output never replaces an input.
-func refuseInputOverwrite(out string, inputs []string) error {
-	outInfo, err := os.Stat(out)
-	if err != nil {
-		return nil // does not exist yet
-	}
-	for _, in := range inputs {
-		if in == "-" {
-			continue
-		}
-		if st, err := os.Stat(in); err == nil && os.SameFile(st, outInfo) {
-			return usageErrorf("refusing to write %s: it is one of the input files", out)
-		}
-	}
-	return nil
-}
-
-// writeFileAtomic writes through a temporary file in the same directory and
-// renames it into place, so a failed run never leaves half a file.
-func writeFileAtomic(path string, write func(w io.Writer) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -30,13 +30,15 @@ type validationReport struct {
 func NewValidateCommand(streams Streams, g *GlobalOptions) *cobra.Command {
 	f := &validateFlags{}
 	cmd := &cobra.Command{
-		Use:   "validate -f SNAPSHOT...",
+		Use:   "validate [-f SNAPSHOT]...",
 		Short: "Check a snapshot for invalid or inconsistent objects",
 		Long: `Check a snapshot for what the API server would reject and what makes it
 inconsistent: required fields and names, ResourceSlice pools, device names,
 counters and limits, CEL selectors (compiled in the DRA CEL environment), and
 references between claims, classes, templates and pods. Every message names the
 file, the document, the object and the field.
+
+Without -f, validates the embedded demo.
 
 Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error.`,
 		Example: `  drasim validate -f cluster-dump.yaml
@@ -45,17 +47,20 @@ Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error.`,
 		RunE: func(*cobra.Command, []string) error { return runValidate(streams, g, f) },
 	}
 	f.input.add(cmd.Flags())
-	return cmd
+	return setFormats(cmd, "table", "json", "yaml")
 }
 
 func runValidate(streams Streams, g *GlobalOptions, f *validateFlags) error {
-	if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
-		return err
-	}
+	var res *load.Result
+	var err error
 	if len(f.input.Files) == 0 {
-		return usageErrorf("no snapshot given: use -f FILE or -f DIR (repeatable, - for standard input)")
+		res, err = loadDemo(streams, &f.input, load.Options{})
+		if res == nil {
+			return err
+		}
+	} else {
+		res, err = load.Load(f.input.Files, load.Options{Strict: f.input.Strict, Stdin: streams.In, KeepControllers: false})
 	}
-	res, err := load.Load(f.input.Files, load.Options{Strict: f.input.Strict, Stdin: streams.In, KeepControllers: false})
 	var diags []validate.Diagnostic
 	var loadErrs load.Errors
 	switch {

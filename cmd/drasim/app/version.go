@@ -23,24 +23,33 @@ type versionInfo struct {
 // NewVersionCommand prints drasim's module version and the Kubernetes
 // version it models.
 func NewVersionCommand(streams Streams, g *GlobalOptions) *cobra.Command {
-	return &cobra.Command{
+	return setFormats(&cobra.Command{
 		Use:   "version",
 		Short: "Print drasim's version and the Kubernetes version it models",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			info := versionInfo{Version: "(devel)", KubernetesVersion: KubernetesVersion, ResourceAPI: ResourceAPI}
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				if bi.Main.Version != "" {
-					info.Version = bi.Main.Version
-				}
-				info.GoVersion = bi.GoVersion
-			}
+			info := currentVersion()
 			if g.Output == "table" {
-				_, err := fmt.Fprintf(streams.Out, "drasim %s (models kube-scheduler %s, %s; built with %s)\n",
-					info.Version, info.KubernetesVersion, info.ResourceAPI, info.GoVersion)
+				_, err := fmt.Fprintln(streams.Out, info.line())
 				return err
 			}
 			return writeStructured(streams.Out, g.Output, info)
 		},
+	}, "table", "json", "yaml")
+}
+
+func currentVersion() versionInfo {
+	info := versionInfo{Version: "(devel)", KubernetesVersion: KubernetesVersion, ResourceAPI: ResourceAPI}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			info.Version = bi.Main.Version
+		}
+		info.GoVersion = bi.GoVersion
 	}
+	return info
+}
+
+// line is what drasim version and drasim --version print.
+func (v versionInfo) line() string {
+	return fmt.Sprintf("drasim %s (models kube-scheduler %s, %s; built with %s)", v.Version, v.KubernetesVersion, v.ResourceAPI, v.GoVersion)
 }
