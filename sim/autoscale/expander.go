@@ -23,6 +23,8 @@ type env struct {
 	// nodes is the cluster's node count (the price expander's preferred
 	// node size grows with it).
 	nodes int
+	// loop is the scale-up loop (1-based).
+	loop int
 }
 
 // expander keeps the best of the options it is given, as CA's
@@ -47,12 +49,17 @@ var (
 // previous one kept; as soon as one option is left it wins; random breaks
 // the ties that remain.
 type chain struct {
-	filters  []expander
-	fallback *randomExpander
+	filters []expander
+	// fallback breaks the ties the filters leave: random, or what
+	// Options.tieBreak says.
+	fallback expander
 }
 
 func newChain(opts Options) (*chain, error) {
-	rng := &randomExpander{rng: rand.New(rand.NewPCG(uint64(opts.Sim.Seed), 0x6361))}
+	var rng expander = &randomExpander{rng: rand.New(rand.NewPCG(uint64(opts.Sim.Seed), 0x6361))}
+	if opts.tieBreak != nil {
+		rng = opts.tieBreak
+	}
 	ch := &chain{fallback: rng}
 	for _, name := range opts.Expanders {
 		var e expander
