@@ -227,15 +227,19 @@ func (firstAvailable) best(cands []*candidate, _ env) ([]*candidate, string) {
 
 // priorityExpander is CA's priority expander: the options whose group
 // matches the highest priority; when no group matches, every option stays.
-// As in CA, whose search starts at priority -1, negative priorities never
-// win: they count as no match.
+// CA's search starts at priority -1, so -1 is the lowest priority that
+// can win (over groups the configuration does not name, which never win
+// otherwise); -2 and below count as no match.
 type priorityExpander struct{ cfg *Priorities }
+
+// lowestPriority is the lowest priority CA's priority expander keeps.
+const lowestPriority = -1
 
 func (p *priorityExpander) name() string { return ExpanderPriority }
 func (p *priorityExpander) best(cands []*candidate, _ env) ([]*candidate, string) {
 	var matched []*candidate
 	for _, c := range cands {
-		if prio, ok := p.cfg.Of(c.group.Name); ok && prio >= 0 {
+		if prio, ok := p.cfg.Of(c.group.Name); ok && prio >= lowestPriority {
 			c.opt.Priority = &prio
 			matched = append(matched, c)
 		}
@@ -300,7 +304,7 @@ func (priceExpander) best(cands []*candidate, e env) ([]*candidate, string) {
 		total := *c.group.PricePerHour * float64(c.opt.Nodes)
 		pods := 0.0
 		for _, p := range c.pods {
-			cpu, mem := containerRequests(p)
+			cpu, mem := podRequests(p)
 			pods += podPrice(cpu, mem)
 		}
 		sub := (total + stab) / (pods + stab)
