@@ -176,11 +176,38 @@ type Loop struct {
 }
 
 // Option is one expansion option: the group, the estimate's node count and
-// the pods the estimate placed (namespace/name, sorted).
+// how many pods of each owner the estimate placed. Pods count by owner,
+// not by name: when an estimate stops at a limit, which of a controller's
+// identical pods it took depends on the order CA lists them in, which
+// changes from run to run and does not matter.
 type Option struct {
-	Group string   `json:"group"`
-	Nodes int      `json:"nodes"`
-	Pods  []string `json:"pods"`
+	Group string     `json:"group"`
+	Nodes int        `json:"nodes"`
+	Pods  []PodCount `json:"pods"`
+}
+
+// PodCount is a number of pods of one owner: "Kind/namespace/name" of the
+// controller, or "Pod/namespace/name" for a pod without one.
+type PodCount struct {
+	Owner string `json:"owner"`
+	Count int    `json:"count"`
+}
+
+// CountPods counts pods by owner, sorted by owner. owner(i) returns the
+// controller's kind, the namespace and the controller's name (kind "Pod"
+// and the pod's name for a pod without a controller).
+func CountPods(n int, owner func(i int) (kind, namespace, name string)) []PodCount {
+	counts := map[string]int{}
+	for i := 0; i < n; i++ {
+		kind, ns, name := owner(i)
+		counts[kind+"/"+ns+"/"+name]++
+	}
+	out := make([]PodCount, 0, len(counts))
+	for o, c := range counts {
+		out = append(out, PodCount{Owner: o, Count: c})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Owner < out[j].Owner })
+	return out
 }
 
 // GroupSize is a node count of a group.

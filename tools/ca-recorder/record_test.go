@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/drasim/drasim/internal/caoracle"
+	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,6 +26,7 @@ import (
 	"sigs.k8s.io/cluster-autoscaler/pkg/simulator/framework"
 	"sigs.k8s.io/cluster-autoscaler/pkg/test/integration"
 	synctestutils "sigs.k8s.io/cluster-autoscaler/pkg/test/integration/synctest"
+	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
 )
 
@@ -49,6 +51,9 @@ func TestRecord(t *testing.T) {
 	if *casesFile == "" || *scenDir == "" {
 		t.Skip("set -cases and -scenarios (see README.md)")
 	}
+	// The harness's controller-runtime manager logs through its own
+	// logger, which nothing else sets.
+	crlog.SetLogger(logr.Discard())
 	cases, err := caoracle.ReadCases(*casesFile)
 	if err != nil {
 		t.Fatal(err)

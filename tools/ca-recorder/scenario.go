@@ -38,13 +38,12 @@ type Scenario struct {
 	Pods []*v1.Pod
 	// Order is the snapshot order of the pods (by UID), kube-scheduler's
 	// queue order among pods of equal priority.
-	Order       []types.UID
-	Claims      []*resourceapi.ResourceClaim
-	Slices      []*resourceapi.ResourceSlice
-	Classes     []*resourceapi.DeviceClass
-	DaemonSets  []*appsv1.DaemonSet
-	Groups      []*Group
-	nodeToGroup map[string]*Group
+	Order      []types.UID
+	Claims     []*resourceapi.ResourceClaim
+	Slices     []*resourceapi.ResourceSlice
+	Classes    []*resourceapi.DeviceClass
+	DaemonSets []*appsv1.DaemonSet
+	Groups     []*Group
 }
 
 // Group is a NodeGroup as the fake cloud provider offers it.
@@ -73,7 +72,7 @@ func LoadScenario(path string, readyAt time.Time) (*Scenario, error) {
 	}
 	snap := res.Snapshot
 	c := cluster.Build(snap, dra.DefaultGates())
-	s := &Scenario{Classes: snap.DeviceClasses, nodeToGroup: map[string]*Group{}}
+	s := &Scenario{Classes: snap.DeviceClasses}
 
 	byName := map[string]*v1.Node{}
 	for _, n := range snap.Nodes {
@@ -134,7 +133,6 @@ func (s *Scenario) group(snap *snapshot.Snapshot, ng *snapshot.NodeGroup, byName
 			if !sel.Empty() && sel.Matches(labels.Set(n.Labels)) {
 				n.Labels[GroupLabel] = g.Name
 				g.Nodes = append(g.Nodes, n)
-				s.nodeToGroup[n.Name] = g
 			}
 		}
 	}
@@ -208,9 +206,6 @@ func (s *Scenario) group(snap *snapshot.Snapshot, ng *snapshot.NodeGroup, byName
 	return g, nil
 }
 
-// GroupOf returns the group a snapshot node belongs to (nil: none).
-func (s *Scenario) GroupOf(node string) *Group { return s.nodeToGroup[node] }
-
 // Group returns a group by name.
 func (s *Scenario) Group(name string) *Group {
 	for _, g := range s.Groups {
@@ -273,15 +268,13 @@ func (s *Scenario) Provision(g *Group, created *v1.Node) (*v1.Node, []*resourcea
 }
 
 // readyNode copies a snapshot node as the kubelet reports it: Ready since
-// readyAt, capacity and allocatable both set.
+// readyAt, capacity and allocatable both set. Labels stay as the snapshot
+// has them (drasim sees the same node).
 func readyNode(n *v1.Node, readyAt time.Time) *v1.Node {
 	node := n.DeepCopy()
 	setUID(&node.ObjectMeta, "node/"+node.Name)
 	if node.Labels == nil {
 		node.Labels = map[string]string{}
-	}
-	if _, ok := node.Labels[v1.LabelHostname]; !ok {
-		node.Labels[v1.LabelHostname] = node.Name
 	}
 	defaultStatus(node)
 	var conds []v1.NodeCondition

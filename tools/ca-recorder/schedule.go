@@ -54,6 +54,7 @@ func Schedule(ctx context.Context, client kubernetes.Interface, order []types.UI
 	if err != nil {
 		return 0, err
 	}
+	// allocated says, per existing claim, whether it is allocated.
 	allocated := map[string]bool{}
 	for i := range claims.Items {
 		c := &claims.Items[i]
@@ -100,11 +101,20 @@ func Schedule(ctx context.Context, client kubernetes.Interface, order []types.UI
 		return 0, fmt.Errorf("replay: %w", err)
 	}
 	for _, c := range run.Cluster.DRA.Claims() {
-		if c.Status.Allocation == nil || allocated[c.Namespace+"/"+c.Name] {
+		key := c.Namespace + "/" + c.Name
+		if c.Status.Allocation == nil || allocated[key] {
 			continue
 		}
-		if _, err := client.ResourceV1().ResourceClaims(c.Namespace).UpdateStatus(ctx, claimForUpdate(c), metav1.UpdateOptions{}); err != nil {
-			return 0, fmt.Errorf("claim %s/%s: %w", c.Namespace, c.Name, err)
+		claims := client.ResourceV1().ResourceClaims(c.Namespace)
+		if _, exists := allocated[key]; !exists {
+			// The scheduler's own claim for extended resources backed by
+			// DRA: kube-scheduler creates it when it binds the pod.
+			if _, err := claims.Create(ctx, claimForUpdate(c), metav1.CreateOptions{}); err != nil {
+				return 0, fmt.Errorf("claim %s: %w", key, err)
+			}
+		}
+		if _, err := claims.UpdateStatus(ctx, claimForUpdate(c), metav1.UpdateOptions{}); err != nil {
+			return 0, fmt.Errorf("claim %s: %w", key, err)
 		}
 	}
 	for _, p := range run.Cluster.Pods {
@@ -116,6 +126,7 @@ func Schedule(ctx context.Context, client kubernetes.Interface, order []types.UI
 			return 0, err
 		}
 		pod.Spec.NodeName = p.Spec.NodeName
+		pod.Status.ExtendedResourceClaimStatus = p.Status.ExtendedResourceClaimStatus.DeepCopy()
 		pod.Status.Phase = v1.PodRunning
 		pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionTrue}}
 		if _, err := client.CoreV1().Pods(p.Namespace).Update(ctx, pod, metav1.UpdateOptions{}); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/drasim/drasim/internal/caoracle"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"sigs.k8s.io/cluster-autoscaler/pkg/cloudprovider"
 	ca_context "sigs.k8s.io/cluster-autoscaler/pkg/context"
@@ -78,7 +79,7 @@ type decision struct {
 func (r *recordingStrategy) BestOption(options []expander.Option, nodeInfos map[string]*framework.NodeInfo) *expander.Option {
 	d := decision{}
 	for _, o := range options {
-		d.options = append(d.options, caoracle.Option{Group: o.NodeGroup.Id(), Nodes: o.NodeCount, Pods: podKeys(o.Pods)})
+		d.options = append(d.options, caoracle.Option{Group: o.NodeGroup.Id(), Nodes: o.NodeCount, Pods: podCounts(o.Pods)})
 	}
 	sort.Slice(d.options, func(i, j int) bool { return d.options[i].Group < d.options[j].Group })
 	if r.filter != nil {
@@ -98,11 +99,12 @@ func (r *recordingStrategy) BestOption(options []expander.Option, nodeInfos map[
 	return best
 }
 
-func podKeys(pods []*v1.Pod) []string {
-	out := make([]string, 0, len(pods))
-	for _, p := range pods {
-		out = append(out, p.Namespace+"/"+p.Name)
-	}
-	sort.Strings(out)
-	return out
+func podCounts(pods []*v1.Pod) []caoracle.PodCount {
+	return caoracle.CountPods(len(pods), func(i int) (string, string, string) {
+		p := pods[i]
+		if ref := metav1.GetControllerOf(p); ref != nil {
+			return ref.Kind, p.Namespace, ref.Name
+		}
+		return "Pod", p.Namespace, p.Name
+	})
 }
