@@ -82,15 +82,23 @@ type Cases struct {
 	Cases []Case `json:"cases"`
 }
 
-// ReadCases reads a cases file and checks it.
-func ReadCases(path string) ([]Case, error) {
+// readYAML reads a YAML file into v; unknown fields are errors.
+func readYAML(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	if err := yaml.UnmarshalStrict(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadCases reads a cases file and checks it.
+func ReadCases(path string) ([]Case, error) {
 	var cs Cases
-	if err := yaml.UnmarshalStrict(data, &cs); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := readYAML(path, &cs); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, c := range cs.Cases {
@@ -268,13 +276,9 @@ type Differences struct {
 
 // ReadDifferences reads the expected-differences file.
 func ReadDifferences(path string) ([]Difference, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var d Differences
-	if err := yaml.UnmarshalStrict(data, &d); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := readYAML(path, &d); err != nil {
+		return nil, err
 	}
 	for i, x := range d.Differences {
 		if x.Case == "" || x.Expander == "" || x.Loop < 1 || x.Why == "" {
