@@ -140,7 +140,7 @@ func (k *checker) bind(ctx context.Context, cy *cycle, pod *v1.Pod, node string)
 // binds its daemon pods to it without a cycle: cluster-autoscaler's
 // template node info holds them already.
 func (k *checker) addNode(g *Group, name string) {
-	node, slices, pods := g.newNode(name)
+	node, slices, pods := g.estimateNode(name)
 	k.c.AddNode(node, slices)
 	ni := k.c.Node(name)
 	for _, p := range pods {

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 )
 
 // estimate is what the binpacking estimator found for one group: the new
@@ -49,7 +49,7 @@ func binpack(ctx context.Context, k *checker, g *Group, groups []*podGroup, limi
 		return k.firstFit(ctx, pod, nodes)
 	}
 	newNodesAvailable := true
-	for _, pg := range orderForBinpacking(k, g, groups) {
+	for _, pg := range orderForBinpacking(g, groups) {
 		remaining := pg.pods
 		for i, pod := range pg.pods {
 			node, cy, err := fitsOn(pod, added)
@@ -115,27 +115,22 @@ func binpack(ctx context.Context, k *checker, g *Group, groups []*podGroup, limi
 	return est, nil
 }
 
-// orderForBinpacking sorts the groups for first-fit decreasing. Cluster-
-// autoscaler's DecreasingPodOrderer ranks by the exemplar's CPU and memory
-// requests as fractions of the template's allocatable; drasim ranks by the
-// devices the exemplar's claims request first, so that GPU-hungry pods are
-// packed before the ones that fill the gaps, and by CA's score after that.
-func orderForBinpacking(k *checker, g *Group, groups []*podGroup) []*podGroup {
+// orderForBinpacking sorts the groups for first-fit decreasing, as
+// cluster-autoscaler's DecreasingPodOrderer does: by the exemplar's CPU and
+// memory requests as fractions of the template's allocatable, largest
+// first. Devices do not count: a GPU pod with little CPU is packed after
+// the CPU-heavy pods and fills their gaps (scenarios/autoscale
+// binpack-order.yaml). Equal scores keep the groups' order.
+func orderForBinpacking(g *Group, groups []*podGroup) []*podGroup {
 	type scored struct {
-		pg      *podGroup
-		devices int64
-		score   float64
-	}
-	templateDevices := 0
-	for _, sl := range g.Slices {
-		templateDevices += len(sl.Spec.Devices)
+		pg    *podGroup
+		score float64
 	}
 	alloc := g.Template.Status.Allocatable
 	list := make([]scored, len(groups))
 	for i, pg := range groups {
-		pod := pg.exemplar()
-		s := scored{pg: pg, devices: k.deviceDemand(pod, templateDevices)}
-		cpu, mem := containerRequests(pod)
+		s := scored{pg: pg}
+		cpu, mem := podRequests(pg.exemplar())
 		if a := alloc.Cpu().MilliValue(); a > 0 {
 			s.score += float64(cpu) / float64(a)
 		}
@@ -144,12 +139,7 @@ func orderForBinpacking(k *checker, g *Group, groups []*podGroup) []*podGroup {
 		}
 		list[i] = s
 	}
-	sort.SliceStable(list, func(i, j int) bool {
-		if list[i].devices != list[j].devices {
-			return list[i].devices > list[j].devices
-		}
-		return list[i].score > list[j].score
-	})
+	sort.SliceStable(list, func(i, j int) bool { return list[i].score > list[j].score })
 	out := make([]*podGroup, len(list))
 	for i, s := range list {
 		out[i] = s.pg
@@ -157,48 +147,13 @@ func orderForBinpacking(k *checker, g *Group, groups []*podGroup) []*podGroup {
 	return out
 }
 
-// deviceDemand counts the devices the pod's unallocated claims ask for: a
-// request's count, its first alternative's for a prioritized list, and
-// every device of the template for allocationMode All.
-func (k *checker) deviceDemand(pod *v1.Pod, templateDevices int) int64 {
-	claims, err := k.dra.PodClaims(pod)
-	if err != nil {
-		return 0
-	}
-	count := func(mode resourceapi.DeviceAllocationMode, n int64) int64 {
-		if mode == resourceapi.DeviceAllocationModeAll {
-			return int64(templateDevices)
-		}
-		return max(n, 1)
-	}
-	var n int64
-	for _, c := range claims {
-		if c.Status.Allocation != nil {
-			continue
-		}
-		for _, r := range c.Spec.Devices.Requests {
-			switch {
-			case r.Exactly != nil:
-				n += count(r.Exactly.AllocationMode, r.Exactly.Count)
-			case len(r.FirstAvailable) > 0:
-				n += count(r.FirstAvailable[0].AllocationMode, r.FirstAvailable[0].Count)
-			}
-		}
-	}
-	return n
-}
-
-// containerRequests sums the containers' CPU (millicores) and memory
-// requests, as cluster-autoscaler's orderer and least-waste expander do
-// (init containers and pod overhead do not count there).
-func containerRequests(pod *v1.Pod) (cpu, mem int64) {
-	for _, c := range pod.Spec.Containers {
-		if q, ok := c.Resources.Requests[v1.ResourceCPU]; ok {
-			cpu += q.MilliValue()
-		}
-		if q, ok := c.Resources.Requests[v1.ResourceMemory]; ok {
-			mem += q.Value()
-		}
-	}
-	return cpu, mem
+// podRequests is a pod's CPU (millicores) and memory request as
+// cluster-autoscaler counts it in its binpacking order, least-waste and
+// price (utils/pod.PodRequests): the resource helpers' PodRequests, as
+// kube-scheduler counts a pod on a node, so the larger of the largest init
+// container and the app containers (sidecars included), plus the pod's
+// overhead, or the pod-level resources where the pod sets them.
+func podRequests(pod *v1.Pod) (cpu, mem int64) {
+	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{UseStatusResources: true})
+	return reqs.Cpu().MilliValue(), reqs.Memory().Value()
 }

@@ -69,14 +69,26 @@ func TestBinpackCounts(t *testing.T) {
 			want: &want{Nodes: 2, Pods: 6},
 		},
 		{
-			// First-fit decreasing: the 3-GPU pods go first (two nodes of
-			// 3+3), the 1-GPU pods fill the gaps: still 2 nodes. In queue
-			// order (ones first) first-fit would need 3.
-			name: "devices first",
+			// First-fit decreasing by CPU and memory, as CA's
+			// DecreasingPodOrderer: the 7-CPU pods go first (one per
+			// node), the 1-CPU GPU pods fill the gaps -> 2 nodes. Packing
+			// the GPU pods first would leave 6 CPU on the first node and
+			// need 3 (scenarios/autoscale/binpack-order.yaml).
+			name: "cpu and memory first, not devices",
+			objs: []any{gpuClass(), gpuTemplate("one", 1, false), makeGroup("g").CPU("8").GPUs(2, 0).Obj(),
+				replicas(2, "infer", func(b *podBuilder) *podBuilder { return b.Claim("one") }),
+				replicas(2, "batch", func(b *podBuilder) *podBuilder { return b.CPU("7") })},
+			want: &want{Nodes: 2, Pods: 4},
+		},
+		{
+			// Devices do not count in the order: equal CPU and memory keep
+			// the queue order, so the 1-GPU pods share the first node and
+			// each 3-GPU pod needs one of its own -> 3 nodes, as CA.
+			name: "equal cpu and memory keep the queue order",
 			objs: []any{gpuClass(), gpuTemplate("one", 1, false), gpuTemplate("three", 3, false), makeGroup("g").GPUs(4, 0).Obj(),
 				replicas(2, "small", func(b *podBuilder) *podBuilder { return b.Claim("one") }),
 				replicas(2, "big", func(b *podBuilder) *podBuilder { return b.Claim("three") })},
-			want: &want{Nodes: 2, Pods: 4},
+			want: &want{Nodes: 3, Pods: 4},
 		},
 		{
 			// maxSize 2 bounds the estimate: two nodes of two pods.

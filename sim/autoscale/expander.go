@@ -23,6 +23,8 @@ type env struct {
 	// nodes is the cluster's node count (the price expander's preferred
 	// node size grows with it).
 	nodes int
+	// loop is the scale-up loop (1-based).
+	loop int
 }
 
 // expander keeps the best of the options it is given, as CA's
@@ -47,12 +49,17 @@ var (
 // previous one kept; as soon as one option is left it wins; random breaks
 // the ties that remain.
 type chain struct {
-	filters  []expander
-	fallback *randomExpander
+	filters []expander
+	// fallback breaks the ties the filters leave: random, or what
+	// Options.tieBreak says.
+	fallback expander
 }
 
 func newChain(opts Options) (*chain, error) {
-	rng := &randomExpander{rng: rand.New(rand.NewPCG(uint64(opts.Sim.Seed), 0x6361))}
+	var rng expander = &randomExpander{rng: rand.New(rand.NewPCG(uint64(opts.Sim.Seed), 0x6361))}
+	if opts.tieBreak != nil {
+		rng = opts.tieBreak
+	}
 	ch := &chain{fallback: rng}
 	for _, name := range opts.Expanders {
 		var e expander
@@ -220,15 +227,19 @@ func (firstAvailable) best(cands []*candidate, _ env) ([]*candidate, string) {
 
 // priorityExpander is CA's priority expander: the options whose group
 // matches the highest priority; when no group matches, every option stays.
-// As in CA, whose search starts at priority -1, negative priorities never
-// win: they count as no match.
+// CA's search starts at priority -1, so -1 is the lowest priority that
+// can win (over groups the configuration does not name, which never win
+// otherwise); -2 and below count as no match.
 type priorityExpander struct{ cfg *Priorities }
+
+// lowestPriority is the lowest priority CA's priority expander keeps.
+const lowestPriority = -1
 
 func (p *priorityExpander) name() string { return ExpanderPriority }
 func (p *priorityExpander) best(cands []*candidate, _ env) ([]*candidate, string) {
 	var matched []*candidate
 	for _, c := range cands {
-		if prio, ok := p.cfg.Of(c.group.Name); ok && prio >= 0 {
+		if prio, ok := p.cfg.Of(c.group.Name); ok && prio >= lowestPriority {
 			c.opt.Priority = &prio
 			matched = append(matched, c)
 		}
@@ -293,7 +304,7 @@ func (priceExpander) best(cands []*candidate, e env) ([]*candidate, string) {
 		total := *c.group.PricePerHour * float64(c.opt.Nodes)
 		pods := 0.0
 		for _, p := range c.pods {
-			cpu, mem := containerRequests(p)
+			cpu, mem := podRequests(p)
 			pods += podPrice(cpu, mem)
 		}
 		sub := (total + stab) / (pods + stab)

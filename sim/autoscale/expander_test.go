@@ -55,8 +55,12 @@ func TestExpanders(t *testing.T) {
 			}(),
 			cand("cpu-big", "64", price(1), Option{Nodes: 1}),
 		}, want: []string{"cpu-big"}},
-		{name: "priority negative never wins", e: &priorityExpander{cfg: func() *Priorities { p, _ := ParsePriorities([]byte("-5:\n  - a\n0:\n  - b\n")); return p }()},
+		{name: "priority below -1 never wins", e: &priorityExpander{cfg: func() *Priorities { p, _ := ParsePriorities([]byte("-5:\n  - a\n0:\n  - b\n")); return p }()},
 			cands: []*candidate{cand("a", "4", nil, Option{}), cand("b", "4", nil, Option{})}, want: []string{"b"}},
+		{name: "priority -1 wins over unnamed groups", e: &priorityExpander{cfg: func() *Priorities { p, _ := ParsePriorities([]byte("-1:\n  - a\n")); return p }()},
+			cands: []*candidate{cand("a", "4", nil, Option{}), cand("b", "4", nil, Option{})}, want: []string{"a"}},
+		{name: "priority -2 counts as no match", e: &priorityExpander{cfg: func() *Priorities { p, _ := ParsePriorities([]byte("-2:\n  - a\n")); return p }()},
+			cands: []*candidate{cand("a", "4", nil, Option{}), cand("b", "4", nil, Option{})}, want: []string{"a", "b"}},
 		{name: "price none priced", e: priceExpander{}, cands: []*candidate{cand("a", "4", nil, Option{Nodes: 1})}, want: []string{}},
 	}
 	for _, tt := range tests {
@@ -87,6 +91,36 @@ func TestPriceScore(t *testing.T) {
 	}
 	if math.Abs(want-5.5078) > 1e-3 {
 		t.Errorf("hand computation in price.yaml says 5.5078, the formula gives %.4f", want)
+	}
+}
+
+// TestPodRequests: the expanders and the binpacking order count what a pod
+// requests as kube-scheduler and CA do (init containers and overhead
+// included), not its app containers alone.
+func TestPodRequests(t *testing.T) {
+	overhead := makePod("overhead").CPU("1").Obj()
+	overhead.Spec.Overhead = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}
+	tests := []struct {
+		name    string
+		pod     *v1.Pod
+		wantCPU int64
+	}{
+		{name: "containers", pod: makePod("p").CPU("2").Obj(), wantCPU: 2000},
+		{name: "init container larger", pod: makePod("p").CPU("500m").Init("3").Obj(), wantCPU: 3000},
+		{name: "init container smaller", pod: makePod("p").CPU("2").Init("1").Obj(), wantCPU: 2000},
+		{name: "overhead", pod: overhead, wantCPU: 1250},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if cpu, _ := podRequests(tt.pod); cpu != tt.wantCPU {
+				t.Errorf("podRequests: cpu %dm, want %dm", cpu, tt.wantCPU)
+			}
+		})
+	}
+	// least-waste on one 4-CPU node: a pod that counts 3 CPU wastes 1/4.
+	cpu, _ := leastWaste(makeNode("n", nil, "4"), 1, []*v1.Pod{makePod("p").CPU("500m").Init("3").Obj()})
+	if cpu != 0.25 {
+		t.Errorf("leastWaste: cpu waste %g, want 0.25 (the init container's 3 CPU count)", cpu)
 	}
 }
 

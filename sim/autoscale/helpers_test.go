@@ -96,6 +96,14 @@ func (b *podBuilder) CPU(q string) *podBuilder {
 	return b
 }
 
+// Init gives the pod an init container that requests cpu.
+func (b *podBuilder) Init(cpu string) *podBuilder {
+	b.p.Spec.InitContainers = append(b.p.Spec.InitContainers, v1.Container{Name: "init", Image: "pause", Resources: v1.ResourceRequirements{
+		Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)},
+	}})
+	return b
+}
+
 // Claim gives the pod a claim from the template.
 func (b *podBuilder) Claim(template string) *podBuilder {
 	b.p.Spec.ResourceClaims = append(b.p.Spec.ResourceClaims, v1.PodResourceClaim{Name: "gpus", ResourceClaimTemplateName: ptr.To(template)})

@@ -12,11 +12,12 @@ import (
 
 // leastWaste is cluster-autoscaler's least-waste measure of an option:
 // the share of the new nodes' CPU and memory capacity that the option's
-// pods do not request (containers' requests against Status.Capacity).
+// pods do not request (their requests, podRequests, against
+// Status.Capacity).
 func leastWaste(template *v1.Node, nodes int, pods []*v1.Pod) (cpu, mem float64) {
 	var reqCPU, reqMem int64
 	for _, p := range pods {
-		c, m := containerRequests(p)
+		c, m := podRequests(p)
 		reqCPU += c
 		reqMem += m
 	}

@@ -17,18 +17,21 @@ import (
 )
 
 // Group is a resolved NodeGroup: its bounds, the snapshot nodes that belong
-// to it, and the sanitized template every new node is copied from.
+// to it, and the sanitized template the scale-up plans with.
 type Group struct {
 	Name             string
 	MinSize, MaxSize int
 	// Nodes are the snapshot's nodes the group's selector selects, by name.
 	Nodes        []string
 	PricePerHour *float64
-	// TemplateFrom is the node the template was built from ("" for a given
-	// template).
+	// TemplateFrom is the node the template was built from: spec.templateFrom,
+	// or a ready node of the group ("" for a given template).
 	TemplateFrom string
-	// Template is the template node; its name is the group's first free
-	// new-node name. New nodes are copies with their own names.
+	// Template is the template node the fit check, the estimate and the
+	// expanders use, as cluster-autoscaler's template node info; its name
+	// is the group's first free new-node name. As in CA, it is a copy of a
+	// ready, schedulable node of the group when the group has one, else
+	// spec.template or the spec.templateFrom node.
 	Template *v1.Node
 	// Slices are the template node's ResourceSlices.
 	Slices []*resourceapi.ResourceSlice
@@ -39,10 +42,23 @@ type Group struct {
 	daemonPods []*v1.Pod
 	// oldName is the name the template's slices refer to, renamed in copies.
 	oldName string
+	// made is what the cloud provider makes new nodes from when the group
+	// plans with one of its nodes: spec.template or spec.templateFrom
+	// (nil: Template).
+	made *nodeTemplate
 	// next is the index of the next new node's name.
 	next int
 	// taken reports whether a node name is in use in the cluster.
 	taken func(string) bool
+}
+
+// nodeTemplate is a template node with its slices and the pods each copy
+// starts with.
+type nodeTemplate struct {
+	node       *v1.Node
+	slices     []*resourceapi.ResourceSlice
+	daemonPods []*v1.Pod
+	oldName    string
 }
 
 // Size is the number of nodes the group has now.
@@ -75,20 +91,40 @@ func (g *Group) reserve(names []string) {
 	g.Nodes = append(g.Nodes, names...)
 }
 
-// newNode makes one new node of the group named name, with its slices and
+// planned is the template the scale-up plans with.
+func (g *Group) planned() *nodeTemplate {
+	return &nodeTemplate{node: g.Template, slices: g.Slices, daemonPods: g.daemonPods, oldName: g.oldName}
+}
+
+// estimateNode makes a node of the template the scale-up plans with, for
+// the fit check and the estimate.
+func (g *Group) estimateNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
+	return g.planned().copy(name)
+}
+
+// newNode makes a node as the cloud provider makes one, for a scale-up
+// that is applied.
+func (g *Group) newNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
+	if g.made != nil {
+		return g.made.copy(name)
+	}
+	return g.planned().copy(name)
+}
+
+// copy makes one node of the template named name, with its slices and
 // daemon pods, the way cluster-autoscaler copies a template node info:
 // node and slices get the new name, slices their own pool.
-func (g *Group) newNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
-	node := g.Template.DeepCopy()
+func (t *nodeTemplate) copy(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
+	node := t.node.DeepCopy()
 	node.Name = name
 	node.UID = types.UID(kubenames.UID("node/" + name))
 	node.Labels[v1.LabelHostname] = name
-	slices := make([]*resourceapi.ResourceSlice, 0, len(g.Slices))
-	for _, sl := range g.Slices {
-		slices = append(slices, renameSlice(sl, g.oldName, name))
+	slices := make([]*resourceapi.ResourceSlice, 0, len(t.slices))
+	for _, sl := range t.slices {
+		slices = append(slices, renameSlice(sl, t.oldName, name))
 	}
-	pods := make([]*v1.Pod, 0, len(g.daemonPods))
-	for _, p := range g.daemonPods {
+	pods := make([]*v1.Pod, 0, len(t.daemonPods))
+	for _, p := range t.daemonPods {
 		pod := p.DeepCopy()
 		owner := p.Name
 		if ref := metav1.GetControllerOf(p); ref != nil {
@@ -231,11 +267,7 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 				break
 			}
 			tmplNode = src
-			for _, sl := range snap.ResourceSlices {
-				if sl.Spec.NodeName != nil && *sl.Spec.NodeName == src.Name {
-					tmplSlices = append(tmplSlices, sl)
-				}
-			}
+			tmplSlices = nodeSlices(snap, src.Name)
 			g.oldName = src.Name
 			g.daemonPods = staticAndOrphanDaemonPods(snap, src.Name)
 		case s.Template != nil && s.TemplateFrom == "":
@@ -304,8 +336,27 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 		if len(g.Nodes) < g.MinSize {
 			warnings = append(warnings, fmt.Sprintf("%s: NodeGroup %q has %d node(s), fewer than minSize %d; like cluster-autoscaler (without --enforce-node-group-min-size), drasim scales it up only for pending pods", src, g.Name, len(g.Nodes), g.MinSize))
 		}
-		g.Template.Name = g.nextNames(1)[0]
-		g.Template.Labels[v1.LabelHostname] = g.Template.Name
+		if ex := exampleNode(g, nodes, s.TemplateFrom); ex != nil && ex.Name != s.TemplateFrom {
+			g.made = g.planned()
+			g.Template = sanitizeNode(ex, ng)
+			g.Slices = nodeSlices(snap, ex.Name)
+			g.oldName = ex.Name
+			g.daemonPods = append(daemonSetPods(snap.DaemonSets, g.Template), staticAndOrphanDaemonPods(snap, ex.Name)...)
+			g.TemplateFrom = ex.Name
+			if differ := templatesDiffer(g.made, g.planned()); differ != "" {
+				what := "spec.template"
+				if s.TemplateFrom != "" {
+					what = "the spec.templateFrom node " + s.TemplateFrom
+				}
+				warnings = append(warnings, fmt.Sprintf("%s: NodeGroup %q: as cluster-autoscaler, drasim plans with the group's ready node %s, which differs from %s (%s); new nodes are made from %s", src, g.Name, ex.Name, what, differ, what))
+			}
+		}
+		for _, t := range []*nodeTemplate{g.planned(), g.made} {
+			if t != nil {
+				t.node.Name = g.nextNames(1)[0]
+				t.node.Labels[v1.LabelHostname] = t.node.Name
+			}
+		}
 		groups = append(groups, g)
 	}
 	if len(errs) > 0 {
@@ -313,6 +364,81 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Name < groups[j].Name })
 	return groups, warnings, nil
+}
+
+// exampleNode is the node cluster-autoscaler builds a group's template
+// from (MixedTemplateNodeInfoProvider): a ready, schedulable node of the
+// group that is not being deleted; nil when the group has none, and CA
+// takes the cloud provider's template (spec.template, or the
+// spec.templateFrom node). CA takes the first such node it lists, in no
+// fixed order; drasim takes the templateFrom node when it qualifies, else
+// the first by name. A node without a Ready condition counts as ready, as
+// everywhere in drasim.
+func exampleNode(g *Group, nodes map[string]*v1.Node, templateFrom string) *v1.Node {
+	candidates := g.Nodes
+	if templateFrom != "" {
+		candidates = append([]string{templateFrom}, candidates...)
+	}
+	for _, name := range candidates {
+		if n := nodes[name]; n != nil && goodExample(n) {
+			return n
+		}
+	}
+	return nil
+}
+
+func goodExample(n *v1.Node) bool {
+	if n.Spec.Unschedulable {
+		return false
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Key == "ToBeDeletedByClusterAutoscaler" {
+			return false
+		}
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == v1.NodeReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return true
+}
+
+// templatesDiffer says how two templates differ in what a scale-up counts
+// (allocatable, taints, devices); "" when they do not.
+func templatesDiffer(a, b *nodeTemplate) string {
+	var out []string
+	for _, r := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourcePods} {
+		qa, qb := a.node.Status.Allocatable[r], b.node.Status.Allocatable[r]
+		if qa.Cmp(qb) != 0 {
+			out = append(out, fmt.Sprintf("%s %s against %s", r, qb.String(), qa.String()))
+		}
+	}
+	if len(a.node.Spec.Taints) != len(b.node.Spec.Taints) {
+		out = append(out, fmt.Sprintf("%d taint(s) against %d", len(b.node.Spec.Taints), len(a.node.Spec.Taints)))
+	}
+	count := func(t *nodeTemplate) int {
+		n := 0
+		for _, sl := range t.slices {
+			n += len(sl.Spec.Devices)
+		}
+		return n
+	}
+	if ca, cb := count(a), count(b); ca != cb {
+		out = append(out, fmt.Sprintf("%d device(s) against %d", cb, ca))
+	}
+	return strings.Join(out, ", ")
+}
+
+// nodeSlices are the node-local ResourceSlices of a node.
+func nodeSlices(snap *snapshot.Snapshot, node string) []*resourceapi.ResourceSlice {
+	var out []*resourceapi.ResourceSlice
+	for _, sl := range snap.ResourceSlices {
+		if sl.Spec.NodeName != nil && *sl.Spec.NodeName == node {
+			out = append(out, sl)
+		}
+	}
+	return out
 }
 
 // sanitizeNode does what cluster-autoscaler does to a node it copies for

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -169,5 +170,54 @@ func TestNewNodeNames(t *testing.T) {
 	g.reserve(g.nextNames(1))
 	if diff := cmp.Diff([]string{"g-template-3", "g-template-4"}, g.nextNames(2)); diff != "" {
 		t.Errorf("names after reserving one (-want +got):\n%s", diff)
+	}
+}
+
+// TestExampleNode checks that, as cluster-autoscaler, a group plans with a
+// copy of one of its ready, schedulable nodes (its estimate and expanders
+// see that node), while new nodes are still made from the group's own
+// template, and that a difference between the two is a warning.
+func TestExampleNode(t *testing.T) {
+	tests := []struct {
+		name         string
+		node         func() *v1.Node
+		wantPlan     string // CPU the scale-up plans with
+		wantFrom     string
+		wantWarnings int
+	}{
+		{name: "ready node", node: func() *v1.Node { return makeNode("g-1", map[string]string{"pool": "g"}, "8") },
+			wantPlan: "8", wantFrom: "g-1", wantWarnings: 1},
+		{name: "cordoned node", node: func() *v1.Node {
+			n := makeNode("g-1", map[string]string{"pool": "g"}, "8")
+			n.Spec.Unschedulable = true
+			return n
+		}, wantPlan: "4"},
+		{name: "not ready node", node: func() *v1.Node {
+			n := makeNode("g-1", map[string]string{"pool": "g"}, "8")
+			n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionFalse}}
+			return n
+		}, wantPlan: "4"},
+		{name: "node like the template", node: func() *v1.Node { return makeNode("g-1", map[string]string{"pool": "g"}, "4") },
+			wantPlan: "4", wantFrom: "g-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ng := makeGroup("g").CPU("4").Obj()
+			ng.Spec.Template.Node.Status.Allocatable[v1.ResourceMemory] = resource.MustParse("64Gi")
+			groups, warnings, err := Resolve(snapshotOf(ng, tt.node()))
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			g := groups[0]
+			planned, _, _ := g.estimateNode("x")
+			made, _, _ := g.newNode("y")
+			got := []string{planned.Status.Allocatable.Cpu().String(), made.Status.Allocatable.Cpu().String(), g.TemplateFrom}
+			if diff := cmp.Diff([]string{tt.wantPlan, "4", tt.wantFrom}, got); diff != "" {
+				t.Errorf("planned CPU, made CPU, template from (-want +got):\n%s", diff)
+			}
+			if len(warnings) != tt.wantWarnings {
+				t.Errorf("got %d warning(s) %q, want %d", len(warnings), warnings, tt.wantWarnings)
+			}
+		})
 	}
 }

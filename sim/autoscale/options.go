@@ -60,6 +60,11 @@ type Options struct {
 	// ExpendablePodsPriorityCutoff: pods with a lower priority never
 	// trigger a scale-up (nil: -10, CA's default).
 	ExpendablePodsPriorityCutoff *int32
+
+	// tieBreak, when set, stands in for the random expander, in the chain
+	// and as its tie-break: the fidelity test makes drasim pick what the
+	// recorded cluster-autoscaler picked at random.
+	tieBreak expander
 }
 
 func (o Options) withDefaults() Options {

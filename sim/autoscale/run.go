@@ -218,7 +218,7 @@ func (s *scaler) loop() error {
 		for _, c := range p.cands {
 			lp.Options = append(lp.Options, *c.opt)
 		}
-		chosen, decision := s.chain.choose(p.cands, env{nodes: len(s.cur.Nodes)})
+		chosen, decision := s.chain.choose(p.cands, env{nodes: len(s.cur.Nodes), loop: index})
 		lp.Decision = decision
 		for i, c := range p.cands {
 			lp.Options[i] = *c.opt // the chain adds price scores and priorities
