@@ -131,7 +131,7 @@ type section struct {
 // capacitySections lays the report out for people: what fits, what is in
 // use, what is left and what is lost.
 func capacitySections(r *analysis.Report) []section {
-	var out []section
+	out := editSections(r.Edits)
 	p := r.Fit.Pods
 
 	wl := Table{Header: []string{"Namespace", "Workload", "Bound", "Scheduled", "Pending"}}

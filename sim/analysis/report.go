@@ -1,5 +1,7 @@
 package analysis
 
+import "github.com/drasim/drasim/sim/result"
+
 // APIVersion and Kind identify a marshalled Report.
 const (
 	APIVersion = "drasim.io/v1alpha1"
@@ -69,6 +71,9 @@ type Report struct {
 	Nodes    []Node   `json:"nodes"`
 	Pods     []Pod    `json:"pods"`
 	Warnings []string `json:"warnings,omitempty"`
+
+	// Edits are the what-if edits applied before the replay.
+	Edits []result.Edit `json:"edits,omitempty"`
 }
 
 // Inputs says what the report was computed from.

@@ -13,6 +13,7 @@ import (
 	"github.com/drasim/drasim/sim/analysis"
 	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/whatif"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -86,6 +87,7 @@ func (f *scaleFlags) options(simOpts sim.Options, expanders string) (autoscale.O
 type autoscaleFlags struct {
 	input            inputFlags
 	engine           engineFlags
+	edits            editFlags
 	scale            scaleFlags
 	OutputSnapshot   string
 	CompareExpanders string
@@ -115,6 +117,7 @@ that are still pending stay so. See docs/autoscaler.md.`,
 	}
 	f.input.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
+	f.edits.add(cmd.Flags())
 	f.scale.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.CompareExpanders, "compare-expanders", "", "run each expander on the same input and print them side by side, e.g. price,least-waste-dra,first-available (a chain joins its expanders with +)")
 	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the scale-up (new nodes and slices, pods placed) to FILE as a List")
@@ -133,9 +136,13 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 		return err
 	}
 	if f.OutputSnapshot != "" {
-		if err := refuseInputOverwrite(f.OutputSnapshot, res.Files); err != nil {
+		if err := refuseInputOverwrite(f.OutputSnapshot, append(res.Files, f.edits.files()...)); err != nil {
 			return err
 		}
+	}
+	applied, err := f.edits.apply(res)
+	if err != nil {
+		return err
 	}
 	simOpts, err := f.engine.options(res.Files)
 	if err != nil {
@@ -145,7 +152,7 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 		ctx = context.Background()
 	}
 	if f.CompareExpanders != "" {
-		return compareExpanders(ctx, streams, g, f, res, simOpts)
+		return compareExpanders(ctx, streams, g, f, res, applied, simOpts)
 	}
 	opts, err := f.scale.options(simOpts, f.scale.Expander)
 	if err != nil {
@@ -155,6 +162,9 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	if applied != nil {
+		applied.Resolve(out.Plan.Result)
+	}
 	if f.OutputSnapshot != "" {
 		if err := writeFileAtomic(f.OutputSnapshot, out.Cluster.WriteSnapshot); err != nil {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--output-snapshot: %w", err)}
@@ -162,6 +172,12 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	}
 	switch g.Output {
 	case "table":
+		if applied != nil {
+			if err := report.WriteEditsTable(streams.Out, out.Plan.Result.Edits); err != nil {
+				return err
+			}
+			fmt.Fprintln(streams.Out)
+		}
 		return report.WriteScaleUpTable(streams.Out, out.Plan)
 	case "markdown":
 		return report.WriteScaleUpMarkdown(streams.Out, out.Plan)
@@ -169,7 +185,7 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	return writeStructured(streams.Out, g.Output, out.Plan)
 }
 
-func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f *autoscaleFlags, res *load.Result, simOpts sim.Options) error {
+func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f *autoscaleFlags, res *load.Result, applied *whatif.Applied, simOpts sim.Options) error {
 	cmp := autoscale.NewComparison()
 	for _, entry := range strings.Split(f.CompareExpanders, ",") {
 		entry = strings.TrimSpace(entry)
@@ -183,6 +199,9 @@ func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f 
 		out, err := autoscale.Run(ctx, res.Snapshot, opts)
 		if err != nil {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("expander %s: %w", entry, err)}
+		}
+		if applied != nil {
+			applied.Resolve(out.Plan.Result)
 		}
 		cmp.Add(out.Plan)
 		// Fragmentation after the scale-up, measured on the scaled cluster
@@ -208,7 +227,7 @@ func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f 
 // runSimulateAutoscale is simulate --autoscale: the replay after the
 // scale-up, in simulate's own output (the SimulationResult for json and
 // yaml), with the scale-up summed up above the table.
-func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, res *load.Result, simOpts sim.Options, sf *scaleFlags, outputSnapshot string) error {
+func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, res *load.Result, applied *whatif.Applied, simOpts sim.Options, sf *scaleFlags, outputSnapshot string) error {
 	opts, err := sf.options(simOpts, sf.Expander)
 	if err != nil {
 		return err
@@ -216,6 +235,9 @@ func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions
 	out, err := autoscale.Run(ctx, res.Snapshot, opts)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if applied != nil {
+		applied.Resolve(out.Plan.Result)
 	}
 	if outputSnapshot != "" {
 		if err := writeFileAtomic(outputSnapshot, out.Cluster.WriteSnapshot); err != nil {

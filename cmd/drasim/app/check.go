@@ -74,7 +74,7 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 		return usageErrorf("no snapshot given: use -f FILE or -f DIR (repeatable, - for standard input)")
 	}
 	if f.JUnit != "" {
-		if err := refuseInputOverwrite(f.JUnit, append(append([]string(nil), f.capacity.input.Files...), f.Gates)); err != nil {
+		if err := refuseInputOverwrite(f.JUnit, append(append(append([]string(nil), f.capacity.input.Files...), f.capacity.edits.files()...), f.Gates)); err != nil {
 			return err
 		}
 	}
@@ -87,10 +87,11 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	run, rep, err := f.capacity.capacity(ctx, streams, g.Verbosity)
+	cr, err := f.capacity.capacity(ctx, streams, g.Verbosity)
 	if err != nil {
 		return err
 	}
+	run, rep := cr.run, cr.rep
 	results, err := analysis.EvaluateGates(gates, rep, run)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}

@@ -15,6 +15,7 @@ import (
 type explainFlags struct {
 	input  inputFlags
 	engine engineFlags
+	edits  editFlags
 }
 
 // NewExplainCommand shows, for one pending pod, what every node said.
@@ -41,6 +42,10 @@ alternatives) the allocator would choose there. Without -f, uses the demo.`,
 			if err != nil {
 				return err
 			}
+			applied, err := f.edits.apply(res)
+			if err != nil {
+				return err
+			}
 			opts, err := f.engine.options(res.Files)
 			if err != nil {
 				return err
@@ -53,7 +58,16 @@ alternatives) the allocator would choose there. Without -f, uses the demo.`,
 			if err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
 			}
+			if applied != nil {
+				ex.Edits = applied.Edits
+			}
 			if g.Output == "table" {
+				if err := report.WriteEditsTable(streams.Out, ex.Edits); err != nil {
+					return err
+				}
+				if applied != nil {
+					fmt.Fprintln(streams.Out)
+				}
 				return writeExplanation(streams.Out, ex)
 			}
 			return writeStructured(streams.Out, g.Output, ex)
@@ -61,6 +75,7 @@ alternatives) the allocator would choose there. Without -f, uses the demo.`,
 	}
 	f.input.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
+	f.edits.add(cmd.Flags())
 	return cmd
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/analysis"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -19,6 +20,7 @@ import (
 type capacityFlags struct {
 	input         inputFlags
 	engine        engineFlags
+	edits         editFlags
 	GroupBy       string
 	Probe         string
 	MaxHeadroom   int
@@ -28,28 +30,44 @@ type capacityFlags struct {
 func (f *capacityFlags) add(fs *pflag.FlagSet) {
 	f.input.add(fs)
 	f.engine.add(fs)
+	f.edits.add(fs)
 	fs.StringVar(&f.GroupBy, "group-by", analysis.DefaultGroupBy, "node label to group nodes by")
 	fs.StringVar(&f.Probe, "probe", "", "probe file: pods (and the ResourceClaimTemplates they name) whose shapes replace the workload mix; identical pods weigh more")
 	fs.IntVar(&f.MaxHeadroom, "max-headroom", analysis.DefaultMaxHeadroom, "stop counting the headroom of a shape at this many instances")
 	fs.IntVar(&f.MaxSequential, "max-sequential", analysis.DefaultMaxSequential, "stop at this many instances for shapes that must be placed one full scheduling cycle at a time (pod affinity, hard topology spread)")
 }
 
+// capacityRun is a replay (after the edits) and its capacity report.
+type capacityRun struct {
+	run *sim.Run
+	rep *analysis.Report
+	// original is the snapshot before the edits (the same when none).
+	original *snapshot.Snapshot
+	opts     sim.Options
+	aopts    analysis.Options
+}
+
 // capacity replays the snapshot and analyzes the result. Input problems
 // are ExitErrors with ExitFailure (or ExitUsage for the command line).
-func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity int) (*sim.Run, *analysis.Report, error) {
+func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity int) (*capacityRun, error) {
 	if f.MaxHeadroom <= 0 {
-		return nil, nil, usageErrorf("--max-headroom must be positive, got %d", f.MaxHeadroom)
+		return nil, usageErrorf("--max-headroom must be positive, got %d", f.MaxHeadroom)
 	}
 	if f.MaxSequential <= 0 {
-		return nil, nil, usageErrorf("--max-sequential must be positive, got %d", f.MaxSequential)
+		return nil, usageErrorf("--max-sequential must be positive, got %d", f.MaxSequential)
 	}
 	res, err := loadOrDemo(streams, verbosity, &f.input)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	original := res.Snapshot
+	applied, err := f.edits.apply(res)
+	if err != nil {
+		return nil, err
 	}
 	opts, err := f.engine.options(res.Files)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	aopts := analysis.Options{GroupBy: f.GroupBy, Plugins: opts.Plugins, TieBreak: opts.TieBreak, Seed: opts.Seed, Parallelism: opts.Parallelism, MaxHeadroom: f.MaxHeadroom, MaxSequential: f.MaxSequential}
 	if f.Probe != "" {
@@ -60,10 +78,10 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 			}
 		}
 		if err != nil {
-			return nil, nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--probe: %w", err)}
+			return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--probe: %w", err)}
 		}
 		if len(probes.Snapshot.Pods) == 0 {
-			return nil, nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--probe %s: no pods (or workloads) in the file: nothing to probe with", f.Probe)}
+			return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--probe %s: no pods (or workloads) in the file: nothing to probe with", f.Probe)}
 		}
 		aopts.Probes = probes.Snapshot
 	}
@@ -76,19 +94,23 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	run, err := sim.Simulate(ctx, res.Snapshot, opts)
 	bar.Done()
 	if err != nil {
-		return nil, nil, &ExitError{Code: ExitFailure, Err: err}
+		return nil, &ExitError{Code: ExitFailure, Err: err}
+	}
+	if applied != nil {
+		applied.Resolve(run.Result)
 	}
 	replayed := time.Now()
 	rep, err := analysis.Analyze(ctx, run, aopts)
 	if err != nil {
-		return nil, nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("capacity analysis: %w", err)}
+		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("capacity analysis: %w", err)}
 	}
+	rep.Edits = run.Result.Edits
 	if verbosity >= 1 {
 		fmt.Fprintf(streams.Err, "replayed %d pending pods on %d nodes in %s, analyzed %d shape(s) in %s (seed %d)\n",
 			run.Result.Inputs.PendingPods, run.Result.Inputs.Nodes, replayed.Sub(start).Round(time.Millisecond),
 			len(rep.Mix), time.Since(replayed).Round(time.Millisecond), run.Result.Inputs.Seed)
 	}
-	return run, rep, nil
+	return &capacityRun{run: run, rep: rep, original: original, opts: opts, aopts: aopts}, nil
 }
 
 // capacityFormats are report's output formats.
@@ -159,7 +181,7 @@ func runReport(ctx context.Context, streams Streams, g *GlobalOptions, f *report
 		return err
 	}
 	if f.ReportFile != "" {
-		inputs := append([]string(nil), f.capacity.input.Files...)
+		inputs := append(append([]string(nil), f.capacity.input.Files...), f.capacity.edits.files()...)
 		if f.capacity.Probe != "" {
 			inputs = append(inputs, f.capacity.Probe)
 		}
@@ -167,10 +189,11 @@ func runReport(ctx context.Context, streams Streams, g *GlobalOptions, f *report
 			return err
 		}
 	}
-	_, rep, err := f.capacity.capacity(ctx, streams, g.Verbosity)
+	cr, err := f.capacity.capacity(ctx, streams, g.Verbosity)
 	if err != nil {
 		return err
 	}
+	rep := cr.rep
 	if f.ReportFile != "" {
 		if err := writeFileAtomic(f.ReportFile, func(w io.Writer) error { return report.WriteCapacityHTML(w, rep) }); err != nil {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--report: %w", err)}

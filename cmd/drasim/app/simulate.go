@@ -65,6 +65,7 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 type simulateFlags struct {
 	input          inputFlags
 	engine         engineFlags
+	edits          editFlags
 	OutputSnapshot string
 	Autoscale      bool
 	scale          scaleFlags
@@ -81,7 +82,9 @@ kube-scheduler v1.37.2 would, with the real DRA allocator. Without -f, runs the
 embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 		Example: `  drasim simulate
   drasim simulate -f cluster-dump.yaml -f next-week-jobs.yaml
-  drasim simulate -f dump/ -o json --output-snapshot after.yaml`,
+  drasim simulate -f dump/ -o json --output-snapshot after.yaml
+  drasim simulate -f dump/ --drain pool=a --add-nodes h100=4
+  drasim simulate -f dump/ --edits upgrade.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSimulate(cmd.Context(), streams, g, f)
@@ -89,6 +92,7 @@ embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 	}
 	f.input.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
+	f.edits.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the replay to FILE as a List (loadable by drasim and comparable with kubectl get -o yaml)")
 	cmd.Flags().BoolVar(&f.Autoscale, "autoscale", false, "scale up with the snapshot's NodeGroups (as cluster-autoscaler 1.36 would) before reporting")
 	f.scale.add(cmd.Flags())
@@ -104,9 +108,13 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 		return err
 	}
 	if f.OutputSnapshot != "" {
-		if err := refuseInputOverwrite(f.OutputSnapshot, res.Files); err != nil {
+		if err := refuseInputOverwrite(f.OutputSnapshot, append(res.Files, f.edits.files()...)); err != nil {
 			return err
 		}
+	}
+	applied, err := f.edits.apply(res)
+	if err != nil {
+		return err
 	}
 	opts, err := f.engine.options(res.Files)
 	if err != nil {
@@ -116,7 +124,7 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 		ctx = context.Background()
 	}
 	if f.Autoscale {
-		return runSimulateAutoscale(ctx, streams, g, res, opts, &f.scale, f.OutputSnapshot)
+		return runSimulateAutoscale(ctx, streams, g, res, applied, opts, &f.scale, f.OutputSnapshot)
 	}
 	start := time.Now()
 	bar := newProgressBar(streams.Err)
@@ -125,6 +133,9 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	bar.Done()
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if applied != nil {
+		applied.Resolve(run.Result)
 	}
 	if g.Verbosity >= 1 {
 		r := run.Result
