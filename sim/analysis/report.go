@@ -1,6 +1,9 @@
 package analysis
 
-import "github.com/drasim/drasim/sim/result"
+import (
+	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/whatif"
+)
 
 // APIVersion and Kind identify a marshalled Report.
 const (
@@ -74,6 +77,15 @@ type Report struct {
 
 	// Edits are the what-if edits applied before the replay.
 	Edits []result.Edit `json:"edits,omitempty"`
+	// Resilience is the failure-domain analyses asked for
+	// (Options.FailureDomains), in that order.
+	Resilience []*whatif.Resilience `json:"resilience,omitempty"`
+
+	// DeviceMap is every device's state after the replay, and
+	// DeviceMapBefore the same without the edits (DeviceMapOf); the HTML
+	// report draws them. They are left out of the structured outputs.
+	DeviceMap       *DeviceMap `json:"-"`
+	DeviceMapBefore *DeviceMap `json:"-"`
 }
 
 // Inputs says what the report was computed from.

@@ -192,7 +192,9 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 		r.Pods = append(r.Pods, *out)
 	}
 	r.Recount()
-	r.Nodes = nodeUsage(c)
+	if !s.opts.NoNodeUsage {
+		r.Nodes = nodeUsage(c)
+	}
 	return r
 }
 

@@ -85,6 +85,10 @@ type Options struct {
 	// Reference evaluates every node on its own, without node classes:
 	// the plain loop, kept to prove that classes change no decision.
 	Reference bool
+	// NoNodeUsage leaves the result's per-node usage out, for callers that
+	// read only the pods' outcomes (a failure domain's fork replays a few
+	// pods, and the usage would cost more than the replay).
+	NoNodeUsage bool
 }
 
 // Scheduler runs scheduling cycles against one cluster.

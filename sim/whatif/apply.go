@@ -21,8 +21,9 @@ import (
 
 // Applied is a snapshot with edits applied, and what each edit changed.
 type Applied struct {
-	// Snapshot is the edited copy; the input snapshot is unchanged.
+	// Snapshot is the edited copy; Original the input, unchanged.
 	Snapshot *snapshot.Snapshot
+	Original *snapshot.Snapshot
 	// Edits echo the edits in order. Resolve fills in where moved pods went.
 	Edits []result.Edit
 }
@@ -50,7 +51,7 @@ func Apply(s *snapshot.Snapshot, edits []Edit) (*Applied, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Applied{Snapshot: e.s, Edits: e.applied}, nil
+	return &Applied{Snapshot: e.s, Original: s, Edits: e.applied}, nil
 }
 
 func sourceName(ed *Edit) string {
