@@ -157,7 +157,11 @@ func capacitySections(r *analysis.Report) []section {
 	for _, u := range r.Utilization.Drivers {
 		util.Append(append([]string{"driver", u.Name}, usageCells(u)...)...)
 	}
-	out = append(out, section{title: "Utilization", intro: fmt.Sprintf("Devices allocated, CPU and memory requested, pods placed; nodes grouped by %s.", r.Inputs.GroupBy), table: util})
+	groupedBy := r.Inputs.GroupBy
+	if groupedBy == analysis.DefaultGroupBy {
+		groupedBy += " (without it: a node-pool label, the NodeGroup, or the node's shape)"
+	}
+	out = append(out, section{title: "Utilization", intro: fmt.Sprintf("Devices allocated, CPU and memory requested, pods placed; nodes grouped by %s.", groupedBy), table: util})
 
 	pl := r.PrioritizedList
 	alts := Table{Header: []string{"Namespace", "Workload", "Template", "Request", "Outcome", "First choice"}}
@@ -216,7 +220,7 @@ func capacitySections(r *analysis.Report) []section {
 		sh.Append(n.Node, n.Group, fmt.Sprint(n.Devices), n.FreeCPU, n.FreeMemory)
 	}
 	out = append(out, section{title: "Stranded CPU and memory", intro: fmt.Sprintf("%s CPU and %s memory free on nodes whose devices are all taken.", st.CPU, st.Memory), table: sh, empty: "None."})
-	return out
+	return append(out, resilienceSections(r.Resilience)...)
 }
 
 func mixSourceText(source string) string {

@@ -87,7 +87,7 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	cr, err := f.capacity.capacity(ctx, streams, g.Verbosity)
+	cr, err := f.capacity.capacity(ctx, streams, g.Verbosity, gates)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,10 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 func writeVerdicts(w io.Writer, format string, verdicts *analysis.GateReport, rep *analysis.Report) error {
 	switch format {
 	case "table":
-		return report.WriteGateTable(w, verdicts.Results)
+		if err := report.WriteGateTable(w, verdicts.Results); err != nil {
+			return err
+		}
+		return report.WriteResilienceTable(w, rep.Resilience)
 	case "markdown":
 		if err := report.WriteGateMarkdown(w, verdicts.Results); err != nil {
 			return err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/drasim/drasim/report"
@@ -11,6 +13,7 @@ import (
 	"github.com/drasim/drasim/sim/analysis"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
+	"github.com/drasim/drasim/sim/whatif"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -25,6 +28,9 @@ type capacityFlags struct {
 	Probe         string
 	MaxHeadroom   int
 	MaxSequential int
+	// FailureDomains and Spares ask for failure-domain analyses.
+	FailureDomains []string
+	Spares         string
 }
 
 func (f *capacityFlags) add(fs *pflag.FlagSet) {
@@ -35,13 +41,40 @@ func (f *capacityFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Probe, "probe", "", "probe file: pods (and the ResourceClaimTemplates they name) whose shapes replace the workload mix; identical pods weigh more")
 	fs.IntVar(&f.MaxHeadroom, "max-headroom", analysis.DefaultMaxHeadroom, "stop counting the headroom of a shape at this many instances")
 	fs.IntVar(&f.MaxSequential, "max-sequential", analysis.DefaultMaxSequential, "stop at this many instances for shapes that must be placed one full scheduling cycle at a time (pod affinity, hard topology spread)")
+	fs.StringArrayVar(&f.FailureDomains, "failure-domain", nil, "remove each failure domain in turn and report the pods its loss strands: node, or a node label such as topology.kubernetes.io/zone (repeatable)")
+	fs.StringVar(&f.Spares, "spares", "", "with --failure-domain: add GROUP=COUNT spare nodes of a NodeGroup before each loss")
+}
+
+// domainOptions turns --failure-domain and --spares into analyses.
+func (f *capacityFlags) domainOptions(simOpts sim.Options) ([]whatif.DomainOptions, error) {
+	var group string
+	var count int
+	if f.Spares != "" {
+		g, n, ok := strings.Cut(f.Spares, "=")
+		c, err := strconv.Atoi(n)
+		if !ok || g == "" || err != nil || c <= 0 {
+			return nil, usageErrorf("--spares %q: want GROUP=COUNT with COUNT at least 1", f.Spares)
+		}
+		if len(f.FailureDomains) == 0 {
+			return nil, usageErrorf("--spares needs --failure-domain")
+		}
+		group, count = g, c
+	}
+	var out []whatif.DomainOptions
+	for _, d := range f.FailureDomains {
+		if d == "" {
+			return nil, usageErrorf("--failure-domain: want node or a node label")
+		}
+		out = append(out, whatif.DomainOptions{Domain: d, SpareGroup: group, Spares: count, Sim: simOpts})
+	}
+	return out, nil
 }
 
 // capacityRun is a replay (after the edits) and its capacity report.
 type capacityRun struct {
 	run *sim.Run
 	rep *analysis.Report
-	// original is the snapshot before the edits (the same when none).
+	// original is the snapshot before the edits (nil when none).
 	original *snapshot.Snapshot
 	opts     sim.Options
 	aopts    analysis.Options
@@ -49,7 +82,7 @@ type capacityRun struct {
 
 // capacity replays the snapshot and analyzes the result. Input problems
 // are ExitErrors with ExitFailure (or ExitUsage for the command line).
-func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity int) (*capacityRun, error) {
+func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity int, gates *analysis.Gates) (*capacityRun, error) {
 	if f.MaxHeadroom <= 0 {
 		return nil, usageErrorf("--max-headroom must be positive, got %d", f.MaxHeadroom)
 	}
@@ -60,16 +93,25 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	if err != nil {
 		return nil, err
 	}
-	original := res.Snapshot
+	var original *snapshot.Snapshot
 	applied, err := f.edits.apply(res)
 	if err != nil {
 		return nil, err
+	}
+	if applied != nil {
+		original = applied.Original
 	}
 	opts, err := f.engine.options(res.Files)
 	if err != nil {
 		return nil, err
 	}
 	aopts := analysis.Options{GroupBy: f.GroupBy, Plugins: opts.Plugins, TieBreak: opts.TieBreak, Seed: opts.Seed, Parallelism: opts.Parallelism, MaxHeadroom: f.MaxHeadroom, MaxSequential: f.MaxSequential}
+	if aopts.FailureDomains, err = f.domainOptions(opts); err != nil {
+		return nil, err
+	}
+	if gates != nil {
+		aopts.FailureDomains = append(aopts.FailureDomains, gates.DomainOptions(opts)...)
+	}
 	if f.Probe != "" {
 		probes, err := load.Load([]string{f.Probe}, load.Options{Strict: f.input.Strict})
 		if probes != nil {
@@ -111,6 +153,26 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 			len(rep.Mix), time.Since(replayed).Round(time.Millisecond), run.Result.Inputs.Seed)
 	}
 	return &capacityRun{run: run, rep: rep, original: original, opts: opts, aopts: aopts}, nil
+}
+
+// deviceMaps draws the device map after the replay and, when edits were
+// applied, the one of a replay without them.
+func (cr *capacityRun) deviceMaps(ctx context.Context, groupBy string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cr.rep.DeviceMap = analysis.DeviceMapOf(ctx, cr.run.Cluster, groupBy)
+	if cr.original == nil {
+		return nil
+	}
+	opts := cr.opts
+	opts.Progress = nil
+	before, err := sim.Simulate(ctx, cr.original, opts)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("replay without the edits: %w", err)}
+	}
+	cr.rep.DeviceMapBefore = analysis.DeviceMapOf(ctx, before.Cluster, groupBy)
+	return nil
 }
 
 // capacityFormats are report's output formats.
@@ -189,11 +251,16 @@ func runReport(ctx context.Context, streams Streams, g *GlobalOptions, f *report
 			return err
 		}
 	}
-	cr, err := f.capacity.capacity(ctx, streams, g.Verbosity)
+	cr, err := f.capacity.capacity(ctx, streams, g.Verbosity, nil)
 	if err != nil {
 		return err
 	}
 	rep := cr.rep
+	if f.ReportFile != "" || g.Output == "html" {
+		if err := cr.deviceMaps(ctx, f.capacity.GroupBy); err != nil {
+			return err
+		}
+	}
 	if f.ReportFile != "" {
 		if err := writeFileAtomic(f.ReportFile, func(w io.Writer) error { return report.WriteCapacityHTML(w, rep) }); err != nil {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--report: %w", err)}
