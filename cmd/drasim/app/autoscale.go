@@ -86,6 +86,7 @@ func (f *scaleFlags) options(simOpts sim.Options, expanders string) (autoscale.O
 
 type autoscaleFlags struct {
 	input            inputFlags
+	live             liveFlags
 	engine           engineFlags
 	edits            editFlags
 	scale            scaleFlags
@@ -116,6 +117,7 @@ that are still pending stay so. See docs/autoscaler.md.`,
 		},
 	}
 	f.input.add(cmd.Flags())
+	f.live.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
 	f.edits.add(cmd.Flags())
 	f.scale.add(cmd.Flags())
@@ -131,7 +133,13 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	if f.CompareExpanders != "" && f.OutputSnapshot != "" {
 		return usageErrorf("--output-snapshot writes one plan's cluster: it cannot be used with --compare-expanders")
 	}
-	res, err := f.input.load(streams, g.Verbosity, load.Options{})
+	var res *load.Result
+	var err error
+	if f.live.set() {
+		res, err = f.live.loadLive(ctx, streams, g.Verbosity, &f.input)
+	} else {
+		res, err = f.input.load(streams, g.Verbosity, load.Options{})
+	}
 	if err != nil {
 		return err
 	}

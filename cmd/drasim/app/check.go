@@ -70,8 +70,8 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 	if f.Gates == "" {
 		return usageErrorf("no gates file given: use --gates FILE")
 	}
-	if len(f.capacity.input.Files) == 0 {
-		return usageErrorf("no snapshot given: use -f FILE or -f DIR (repeatable, - for standard input)")
+	if len(f.capacity.input.Files) == 0 && !f.capacity.live.set() {
+		return usageErrorf("no snapshot given: use -f FILE or -f DIR (repeatable, - for standard input), or --kubeconfig/--context")
 	}
 	if f.JUnit != "" {
 		if err := refuseInputOverwrite(f.JUnit, append(append(append([]string(nil), f.capacity.input.Files...), f.capacity.edits.files()...), f.Gates)); err != nil {

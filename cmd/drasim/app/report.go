@@ -22,6 +22,7 @@ import (
 // (report and check).
 type capacityFlags struct {
 	input         inputFlags
+	live          liveFlags
 	engine        engineFlags
 	edits         editFlags
 	GroupBy       string
@@ -35,6 +36,7 @@ type capacityFlags struct {
 
 func (f *capacityFlags) add(fs *pflag.FlagSet) {
 	f.input.add(fs)
+	f.live.add(fs)
 	f.engine.add(fs)
 	f.edits.add(fs)
 	fs.StringVar(&f.GroupBy, "group-by", analysis.DefaultGroupBy, "node label to group nodes by")
@@ -89,7 +91,7 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	if f.MaxSequential <= 0 {
 		return nil, usageErrorf("--max-sequential must be positive, got %d", f.MaxSequential)
 	}
-	res, err := loadOrDemo(streams, verbosity, &f.input)
+	res, err := loadInput(ctx, streams, verbosity, &f.input, &f.live)
 	if err != nil {
 		return nil, err
 	}

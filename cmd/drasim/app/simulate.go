@@ -64,6 +64,7 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 
 type simulateFlags struct {
 	input          inputFlags
+	live           liveFlags
 	engine         engineFlags
 	edits          editFlags
 	OutputSnapshot string
@@ -91,6 +92,7 @@ embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 		},
 	}
 	f.input.add(cmd.Flags())
+	f.live.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
 	f.edits.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the replay to FILE as a List (loadable by drasim and comparable with kubectl get -o yaml)")
@@ -103,7 +105,7 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	if err := checkOutput(g.Output, "table", "json", "yaml"); err != nil {
 		return err
 	}
-	res, err := loadOrDemo(streams, g.Verbosity, &f.input)
+	res, err := loadInput(ctx, streams, g.Verbosity, &f.input, &f.live)
 	if err != nil {
 		return err
 	}
