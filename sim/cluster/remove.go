@@ -71,6 +71,22 @@ func (c *Cluster) ForkWithout(nodes []string) (*Cluster, Lost) {
 	return f, out
 }
 
+// Requeued counts the pods that losing the nodes would queue again (those
+// that do not go with their node), without forking.
+func (c *Cluster) Requeued(nodes []string) int {
+	n := 0
+	for _, name := range nodes {
+		if ni := c.Node(name); ni != nil {
+			for _, pi := range ni.Pods {
+				if !goesWithNode(pi.Pod) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 // goesWithNode reports the pods that die with their node: DaemonSet and
 // static (mirror) pods.
 func goesWithNode(p *v1.Pod) bool {

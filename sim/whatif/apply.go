@@ -45,6 +45,10 @@ func Apply(s *snapshot.Snapshot, edits []Edit) (*Applied, error) {
 			errs = append(errs, err)
 			continue
 		}
+		if len(e.bare) > 0 {
+			e.warnf("%d pod(s) without a controller (%s): kube would not recreate them, drasim queues them again", len(e.bare), listSome(e.bare, 3))
+			e.bare = nil
+		}
 		e.compact()
 		e.applied = append(e.applied, *e.out)
 	}
@@ -52,6 +56,14 @@ func Apply(s *snapshot.Snapshot, edits []Edit) (*Applied, error) {
 		return nil, errors.Join(errs...)
 	}
 	return &Applied{Snapshot: e.s, Original: s, Edits: e.applied}, nil
+}
+
+// listSome names the first n items and counts the rest.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 func sourceName(ed *Edit) string {
@@ -112,6 +124,8 @@ type editor struct {
 	budgets                         *budgets
 	// claimIdx indexes s.ResourceClaims by namespace/name (nil: build).
 	claimIdx map[string]int
+	// bare are the pods without a controller the current edit queued.
+	bare []string
 }
 
 func newEditor(s *snapshot.Snapshot) *editor {
@@ -193,17 +207,9 @@ func (e *editor) apply(ed *Edit) error {
 	case ed.Drain != nil:
 		return e.drain(ed)
 	case ed.Cordon != nil:
-		nodes, err := e.selectNodes(ed, ed.Cordon)
-		if err != nil {
-			return err
-		}
-		e.out.Description = "cordon " + describeNodes(ed.Cordon, nodes)
-		for _, i := range nodes {
-			e.cordon(i)
-		}
-		return nil
+		return e.eachNode(ed, ed.Cordon, "cordon", e.cordon)
 	case ed.RemoveNodes != nil:
-		return e.removeNodes(ed)
+		return e.eachNode(ed, ed.RemoveNodes, "remove", e.removeNode)
 	case ed.AddNodes != nil:
 		return e.addNodes(ed)
 	case ed.TaintDevices != nil:
@@ -351,14 +357,15 @@ func (e *editor) drain(ed *Edit) error {
 	return nil
 }
 
-func (e *editor) removeNodes(ed *Edit) error {
-	nodes, err := e.selectNodes(ed, ed.RemoveNodes)
+// eachNode applies do to every node the edit selects.
+func (e *editor) eachNode(ed *Edit, n *Nodes, verb string, do func(i int)) error {
+	nodes, err := e.selectNodes(ed, n)
 	if err != nil {
 		return err
 	}
-	e.out.Description = "remove " + describeNodes(ed.RemoveNodes, nodes)
+	e.out.Description = verb + " " + describeNodes(n, nodes)
 	for _, i := range nodes {
-		e.removeNode(i)
+		do(i)
 	}
 	return nil
 }
@@ -426,7 +433,7 @@ func (e *editor) requeue(i int) {
 	p := own(e, &e.s.Pods[i])
 	k := key(p.Namespace, p.Name)
 	if metav1.GetControllerOf(p) == nil {
-		e.warnf("pod %s has no controller: kube would not recreate it, drasim queues it again", k)
+		e.bare = append(e.bare, k)
 	}
 	p.UID = podUID(p)
 	p.Spec.NodeName = ""

@@ -51,24 +51,27 @@ func (e *editor) taintDevices(ed *Edit) error {
 	if t.Taint.Effect != resourceapi.DeviceTaintEffectNoExecute {
 		return nil
 	}
-	taint := t.Taint
+	e.requeueUsers(func(r resourceapi.DeviceRequestAllocationResult) bool {
+		return ruleSelects(rule, r.Driver, r.Pool, r.Device) && !toleratesForever(r.Tolerations, t.Taint)
+	})
+	return nil
+}
+
+// requeueUsers queues again every scheduled pod with a claim allocation
+// result that uses says it must give up.
+func (e *editor) requeueUsers(uses func(resourceapi.DeviceRequestAllocationResult) bool) {
 	for i, p := range e.s.Pods {
 		if p.Spec.NodeName == "" || terminated(p) {
 			continue
 		}
-		evict := false
+		found := false
 		for _, c := range e.podClaims(p) {
-			for _, r := range c.Status.Allocation.Devices.Results {
-				if ruleSelects(rule, r.Driver, r.Pool, r.Device) && !toleratesForever(r.Tolerations, taint) {
-					evict = true
-				}
-			}
+			found = found || slices.ContainsFunc(c.Status.Allocation.Devices.Results, uses)
 		}
-		if evict {
+		if found {
 			e.requeue(i)
 		}
 	}
-	return nil
 }
 
 // toleratesForever reports whether an allocation's tolerations keep the
@@ -171,20 +174,9 @@ func (e *editor) removeDriver(ed *Edit) error {
 		what = "pool(s) " + strings.Join(r.Pools, ", ")
 	}
 	e.out.Description = fmt.Sprintf("remove %s of driver %s (%d device(s))", what, r.Driver, e.out.Devices)
-	for i, p := range e.s.Pods {
-		if p.Spec.NodeName == "" || terminated(p) {
-			continue
-		}
-		uses := false
-		for _, c := range e.podClaims(p) {
-			for _, res := range c.Status.Allocation.Devices.Results {
-				uses = uses || removed[[2]string{res.Driver, res.Pool}]
-			}
-		}
-		if uses {
-			e.requeue(i)
-		}
-	}
+	e.requeueUsers(func(res resourceapi.DeviceRequestAllocationResult) bool {
+		return removed[[2]string{res.Driver, res.Pool}]
+	})
 	if len(e.out.Evicted) > 0 {
 		e.warnf("kube would leave the %d pod(s) using the removed devices running; drasim queues them again", len(e.out.Evicted))
 	}

@@ -260,6 +260,9 @@ func domainsOf(nodes []*v1.Node, c *cluster.Cluster, domain string) ([]string, [
 // lose evaluates the loss of one domain on its own fork.
 func lose(ctx context.Context, run *sim.Run, spares *spareNodes, domain string, nodes []string, opts sim.Options) (DomainLoss, error) {
 	loss := DomainLoss{Domain: domain, Nodes: len(nodes)}
+	if run.Cluster.Requeued(nodes) == 0 {
+		return loss, nil // nothing to place elsewhere
+	}
 	f, lost := run.Cluster.ForkWithout(nodes)
 	if spares != nil {
 		// The spares run before the loss: their daemon pods go first.

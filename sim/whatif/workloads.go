@@ -10,8 +10,6 @@ import (
 
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/result"
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -33,37 +31,27 @@ func (e *editor) deploymentOf(p *v1.Pod) string {
 // template returns a mutable pod template of the workload (nil for a
 // Pod), and an error naming the field when the snapshot lacks it.
 func (e *editor) template(ed *Edit, w Workload) (*v1.PodTemplateSpec, error) {
-	missing := ed.errorf("name", "no %s %q in the snapshot", w.Kind, key(w.Namespace, w.Name))
+	var t *v1.PodTemplateSpec
 	switch w.Kind {
 	case "Deployment":
-		for i, d := range e.s.Deployments {
-			if d.Namespace == w.Namespace && d.Name == w.Name {
-				return &own(e, &e.s.Deployments[i]).Spec.Template, nil
-			}
+		if d := ownNamed(e, e.s.Deployments, w); d != nil {
+			t = &d.Spec.Template
 		}
 	case "ReplicaSet":
-		for i, rs := range e.s.ReplicaSets {
-			if rs.Namespace == w.Namespace && rs.Name == w.Name {
-				return &own(e, &e.s.ReplicaSets[i]).Spec.Template, nil
-			}
+		if rs := ownNamed(e, e.s.ReplicaSets, w); rs != nil {
+			t = &rs.Spec.Template
 		}
 	case "StatefulSet":
-		for i, ss := range e.s.StatefulSets {
-			if ss.Namespace == w.Namespace && ss.Name == w.Name {
-				return &own(e, &e.s.StatefulSets[i]).Spec.Template, nil
-			}
+		if ss := ownNamed(e, e.s.StatefulSets, w); ss != nil {
+			t = &ss.Spec.Template
 		}
 	case "DaemonSet":
-		for i, ds := range e.s.DaemonSets {
-			if ds.Namespace == w.Namespace && ds.Name == w.Name {
-				return &own(e, &e.s.DaemonSets[i]).Spec.Template, nil
-			}
+		if ds := ownNamed(e, e.s.DaemonSets, w); ds != nil {
+			t = &ds.Spec.Template
 		}
 	case "Job":
-		for i, j := range e.s.Jobs {
-			if j.Namespace == w.Namespace && j.Name == w.Name {
-				return &own(e, &e.s.Jobs[i]).Spec.Template, nil
-			}
+		if j := ownNamed(e, e.s.Jobs, w); j != nil {
+			t = &j.Spec.Template
 		}
 	case "Pod":
 		for _, p := range e.s.Pods {
@@ -72,7 +60,27 @@ func (e *editor) template(ed *Edit, w Workload) (*v1.PodTemplateSpec, error) {
 			}
 		}
 	}
-	return nil, missing
+	if t == nil {
+		return nil, ed.errorf("name", "no %s %q in the snapshot", w.Kind, key(w.Namespace, w.Name))
+	}
+	return t, nil
+}
+
+// ownNamed returns the editor's own copy of the object of the list that
+// the workload names, or nil.
+func ownNamed[T interface {
+	comparable
+	DeepCopy() T
+	GetNamespace() string
+	GetName() string
+}](e *editor, list []T, w Workload) T {
+	var zero T
+	for i, o := range list {
+		if o.GetNamespace() == w.Namespace && o.GetName() == w.Name {
+			return own(e, &list[i])
+		}
+	}
+	return zero
 }
 
 // workloadPods returns the indexes of the workload's live pods, in
@@ -122,19 +130,19 @@ func (e *editor) scale(ed *Edit) error {
 	var before int32
 	switch s.Kind {
 	case "Deployment":
-		d := e.find(s.Workload).(*appsv1.Deployment)
+		d := ownNamed(e, e.s.Deployments, s.Workload)
 		before = int32(replicaCount(d.Spec.Replicas))
 		d.Spec.Replicas = &n
 	case "ReplicaSet":
-		rs := e.find(s.Workload).(*appsv1.ReplicaSet)
+		rs := ownNamed(e, e.s.ReplicaSets, s.Workload)
 		before = int32(replicaCount(rs.Spec.Replicas))
 		rs.Spec.Replicas = &n
 	case "StatefulSet":
-		ss := e.find(s.Workload).(*appsv1.StatefulSet)
+		ss := ownNamed(e, e.s.StatefulSets, s.Workload)
 		before = int32(replicaCount(ss.Spec.Replicas))
 		ss.Spec.Replicas = &n
 	case "Job":
-		j := e.find(s.Workload).(*batchv1.Job)
+		j := ownNamed(e, e.s.Jobs, s.Workload)
 		before = int32(load.JobActive(j))
 		j.Spec.Parallelism = &n
 		n = int32(load.JobActive(j))
@@ -148,31 +156,6 @@ func (e *editor) scale(ed *Edit) error {
 		return nil
 	}
 	return e.expand()
-}
-
-// find returns the (owned) workload object; template has checked it exists.
-func (e *editor) find(w Workload) any {
-	for _, d := range e.s.Deployments {
-		if w.Kind == "Deployment" && d.Namespace == w.Namespace && d.Name == w.Name {
-			return d
-		}
-	}
-	for _, rs := range e.s.ReplicaSets {
-		if w.Kind == "ReplicaSet" && rs.Namespace == w.Namespace && rs.Name == w.Name {
-			return rs
-		}
-	}
-	for _, ss := range e.s.StatefulSets {
-		if w.Kind == "StatefulSet" && ss.Namespace == w.Namespace && ss.Name == w.Name {
-			return ss
-		}
-	}
-	for _, j := range e.s.Jobs {
-		if w.Kind == "Job" && j.Namespace == w.Namespace && j.Name == w.Name {
-			return j
-		}
-	}
-	return nil
 }
 
 // expand makes the pods the workload controllers now want, and records
