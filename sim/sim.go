@@ -36,8 +36,8 @@ type Options struct {
 	// own, with no shortcut. It must decide exactly as the default engine;
 	// it exists to prove that and to measure the difference.
 	Reference bool
-	// NoNodeUsage leaves Result.Nodes empty (schedule.Options).
-	NoNodeUsage bool
+	// OnlyQueued limits the result to the queued pods (schedule.Options).
+	OnlyQueued bool
 }
 
 // Run is a finished replay: the cluster after it and the result.
@@ -71,7 +71,7 @@ func profileFor(c *cluster.Cluster, opts Options) (*dra.Plugin, *schedule.Profil
 // ScheduleOptions are the scheduler options of a replay with these
 // options; every replay of a run (autoscaler loops included) uses them.
 func (o Options) ScheduleOptions() schedule.Options {
-	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, NoNodeUsage: o.NoNodeUsage}
+	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself

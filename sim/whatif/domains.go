@@ -135,7 +135,7 @@ func Domains(ctx context.Context, run *sim.Run, opts DomainOptions) (*Resilience
 	simOpts := opts.Sim
 	simOpts.Parallelism = 1
 	simOpts.Progress = nil
-	simOpts.NoNodeUsage = true
+	simOpts.OnlyQueued = true
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
