@@ -31,107 +31,103 @@ import (
 func createSnapshot(t *testing.T, c kubernetes.Interface, s *snapshot.Snapshot) {
 	t.Helper()
 	ctx := context.Background()
-	must := func(what string, err error) {
-		t.Helper()
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("creating %s: %v", what, err)
-		}
-	}
 	co := metav1.CreateOptions{}
-	clean := func(m *metav1.ObjectMeta) { m.ResourceVersion, m.UID, m.CreationTimestamp = "", "", metav1.Time{} }
-	namespaces := map[string]bool{"default": true}
+	namespaces := map[string]bool{"default": true, "": true}
 	ns := func(n string) {
 		if !namespaces[n] {
 			namespaces[n] = true
 			_, err := c.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}, co)
-			must("namespace "+n, err)
+			mustCreate(t, "namespace "+n, err)
 		}
 	}
-	for _, o := range s.PriorityClasses {
-		o = o.DeepCopy()
-		clean(&o.ObjectMeta)
+	for _, o := range fresh(s.PriorityClasses) {
 		_, err := c.SchedulingV1().PriorityClasses().Create(ctx, o, co)
-		must("PriorityClass "+o.Name, err)
+		mustCreate(t, "PriorityClass "+o.Name, err)
 	}
-	for _, o := range s.DeviceClasses {
-		o = o.DeepCopy()
-		clean(&o.ObjectMeta)
+	for _, o := range fresh(s.DeviceClasses) {
 		_, err := c.ResourceV1().DeviceClasses().Create(ctx, o, co)
-		must("DeviceClass "+o.Name, err)
+		mustCreate(t, "DeviceClass "+o.Name, err)
 	}
-	for _, o := range s.Nodes {
-		o = o.DeepCopy()
-		clean(&o.ObjectMeta)
+	for _, o := range fresh(s.Nodes) {
 		created, err := c.CoreV1().Nodes().Create(ctx, o, co)
-		must("Node "+o.Name, err)
+		mustCreate(t, "Node "+o.Name, err)
 		created.Status = o.Status
 		_, err = c.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
-		must("Node status "+o.Name, err)
+		mustCreate(t, "Node status "+o.Name, err)
 	}
-	for _, o := range s.ResourceSlices {
-		o = o.DeepCopy()
-		clean(&o.ObjectMeta)
+	for _, o := range fresh(s.ResourceSlices) {
 		_, err := c.ResourceV1().ResourceSlices().Create(ctx, o, co)
-		must("ResourceSlice "+o.Name, err)
+		mustCreate(t, "ResourceSlice "+o.Name, err)
 	}
-	for _, o := range s.ResourceClaimTemplates {
+	for _, o := range fresh(s.ResourceClaimTemplates) {
 		ns(o.Namespace)
-		o = o.DeepCopy()
-		clean(&o.ObjectMeta)
 		_, err := c.ResourceV1().ResourceClaimTemplates(o.Namespace).Create(ctx, o, co)
-		must("ResourceClaimTemplate "+o.Name, err)
+		mustCreate(t, "ResourceClaimTemplate "+o.Name, err)
 	}
-	for _, o := range s.PodDisruptionBudgets {
+	for _, o := range fresh(s.PodDisruptionBudgets) {
 		ns(o.Namespace)
-		o = o.DeepCopy()
-		clean(&o.ObjectMeta)
 		_, err := c.PolicyV1().PodDisruptionBudgets(o.Namespace).Create(ctx, o, co)
-		must("PodDisruptionBudget "+o.Name, err)
+		mustCreate(t, "PodDisruptionBudget "+o.Name, err)
 	}
-	for _, o := range s.Deployments {
+	for _, o := range fresh(s.Deployments) {
 		ns(o.Namespace)
-		o = o.DeepCopy()
-		clean(&o.ObjectMeta)
 		_, err := c.AppsV1().Deployments(o.Namespace).Create(ctx, o, co)
-		must("Deployment "+o.Name, err)
+		mustCreate(t, "Deployment "+o.Name, err)
 	}
-	for _, o := range s.StatefulSets {
+	for _, o := range fresh(s.StatefulSets) {
 		ns(o.Namespace)
-		o = o.DeepCopy()
-		clean(&o.ObjectMeta)
 		_, err := c.AppsV1().StatefulSets(o.Namespace).Create(ctx, o, co)
-		must("StatefulSet "+o.Name, err)
+		mustCreate(t, "StatefulSet "+o.Name, err)
 	}
 	uids := map[types.UID]types.UID{}
-	for _, o := range s.Pods {
+	for i, o := range fresh(s.Pods) {
 		ns(o.Namespace)
-		o = o.DeepCopy()
-		old := o.UID
-		clean(&o.ObjectMeta)
 		created, err := c.CoreV1().Pods(o.Namespace).Create(ctx, o, co)
-		must("Pod "+o.Name, err)
-		uids[old] = created.UID
+		mustCreate(t, "Pod "+o.Name, err)
+		uids[s.Pods[i].UID] = created.UID
 		if o.Status.Phase != "" {
 			created.Status = o.Status
 			_, err = c.CoreV1().Pods(o.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{})
-			must("Pod status "+o.Name, err)
+			mustCreate(t, "Pod status "+o.Name, err)
 		}
 	}
-	for _, o := range s.ResourceClaims {
-		o = o.DeepCopy()
-		clean(&o.ObjectMeta)
+	for _, o := range fresh(s.ResourceClaims) {
 		for i := range o.OwnerReferences {
 			o.OwnerReferences[i].UID = uids[o.OwnerReferences[i].UID]
 		}
 		status := o.Status
 		created, err := c.ResourceV1().ResourceClaims(o.Namespace).Create(ctx, o, co)
-		must("ResourceClaim "+o.Name, err)
+		mustCreate(t, "ResourceClaim "+o.Name, err)
 		for i := range status.ReservedFor {
 			status.ReservedFor[i].UID = uids[status.ReservedFor[i].UID]
 		}
 		created.Status = status
 		_, err = c.ResourceV1().ResourceClaims(o.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{})
-		must("ResourceClaim status "+o.Name, err)
+		mustCreate(t, "ResourceClaim status "+o.Name, err)
+	}
+}
+
+// fresh copies objects for creation: no resourceVersion, UID or creation
+// time, which the API server sets.
+func fresh[T interface {
+	DeepCopy() T
+	metav1.Object
+}](list []T) []T {
+	out := make([]T, len(list))
+	for i, o := range list {
+		o = o.DeepCopy()
+		o.SetResourceVersion("")
+		o.SetUID("")
+		o.SetCreationTimestamp(metav1.Time{})
+		out[i] = o
+	}
+	return out
+}
+
+func mustCreate(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("creating %s: %v", what, err)
 	}
 }
 
