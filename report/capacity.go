@@ -181,7 +181,7 @@ type section struct {
 // capacitySections lays the report out for people: what fits, what is in
 // use, what is left and what is lost.
 func capacitySections(r *analysis.Report) []section {
-	var out []section
+	out := editSections(r.Edits)
 	p := r.Fit.Pods
 
 	wl := Table{Header: []string{"Namespace", "Workload", "Bound", "Scheduled", "Pending"}}
@@ -197,7 +197,11 @@ func capacitySections(r *analysis.Report) []section {
 	out = append(out, section{title: "Why pending", table: why, empty: "Nothing is pending."})
 
 	util := utilizationTable(r.Utilization)
-	out = append(out, section{title: "Utilization", intro: fmt.Sprintf("Devices allocated, CPU and memory requested, pods placed; nodes grouped by %s.", r.Inputs.GroupBy), table: util})
+	groupedBy := r.Inputs.GroupBy
+	if groupedBy == analysis.DefaultGroupBy {
+		groupedBy += " (without it: a node-pool label, the NodeGroup, or the node's shape)"
+	}
+	out = append(out, section{title: "Utilization", intro: fmt.Sprintf("Devices allocated, CPU and memory requested, pods placed; nodes grouped by %s.", groupedBy), table: util})
 
 	pl := r.PrioritizedList
 	alts := Table{Header: []string{"Namespace", "Workload", "Template", "Request", "Outcome", "First choice"}}
@@ -259,7 +263,7 @@ func capacitySections(r *analysis.Report) []section {
 		sh.Append(n.Node, n.Group, fmt.Sprint(n.Devices), shCPU[i], shMem[i])
 	}
 	out = append(out, section{title: "Stranded CPU and memory", intro: fmt.Sprintf("%s CPU and %s memory free on nodes whose devices are all taken.", st.CPU, st.Memory), table: sh, empty: "None."})
-	return out
+	return append(out, resilienceSections(r.Resilience)...)
 }
 
 func mixSourceText(source string) string {

@@ -3,9 +3,12 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"html/template"
 	"image/color"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/drasim/drasim/sim/analysis"
@@ -63,6 +66,8 @@ type htmlTable struct {
 type htmlPage struct {
 	Headline string
 	Facts    []string
+	Maps     []deviceMapView
+	Legend   []legendEntry
 	Charts   []chart
 	Tables   []htmlTable
 	Warnings []string
@@ -84,9 +89,25 @@ table { border-collapse: collapse; margin: 0.5em 0; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; font-size: 0.9em; }
 th { background: #f3f3f3; }
 .charts { display: flex; flex-wrap: wrap; gap: 1.5em; }
-figure { margin: 0; }
+figure { margin: 0; max-width: 100%; }
+figure svg { max-width: 100%; height: auto; }
+svg text { font-family: "Liberation Sans", Arial, Helvetica, sans-serif !important; }
 figcaption { font-weight: bold; margin-bottom: 0.3em; }
 .warning { color: #a33; }
+.devicemaps { display: flex; flex-wrap: wrap; gap: 2em; }
+.devicemap { flex: 1 1 28em; min-width: 0; }
+.dm-title { font-weight: bold; margin: 0.6em 0 0.3em; overflow-wrap: anywhere; }
+.dm-nodes { display: flex; flex-wrap: wrap; gap: 6px; }
+.dm-node { border: 1px solid #ccc; padding: 3px; }
+.dm-name { font-size: 0.7em; max-width: 12em; overflow-wrap: anywhere; }
+.dm-cells { display: grid; gap: 2px; }
+.cell { display: inline-block; width: 11px; height: 11px; border-radius: 2px; }
+.legend { display: flex; flex-wrap: wrap; gap: 1em; align-items: center; }
+.cell.free { background: #dcdcdc; }
+.cell.allocated { background: #0072b2; }
+.cell.partial { background: #56b4e9; }
+.cell.blocked { background: #777777; }
+.cell.tainted { background: #d55e00; }
 </style>
 </head>
 <body>
@@ -97,6 +118,33 @@ figcaption { font-weight: bold; margin-bottom: 0.3em; }
 <li>{{.}}</li>
 {{- end}}
 </ul>
+{{- if .Maps}}
+<h2>Device map</h2>
+<p>One cell per device, nodes grouped as in the utilization table: allocated, partly consumed (shares of consumable capacity, or counters drawn by sibling partitions), blocked (counters exhausted), tainted (NoSchedule or NoExecute) or free.</p>
+<div class="legend">
+{{- range .Legend}}
+<span><span class="cell {{.State}}"></span> {{.Label}}</span>
+{{- end}}
+</div>
+<div class="devicemaps" id="device-map">
+{{- range .Maps}}
+<div class="devicemap" id="{{.ID}}">
+<h3>{{.Title}}</h3>
+{{- if .Note}}
+<p>{{.Note}}</p>
+{{- end}}
+{{- range .Groups}}
+<div class="dm-title">{{.Title}}</div>
+<div class="dm-nodes">
+{{- range .Nodes}}
+<div class="dm-node" title="{{.Title}}"><div class="dm-name">{{.Name}}</div><div class="dm-cells" style="grid-template-columns: repeat({{.Columns}}, 11px)">{{range .Cells}}<span class="cell {{.State}}" title="{{.Title}}"></span>{{end}}</div></div>
+{{- end}}
+</div>
+{{- end}}
+</div>
+{{- end}}
+</div>
+{{- end}}
 <div class="charts">
 {{- range .Charts}}
 <figure id="{{.ID}}">
@@ -141,6 +189,7 @@ figcaption { font-weight: bold; margin-bottom: 0.3em; }
 // outcomes) and every table of the text report.
 func WriteCapacityHTML(w io.Writer, r *analysis.Report) error {
 	page := htmlPage{Headline: headline(r), Warnings: r.Warnings}
+	page.Maps, page.Legend = deviceMapViews(r)
 	p := r.Fit.Pods
 	page.Facts = []string{
 		fmt.Sprintf("Fit: %d scheduled, %d pending, %d already bound", p.Scheduled, p.Pending, p.Bound),
@@ -165,11 +214,24 @@ func WriteCapacityHTML(w io.Writer, r *analysis.Report) error {
 		}
 		ch := chart{ID: c.id, Title: c.title, Empty: c.empty}
 		if ok {
-			svg, err := renderSVG(pl, 6*vg.Inch, height)
+			svg, err := renderSVG(pl, chartWidth(pl), height)
 			if err != nil {
 				return fmt.Errorf("chart %s: %w", c.id, err)
 			}
 			ch.SVG = svg
+		}
+		page.Charts = append(page.Charts, ch)
+	}
+	for i, res := range r.Resilience {
+		pl, height, ok, err := resiliencePlot(res)
+		if err != nil {
+			return fmt.Errorf("chart %s-%d: %w", ChartResilience, i+1, err)
+		}
+		ch := chart{ID: fmt.Sprintf("%s-%d", ChartResilience, i+1), Title: "Pods stranded by the loss of one domain: " + analysis.ResilienceKey(res), Empty: "No domain's loss strands a pod."}
+		if ok {
+			if ch.SVG, err = renderSVG(pl, chartWidth(pl), height); err != nil {
+				return fmt.Errorf("chart %s: %w", ch.ID, err)
+			}
 		}
 		page.Charts = append(page.Charts, ch)
 	}
@@ -199,7 +261,48 @@ func renderSVG(p *plot.Plot, width, height vg.Length) (template.HTML, error) {
 		return "", fmt.Errorf("no <svg> element in the output of vgsvg")
 	}
 	// The SVG comes from gonum/plot, which escapes every text it draws.
-	return template.HTML(strings.TrimSpace(s[i:])), nil
+	return template.HTML(fitTexts(strings.TrimSpace(s[i:]), p.Y.Tick.Label)), nil
+}
+
+// svgText matches one text element of vgsvg's output: its attributes, its
+// font size and its (escaped) content.
+var svgText = regexp.MustCompile(`<text ([^>]*font-size:([0-9.]+)px"?)>([^<]*)</text>`)
+
+// fitTexts gives every text of a chart the width gonum laid it out with
+// (textLength): gonum places each label from its left end with the
+// metrics of Liberation Sans, and a browser without that font draws a
+// wider one, which would run into the bars or off the chart. With
+// textLength the browser fits the glyphs to the width the layout left.
+func fitTexts(svg string, base text.Style) string {
+	return svgText.ReplaceAllStringFunc(svg, func(m string) string {
+		parts := svgText.FindStringSubmatch(m)
+		size, err := strconv.ParseFloat(parts[2], 64)
+		if err != nil {
+			return m
+		}
+		sty := base
+		sty.Font.Size = vg.Length(size)
+		w := sty.Width(html.UnescapeString(parts[3]))
+		if w <= 0 {
+			return m
+		}
+		return fmt.Sprintf(`<text textLength="%.2f" lengthAdjust="spacingAndGlyphs" %s>%s</text>`, float64(w), parts[1], parts[3])
+	})
+}
+
+// chartWidth leaves 4.5 inches of plot beside the widest label of the Y
+// axis, and is at least 6 inches: a long group or shape name widens the
+// chart rather than squeezing its bars (the page scales wide charts down).
+func chartWidth(p *plot.Plot) vg.Length {
+	return max(6*vg.Inch, widestYLabel(p)+4.5*vg.Inch)
+}
+
+func widestYLabel(p *plot.Plot) vg.Length {
+	var widest vg.Length
+	for _, t := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+		widest = max(widest, p.Y.Tick.Label.Width(t.Label))
+	}
+	return widest
 }
 
 // newPlot returns a plot with sans-serif text.
@@ -213,6 +316,9 @@ func newPlot(title string) *plot.Plot {
 	sans(&p.X.Tick.Label)
 	sans(&p.Y.Tick.Label)
 	sans(&p.Legend.TextStyle)
+	// A top legend's first line would touch the chart's top edge, where a
+	// browser font with a taller ascent than gonum's gets cut.
+	p.Legend.YOffs = -vg.Points(6)
 	return p
 }
 
@@ -255,11 +361,13 @@ func utilizationPlot(r *analysis.Report) (*plot.Plot, vg.Length, bool, error) {
 	if len(groups) == 0 {
 		return nil, 0, false, nil
 	}
+	// Horizontal bars: group names, however long, sit on the Y axis, which
+	// gonum sizes to its widest label.
 	p := newPlot("")
-	p.Y.Label.Text = "share in use (%)"
-	// Room above 100% for the legend.
-	p.Y.Min, p.Y.Max = 0, 135
-	p.Y.Tick.Marker = plot.ConstantTicks(percentTicks())
+	p.X.Label.Text = "share in use (%)"
+	// Room right of 100% for the legend.
+	p.X.Min, p.X.Max = 0, 135
+	p.X.Tick.Marker = plot.ConstantTicks(percentTicks())
 	series := []struct {
 		name  string
 		value func(analysis.Usage) float64
@@ -268,29 +376,32 @@ func utilizationPlot(r *analysis.Report) (*plot.Plot, vg.Length, bool, error) {
 		{"CPU", func(u analysis.Usage) float64 { return u.CPU.Share }},
 		{"memory", func(u analysis.Usage) float64 { return u.Memory.Share }},
 	}
-	width := vg.Points(12)
-	names := make([]string, len(groups))
+	width := vg.Points(9)
+	n := len(groups)
+	names := make([]string, n)
 	for i, g := range groups {
-		names[i] = g.Name
+		names[n-1-i] = g.Name
 	}
 	for si, s := range series {
-		vals := make(plotter.Values, len(groups))
+		vals := make(plotter.Values, n)
 		for i, g := range groups {
-			vals[i] = s.value(g) * 100
+			vals[n-1-i] = s.value(g) * 100
 		}
 		bars, err := plotter.NewBarChart(vals, width)
 		if err != nil {
 			return nil, 0, false, err
 		}
+		bars.Horizontal = true
 		bars.Color = seriesColor(si)
 		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(si-1) * width
+		// The first series on top within each group.
+		bars.Offset = vg.Length(1-si) * width
 		p.Add(bars)
 		p.Legend.Add(s.name, bars)
 	}
 	p.Legend.Top = true
-	p.NominalX(names...)
-	return p, 3.5 * vg.Inch, true, nil
+	p.NominalY(names...)
+	return p, vg.Length(1.2+0.45*float64(n))*vg.Inch + 0.6*vg.Inch, true, nil
 }
 
 func fragmentationPlot(r *analysis.Report) (*plot.Plot, vg.Length, bool, error) {

@@ -45,6 +45,9 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(w, "   Other scheduler: %d", s.Skipped)
 	}
 	fmt.Fprintln(w)
+	if err := WriteEditsTable(w, r.Edits); err != nil {
+		return err
+	}
 
 	scheduled := Table{Header: []string{"Pod", "Node", "Devices"}}
 	shown := 0

@@ -34,6 +34,11 @@ type Explanation struct {
 	// PreFilter is set when the pod was rejected before any node was tried.
 	PreFilter string            `json:"preFilter,omitempty"`
 	Nodes     []NodeExplanation `json:"nodes"`
+
+	// Edits are the what-if edits applied to the snapshot first (their
+	// moved pods' outcomes are not resolved: explain replays only up to
+	// the pod).
+	Edits []result.Edit `json:"edits,omitempty"`
 }
 
 // NodeExplanation is one node's verdict.

@@ -36,6 +36,8 @@ type Options struct {
 	// own, with no shortcut. It must decide exactly as the default engine;
 	// it exists to prove that and to measure the difference.
 	Reference bool
+	// OnlyQueued limits the result to the queued pods (schedule.Options).
+	OnlyQueued bool
 }
 
 // Run is a finished replay: the cluster after it and the result.
@@ -52,18 +54,24 @@ func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin
 		gates = dra.DefaultGates()
 	}
 	c := cluster.Build(snap, gates)
+	draPlugin, profile, err := profileFor(c, opts)
+	return c, draPlugin, profile, err
+}
+
+// profileFor wires the scheduler profile to a cluster.
+func profileFor(c *cluster.Cluster, opts Options) (*dra.Plugin, *schedule.Profile, error) {
 	draPlugin := dra.New(c.DRA, dra.Options{Reference: opts.Reference})
 	profile, err := schedule.NewProfile(c, draPlugin, opts.Plugins)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("scheduler profile: %w", err)
+		return nil, nil, fmt.Errorf("scheduler profile: %w", err)
 	}
-	return c, draPlugin, profile, nil
+	return draPlugin, profile, nil
 }
 
 // ScheduleOptions are the scheduler options of a replay with these
 // options; every replay of a run (autoscaler loops included) uses them.
 func (o Options) ScheduleOptions() schedule.Options {
-	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference}
+	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself
@@ -73,6 +81,21 @@ func Simulate(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Run,
 	if err != nil {
 		return nil, err
 	}
+	return replay(ctx, c, draPlugin, profile, opts)
+}
+
+// SimulateCluster replays the queue of a cluster that is already built,
+// e.g. a fork of a replayed cluster with some pods queued again
+// (cluster.ForkWithout). The cluster is changed in place.
+func SimulateCluster(ctx context.Context, c *cluster.Cluster, opts Options) (*Run, error) {
+	draPlugin, profile, err := profileFor(c, opts)
+	if err != nil {
+		return nil, err
+	}
+	return replay(ctx, c, draPlugin, profile, opts)
+}
+
+func replay(ctx context.Context, c *cluster.Cluster, draPlugin *dra.Plugin, profile *schedule.Profile, opts Options) (*Run, error) {
 	res, err := schedule.Replay(ctx, c, profile, opts.ScheduleOptions(), draPlugin)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
+	"github.com/drasim/drasim/sim/whatif"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -41,6 +42,8 @@ type Options struct {
 	// headroom method (DefaultMaxSequential when 0): each costs a full
 	// scheduling cycle over the cluster (about 15ms on 1,000 nodes).
 	MaxSequential int
+	// FailureDomains are the failure-domain analyses to run (Report.Resilience).
+	FailureDomains []whatif.DomainOptions
 }
 
 func (o Options) withDefaults() Options {
@@ -132,6 +135,9 @@ func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
 	rep.CounterSets = counterSetsOf(inv)
 	rep.Stranded = strandedOf(nodes, mix)
 	rep.Nodes = nodeRows(nodes)
+	if rep.Resilience, err = resilienceOf(ctx, run, opts.FailureDomains); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

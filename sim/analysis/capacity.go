@@ -26,17 +26,15 @@ func (n *nodeView) freePods() int  { return max(0, n.podCap-n.pods) }
 // collectNodes returns the nodes by name.
 func collectNodes(c *cluster.Cluster, inv *inventory, groupBy string) []*nodeView {
 	out := make([]*nodeView, 0, len(c.Nodes))
+	groups := newGrouper(c, groupBy)
 	for _, ni := range c.Nodes {
 		node := ni.Node()
 		nv := &nodeView{
-			name: node.Name, group: node.Labels[groupBy], unschedulable: node.Spec.Unschedulable,
+			name: node.Name, group: groups.of(node, inv.byNode[node.Name]), unschedulable: node.Spec.Unschedulable,
 			cpuReq: ni.Requested.MilliCPU, cpuAlloc: ni.Allocatable.MilliCPU,
 			memReq: ni.Requested.Memory, memAlloc: ni.Allocatable.Memory,
 			pods: len(ni.Pods), podCap: ni.Allocatable.AllowedPodNumber,
 			devices: inv.byNode[node.Name],
-		}
-		if nv.group == "" {
-			nv.group = NoGroup
 		}
 		for _, d := range nv.devices {
 			switch d.state {

@@ -42,6 +42,10 @@ type Gate struct {
 	// MaxUtilization fails when the share of a resource in use (overall,
 	// or of a class, driver or node group) is above Max.
 	MaxUtilization *UtilizationGate `json:"maxUtilization,omitempty"`
+	// DomainLoss fails when losing one failure domain (a node, or the
+	// nodes sharing a label value) strands pods, optionally only pods
+	// above a priority (resilience.go).
+	DomainLoss *DomainLossGate `json:"domainLoss,omitempty"`
 }
 
 // PendingPodsGate bounds the pending pods, optionally only those of a
@@ -98,6 +102,7 @@ const (
 	GateMaxFragmentationRate = "maxFragmentationRate"
 	GateMinFirstChoiceShare  = "minFirstChoiceShare"
 	GateMaxUtilization       = "maxUtilization"
+	GateDomainLoss           = "domainLoss"
 )
 
 // GateReportKind is the kind of a marshalled GateReport.
@@ -248,6 +253,10 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 			default:
 				fail(i, GateMaxUtilization+".resource", "%q is not one of devices, cpu, memory, pods", a.Resource)
 			}
+		case gate.DomainLoss != nil:
+			for _, p := range gate.DomainLoss.problems() {
+				fail(i, GateDomainLoss+"."+p.field, "%s", p.msg)
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -259,7 +268,7 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 
 // gateTypes are the assertion fields of a Gate, in the file's words.
 func gateTypes() []string {
-	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization}
+	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization, GateDomainLoss}
 }
 
 func (g *Gate) types() []string {
@@ -278,6 +287,9 @@ func (g *Gate) types() []string {
 	}
 	if g.MaxUtilization != nil {
 		out = append(out, GateMaxUtilization)
+	}
+	if g.DomainLoss != nil {
+		out = append(out, GateDomainLoss)
 	}
 	return out
 }
@@ -387,6 +399,8 @@ func evaluateGate(gate Gate, rep *Report, run *sim.Run) (GateResult, error) {
 			v = u.Pods.Share
 		}
 		return atMost(GateMaxUtilization, target+" "+resource, v, *a.Max, resource+" utilization"), nil
+	case gate.DomainLoss != nil:
+		return evaluateDomainLoss(gate.DomainLoss, rep)
 	}
 	return GateResult{}, errors.New("no assertion")
 }

@@ -1,5 +1,10 @@
 package analysis
 
+import (
+	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/whatif"
+)
+
 // APIVersion and Kind identify a marshalled Report.
 const (
 	APIVersion = "drasim.io/v1alpha1"
@@ -69,6 +74,18 @@ type Report struct {
 	Nodes    []Node   `json:"nodes"`
 	Pods     []Pod    `json:"pods"`
 	Warnings []string `json:"warnings,omitempty"`
+
+	// Edits are the what-if edits applied before the replay.
+	Edits []result.Edit `json:"edits,omitempty"`
+	// Resilience is the failure-domain analyses asked for
+	// (Options.FailureDomains), in that order.
+	Resilience []*whatif.Resilience `json:"resilience,omitempty"`
+
+	// DeviceMap is every device's state after the replay, and
+	// DeviceMapBefore the same without the edits (DeviceMapOf); the HTML
+	// report draws them. They are left out of the structured outputs.
+	DeviceMap       *DeviceMap `json:"-"`
+	DeviceMapBefore *DeviceMap `json:"-"`
 }
 
 // Inputs says what the report was computed from.

@@ -346,7 +346,10 @@ var _ framework.NodeLister = (*Cluster)(nil)
 // Fork returns an independent copy of the cluster for what-if runs, in the
 // way cluster-autoscaler forks its snapshot: try on the fork, then keep or
 // drop it. Pods are deep-copied; the snapshot is shared read-only.
-func (c *Cluster) Fork() *Cluster {
+func (c *Cluster) Fork() *Cluster { return c.fork(nil) }
+
+// fork is Fork without the nodes in lost (remove.go).
+func (c *Cluster) fork(lost map[string]bool) *Cluster {
 	f := &Cluster{
 		Snapshot:   c.Snapshot,
 		byName:     make(map[string]*framework.NodeInfo, len(c.byName)),
@@ -376,8 +379,21 @@ func (c *Cluster) Fork() *Cluster {
 		return out
 	}
 	f.Queue, f.Gated, f.Skipped, f.Bound = remap(c.Queue), remap(c.Gated), remap(c.Skipped), remap(c.Bound)
+	if lost == nil {
+		for _, n := range c.Nodes {
+			f.adopt(n.Clone())
+		}
+		return f
+	}
+	// Without some nodes, the node tree interleaves the zones anew.
+	var kept []*v1.Node
 	for _, n := range c.Nodes {
-		f.adopt(n.Clone())
+		if !lost[n.Node().Name] {
+			kept = append(kept, n.Node())
+		}
+	}
+	for _, n := range orderNodes(kept) {
+		f.adopt(c.byName[n.Name].Clone())
 	}
 	return f
 }

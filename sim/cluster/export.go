@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -28,7 +29,15 @@ type list struct {
 // in the shape `kubectl get -o yaml` writes, so that drasim can load it
 // again and it can be compared with a real cluster's dump.
 func (c *Cluster) WriteSnapshot(w io.Writer) error {
-	s := c.Snapshot
+	s := *c.Snapshot
+	s.ResourceClaims = c.DRA.Claims()
+	s.Pods = c.Pods
+	return WriteList(w, &s)
+}
+
+// WriteList writes a snapshot's objects as one List (kinds in a fixed
+// order, objects in snapshot order), which drasim loads again.
+func WriteList(w io.Writer, s *snapshot.Snapshot) error {
 	var items []any
 	add := func(gv schema.GroupVersion, kind string, obj interface{ GetObjectKind() schema.ObjectKind }) {
 		obj.GetObjectKind().SetGroupVersionKind(gv.WithKind(kind))
@@ -53,10 +62,13 @@ func (c *Cluster) WriteSnapshot(w io.Writer) error {
 	for _, o := range s.DeviceTaintRules {
 		add(resourceapi.SchemeGroupVersion, "DeviceTaintRule", o.DeepCopy())
 	}
+	for _, o := range s.PodDisruptionBudgets {
+		add(policyv1.SchemeGroupVersion, "PodDisruptionBudget", o.DeepCopy())
+	}
 	for _, o := range s.ResourceClaimTemplates {
 		add(resourceapi.SchemeGroupVersion, "ResourceClaimTemplate", o.DeepCopy())
 	}
-	for _, o := range c.DRA.Claims() {
+	for _, o := range s.ResourceClaims {
 		add(resourceapi.SchemeGroupVersion, "ResourceClaim", o.DeepCopy())
 	}
 	for _, o := range s.Deployments {
@@ -74,7 +86,7 @@ func (c *Cluster) WriteSnapshot(w io.Writer) error {
 	for _, o := range s.Jobs {
 		add(batchv1.SchemeGroupVersion, "Job", o.DeepCopy())
 	}
-	for _, o := range c.Pods {
+	for _, o := range s.Pods {
 		add(core, "Pod", o.DeepCopy())
 	}
 	for _, o := range s.NodeGroups {

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
-	"k8s.io/utils/ptr"
 )
 
 // State is the DRA side of the cluster: what kube-scheduler's DRA manager
@@ -233,31 +232,23 @@ func (s *State) Get(name string) (*resourceapi.DeviceClass, error) {
 var _ structured.DeviceClassLister = (*State)(nil)
 
 // markAllocated records a claim's allocated devices the way the scheduler's
-// allocated-devices tracker does: admin-access results are not exclusive,
-// results with a share ID are shared allocations with consumed capacity.
+// allocated-devices tracker does (see holdings).
 func (s *State) markAllocated(c *resourceapi.ResourceClaim) {
-	if c.Status.Allocation == nil {
-		return
-	}
 	touched := map[poolRef]bool{}
-	for _, r := range c.Status.Allocation.Devices.Results {
-		if ptr.Deref(r.AdminAccess, false) {
-			continue
-		}
-		ref := poolRef{r.Driver, r.Pool}
-		touched[ref] = true
-		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
-		if s.features.ConsumableCapacity && r.ShareID != nil {
-			s.sharedIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
-			s.recordFact(ref, "s:"+r.Device+"/"+string(*r.ShareID))
-			if r.ConsumedCapacity != nil {
-				s.capacities.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
-				s.recordFact(ref, "c:"+r.Device+"/"+string(*r.ShareID)+":"+capacityString(r.ConsumedCapacity))
+	for _, h := range s.holdings(c) {
+		touched[h.ref] = true
+		switch {
+		case h.share == nil:
+			s.allocated.Insert(h.id)
+		default:
+			s.sharedIDs.Insert(*h.share)
+			if h.capacity != nil {
+				s.capacities.Insert(*h.capacity)
 			}
-			continue
 		}
-		s.allocated.Insert(id)
-		s.recordFact(ref, "x:"+r.Device)
+		for _, f := range h.facts {
+			s.recordFact(h.ref, f)
+		}
 	}
 	s.refreshDynamic(touched)
 }

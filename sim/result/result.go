@@ -30,6 +30,10 @@ type Result struct {
 	Nodes      []Node   `json:"nodes"`
 	Events     []Event  `json:"events"`
 	Warnings   []string `json:"warnings,omitempty"`
+
+	// Edits are the what-if edits applied to the snapshot before the
+	// replay, with what each changed (docs/whatif.md).
+	Edits []Edit `json:"edits,omitempty"`
 }
 
 // Inputs summarizes what the replay started from and how it was configured.

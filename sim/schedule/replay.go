@@ -174,6 +174,8 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 		out, ok := outcomes[pod]
 		switch {
 		case ok:
+		case s.opts.OnlyQueued:
+			continue
 		case bound[pod]:
 			out = &result.Pod{Phase: result.PhaseBound, Node: pod.Spec.NodeName}
 		case gated[pod]:
@@ -192,7 +194,9 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 		r.Pods = append(r.Pods, *out)
 	}
 	r.Recount()
-	r.Nodes = nodeUsage(c)
+	if !s.opts.OnlyQueued {
+		r.Nodes = nodeUsage(c)
+	}
 	return r
 }
 

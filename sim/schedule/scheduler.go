@@ -85,6 +85,11 @@ type Options struct {
 	// Reference evaluates every node on its own, without node classes:
 	// the plain loop, kept to prove that classes change no decision.
 	Reference bool
+	// OnlyQueued limits the result to the pods of the queue, without the
+	// per-node usage: for callers that read only those pods' outcomes (a
+	// failure domain's fork replays a few pods, and the rest of the result
+	// would cost more than the replay).
+	OnlyQueued bool
 }
 
 // Scheduler runs scheduling cycles against one cluster.

@@ -209,6 +209,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		NewCheckCommand(streams, g),
 		NewAutoscaleCommand(streams, g),
 		NewGenerateCommand(streams, g),
+		NewCaptureCommand(streams, g),
 	)
 	return root, prof
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/drasim/drasim/sim/analysis"
 	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/whatif"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -86,7 +87,9 @@ func (f *scaleFlags) options(simOpts sim.Options, expanders string) (autoscale.O
 
 type autoscaleFlags struct {
 	input            inputFlags
+	live             liveFlags
 	engine           engineFlags
+	edits            editFlags
 	scale            scaleFlags
 	OutputSnapshot   string
 	CompareExpanders string
@@ -115,7 +118,9 @@ that are still pending stay so. See docs/autoscaler.md.`,
 		},
 	}
 	f.input.add(cmd.Flags())
+	f.live.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
+	f.edits.add(cmd.Flags())
 	f.scale.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.CompareExpanders, "compare-expanders", "", "run each expander on the same input and print them side by side, e.g. price,least-waste-dra,first-available (a chain joins its expanders with +)")
 	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the scale-up (new nodes and slices, pods placed) to FILE as a List; - for standard output")
@@ -127,11 +132,21 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	if f.CompareExpanders != "" && f.OutputSnapshot != "" {
 		return usageErrorf("--output-snapshot writes one plan's cluster: it cannot be used with --compare-expanders")
 	}
-	res, err := f.input.load(streams, g.Verbosity, load.Options{})
+	var res *load.Result
+	var err error
+	if f.live.set() {
+		res, err = f.live.loadLive(ctx, streams, g.Verbosity, &f.input)
+	} else {
+		res, err = f.input.load(streams, g.Verbosity, load.Options{})
+	}
 	if err != nil {
 		return err
 	}
 	if err := requireNodes(res, true); err != nil {
+		return err
+	}
+	applied, err := f.edits.apply(res)
+	if err != nil {
 		return err
 	}
 	simOpts, err := f.engine.options(res.Files)
@@ -142,7 +157,7 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 		ctx = context.Background()
 	}
 	if f.CompareExpanders != "" {
-		return compareExpanders(ctx, streams, g, f, res, simOpts)
+		return compareExpanders(ctx, streams, g, f, res, applied, simOpts)
 	}
 	opts, err := f.scale.options(simOpts, f.scale.Expander)
 	if err != nil {
@@ -152,11 +167,20 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	if applied != nil {
+		applied.Resolve(out.Plan.Result)
+	}
 	if err := g.files.write("output-snapshot", out.Cluster.WriteSnapshot); err != nil {
 		return err
 	}
 	switch g.Output {
 	case "table":
+		if applied != nil {
+			if err := report.WriteEditsTable(streams.Out, out.Plan.Result.Edits); err != nil {
+				return err
+			}
+			fmt.Fprintln(streams.Out)
+		}
 		return report.WriteScaleUpTable(streams.Out, out.Plan)
 	case "markdown":
 		return report.WriteScaleUpMarkdown(streams.Out, out.Plan)
@@ -164,7 +188,7 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	return writeStructured(streams.Out, g.Output, out.Plan)
 }
 
-func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f *autoscaleFlags, res *load.Result, simOpts sim.Options) error {
+func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f *autoscaleFlags, res *load.Result, applied *whatif.Applied, simOpts sim.Options) error {
 	cmp := autoscale.NewComparison()
 	for _, entry := range strings.Split(f.CompareExpanders, ",") {
 		entry = strings.TrimSpace(entry)
@@ -178,6 +202,9 @@ func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f 
 		out, err := autoscale.Run(ctx, res.Snapshot, opts)
 		if err != nil {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("expander %s: %w", entry, err)}
+		}
+		if applied != nil {
+			applied.Resolve(out.Plan.Result)
 		}
 		cmp.Add(out.Plan)
 		// Fragmentation after the scale-up, measured on the scaled cluster
@@ -203,7 +230,7 @@ func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f 
 // runSimulateAutoscale is simulate --autoscale: the replay after the
 // scale-up, in simulate's own output (the SimulationResult for json and
 // yaml), with the scale-up summed up above the table.
-func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, res *load.Result, simOpts sim.Options, sf *scaleFlags) error {
+func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, res *load.Result, applied *whatif.Applied, simOpts sim.Options, sf *scaleFlags) error {
 	opts, err := sf.options(simOpts, sf.Expander)
 	if err != nil {
 		return err
@@ -211,6 +238,9 @@ func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions
 	out, err := autoscale.Run(ctx, res.Snapshot, opts)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if applied != nil {
+		applied.Resolve(out.Plan.Result)
 	}
 	if err := g.files.write("output-snapshot", out.Cluster.WriteSnapshot); err != nil {
 		return err

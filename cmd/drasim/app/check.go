@@ -69,8 +69,8 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 	if f.Gates == "" {
 		return usageErrorf("no gates file given: use --gates FILE")
 	}
-	if len(f.capacity.input.Files) == 0 {
-		return usageErrorf("no snapshot given: use -f FILE or -f DIR (repeatable, - for standard input)")
+	if len(f.capacity.input.Files) == 0 && !f.capacity.live.set() {
+		return usageErrorf("no snapshot given: use -f FILE or -f DIR (repeatable, - for standard input), or --kubeconfig/--context")
 	}
 	// Read the gates before the replay: a typo should not cost a replay.
 	data, err := os.ReadFile(f.Gates)
@@ -81,10 +81,11 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	run, rep, err := f.capacity.capacity(ctx, streams, g.Verbosity)
+	cr, err := f.capacity.capacity(ctx, streams, g.Verbosity, gates)
 	if err != nil {
 		return err
 	}
+	run, rep := cr.run, cr.rep
 	results, err := analysis.EvaluateGates(gates, rep, run)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
@@ -117,7 +118,10 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 func writeVerdicts(w io.Writer, format string, verdicts *analysis.GateReport, rep *analysis.Report) error {
 	switch format {
 	case "table":
-		return report.WriteGateTable(w, verdicts.Results)
+		if err := report.WriteGateTable(w, verdicts.Results); err != nil {
+			return err
+		}
+		return report.WriteResilienceTable(w, rep.Resilience)
 	case "markdown":
 		if err := report.WriteGateMarkdown(w, verdicts.Results); err != nil {
 			return err

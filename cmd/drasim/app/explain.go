@@ -19,6 +19,7 @@ import (
 type explainFlags struct {
 	input     inputFlags
 	engine    engineFlags
+	edits     editFlags
 	Namespace string
 }
 
@@ -51,6 +52,10 @@ POD in the namespace of -n (default: default). Without -f, uses the demo.`,
 			if err := findPod(res.Snapshot, ns, name); err != nil {
 				return err
 			}
+			applied, err := f.edits.apply(res)
+			if err != nil {
+				return err
+			}
 			opts, err := f.engine.options(res.Files)
 			if err != nil {
 				return err
@@ -63,7 +68,16 @@ POD in the namespace of -n (default: default). Without -f, uses the demo.`,
 			if err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
 			}
+			if applied != nil {
+				ex.Edits = applied.Edits
+			}
 			if g.Output == "table" {
+				if err := report.WriteEditsTable(streams.Out, ex.Edits); err != nil {
+					return err
+				}
+				if applied != nil {
+					fmt.Fprintln(streams.Out)
+				}
 				return writeExplanation(streams.Out, ex)
 			}
 			return writeStructured(streams.Out, g.Output, ex)
@@ -72,6 +86,7 @@ POD in the namespace of -n (default: default). Without -f, uses the demo.`,
 	f.input.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
 	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "the pod's namespace (default: default, as kubectl's)")
+	f.edits.add(cmd.Flags())
 	return setFormats(cmd, "table", "json", "yaml")
 }
 

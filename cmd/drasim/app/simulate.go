@@ -61,7 +61,9 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 
 type simulateFlags struct {
 	input          inputFlags
+	live           liveFlags
 	engine         engineFlags
+	edits          editFlags
 	OutputSnapshot string
 	Autoscale      bool
 	scale          scaleFlags
@@ -78,14 +80,18 @@ kube-scheduler v1.37.2 would, with the real DRA allocator. Without -f, runs the
 embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 		Example: `  drasim simulate
   drasim simulate -f cluster-dump.yaml -f next-week-jobs.yaml
-  drasim simulate -f dump/ -o json --output-snapshot after.yaml`,
+  drasim simulate -f dump/ -o json --output-snapshot after.yaml
+  drasim simulate -f dump/ --drain pool=a --add-nodes h100=4
+  drasim simulate -f dump/ --edits upgrade.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSimulate(cmd.Context(), streams, g, f)
 		},
 	}
 	f.input.add(cmd.Flags())
+	f.live.add(cmd.Flags())
 	f.engine.add(cmd.Flags())
+	f.edits.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the replay to FILE as a List (loadable by drasim and comparable with kubectl get -o yaml); - for standard output")
 	markOutput(cmd.Flags(), "output-snapshot")
 	cmd.Flags().BoolVar(&f.Autoscale, "autoscale", false, "scale up with the snapshot's NodeGroups (as cluster-autoscaler 1.36 would) before reporting")
@@ -94,11 +100,15 @@ embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 }
 
 func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simulateFlags) error {
-	res, err := loadOrDemo(streams, g.Verbosity, &f.input, load.Options{})
+	res, err := loadInput(ctx, streams, g.Verbosity, &f.input, &f.live, load.Options{})
 	if err != nil {
 		return err
 	}
 	if err := requireNodes(res, f.Autoscale); err != nil {
+		return err
+	}
+	applied, err := f.edits.apply(res)
+	if err != nil {
 		return err
 	}
 	opts, err := f.engine.options(res.Files)
@@ -109,7 +119,7 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 		ctx = context.Background()
 	}
 	if f.Autoscale {
-		return runSimulateAutoscale(ctx, streams, g, res, opts, &f.scale)
+		return runSimulateAutoscale(ctx, streams, g, res, applied, opts, &f.scale)
 	}
 	start := time.Now()
 	bar := newProgressBar(streams.Err)
@@ -118,6 +128,9 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	bar.Done()
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if applied != nil {
+		applied.Resolve(run.Result)
 	}
 	if g.Verbosity >= 1 {
 		r := run.Result

@@ -1,0 +1,129 @@
+package cluster
+
+import (
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+)
+
+// Lost is what went with the nodes ForkWithout removed.
+type Lost struct {
+	// Requeued are the pods the nodes ran, queued again as replacements.
+	Requeued []*v1.Pod
+	// Dropped are the DaemonSet and static pods that went with their
+	// nodes (nothing would run them elsewhere).
+	Dropped []*v1.Pod
+}
+
+// ForkWithout returns a fork of a replayed cluster in which the named
+// nodes are lost, and what went with them. The nodes' pods are queued
+// again as their controllers' replacements (created now, after every pod
+// of the cluster); the claims made for them are deallocated, as the
+// resource-claim controller would delete them and make new ones, and
+// shared claims no longer count them as users. The fork's queue holds
+// only those replacements, in the scheduler's order: pods that were
+// pending already are not tried again. Pods are placed; nothing else of
+// the cluster changes, and the cluster itself is only read.
+func (c *Cluster) ForkWithout(nodes []string) (*Cluster, Lost) {
+	lost := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		lost[n] = true
+	}
+	f := c.fork(lost)
+	var out Lost
+	var latest time.Time
+	for _, p := range f.Pods {
+		if p.CreationTimestamp.Time.After(latest) {
+			latest = p.CreationTimestamp.Time
+		}
+	}
+	replacedAt := metav1.NewTime(latest.Add(time.Second))
+	f.Bound = f.Bound[:0]
+	kept := f.Pods[:0]
+	for _, p := range f.Pods {
+		switch {
+		case p.Spec.NodeName == "":
+			kept = append(kept, p)
+		case !lost[p.Spec.NodeName]:
+			kept = append(kept, p)
+			f.Bound = append(f.Bound, p)
+		case goesWithNode(p):
+			f.release(p)
+			out.Dropped = append(out.Dropped, p)
+		default:
+			f.release(p)
+			p.Spec.NodeName = ""
+			p.Status.NominatedNodeName = ""
+			p.Status.Phase = v1.PodPending
+			p.Status.Conditions = slices.DeleteFunc(p.Status.Conditions, func(c v1.PodCondition) bool { return c.Type == v1.PodScheduled })
+			p.CreationTimestamp = replacedAt
+			kept = append(kept, p)
+			out.Requeued = append(out.Requeued, p)
+		}
+	}
+	f.Pods = kept
+	f.Queue = append([]*v1.Pod(nil), out.Requeued...)
+	f.sortQueue()
+	return f, out
+}
+
+// Requeued counts the pods that losing the nodes would queue again (those
+// that do not go with their node), without forking.
+func (c *Cluster) Requeued(nodes []string) int {
+	n := 0
+	for _, name := range nodes {
+		if ni := c.Node(name); ni != nil {
+			for _, pi := range ni.Pods {
+				if !goesWithNode(pi.Pod) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// goesWithNode reports the pods that die with their node: DaemonSet and
+// static (mirror) pods.
+func goesWithNode(p *v1.Pod) bool {
+	if _, mirror := p.Annotations[v1.MirrorPodAnnotationKey]; mirror {
+		return true
+	}
+	ref := metav1.GetControllerOf(p)
+	return ref != nil && ref.Kind == "DaemonSet"
+}
+
+// release does the resource-claim controller's work for a pod that is
+// gone: claims made for it are deallocated (the replacement's new claims
+// are the same claims, unallocated), shared claims drop it from
+// reservedFor and are deallocated when nobody is left.
+func (c *Cluster) release(p *v1.Pod) {
+	for _, pc := range p.Spec.ResourceClaims {
+		name, _, err := resourceclaim.Name(p, &pc)
+		if err != nil || name == nil {
+			continue
+		}
+		claim, err := c.DRA.Claim(p.Namespace, *name)
+		if err != nil {
+			continue
+		}
+		if pc.ResourceClaimTemplateName != nil {
+			c.DRA.Deallocate(claim)
+			continue
+		}
+		claim.Status.ReservedFor = slices.DeleteFunc(claim.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool { return r.UID == p.UID })
+		if len(claim.Status.ReservedFor) == 0 && slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
+			c.DRA.Deallocate(claim)
+		}
+	}
+	if st := p.Status.ExtendedResourceClaimStatus; st != nil {
+		if claim, err := c.DRA.Claim(p.Namespace, st.ResourceClaimName); err == nil {
+			c.DRA.Deallocate(claim)
+		}
+		p.Status.ExtendedResourceClaimStatus = nil
+	}
+}

@@ -1,0 +1,16 @@
+package load
+
+import "github.com/drasim/drasim/sim/snapshot"
+
+// Expand adds the pods that the snapshot's workload controllers would
+// create and that it does not hold yet, and resolves pods' priorities, as
+// Load does after reading. What-if edits call it after changing a
+// workload's replicas. It changes s (its Pods, Sources and Generated).
+func Expand(s *snapshot.Snapshot) ([]Warning, error) {
+	warnings, errs := expandWorkloads(s)
+	if len(errs) > 0 {
+		return warnings, errs
+	}
+	resolvePriorities(s)
+	return warnings, nil
+}
