@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -58,6 +59,9 @@ func (c *Cluster) WriteSnapshot(w io.Writer) error {
 	}
 	for _, o := range c.DRA.Claims() {
 		add(resourceapi.SchemeGroupVersion, "ResourceClaim", o.DeepCopy())
+	}
+	for _, o := range s.PodDisruptionBudgets {
+		add(policyv1.SchemeGroupVersion, "PodDisruptionBudget", o.DeepCopy())
 	}
 	for _, o := range s.Deployments {
 		add(appsv1.SchemeGroupVersion, "Deployment", o.DeepCopy())

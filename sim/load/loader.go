@@ -16,6 +16,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -522,6 +523,10 @@ var decoders = map[kindKey]decodeFunc{
 		func(o *resourceapi.ResourceClaimTemplate) { DefaultClaimSpec(&o.Spec.Spec) }),
 	{"drasim.io", "NodeGroup"}: typed("NodeGroup", false, func(o *snapshot.NodeGroup) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *snapshot.NodeGroup) { s.NodeGroups = append(s.NodeGroups, o) }, nil),
+	{"policy", "PodDisruptionBudget"}: typed("PodDisruptionBudget", true, func(o *policyv1.PodDisruptionBudget) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *policyv1.PodDisruptionBudget) {
+			s.PodDisruptionBudgets = append(s.PodDisruptionBudgets, o)
+		}, nil),
 	{"resource.k8s.io", "DeviceTaintRule"}: typed("DeviceTaintRule", false, func(o *resourceapi.DeviceTaintRule) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *resourceapi.DeviceTaintRule) {
 			s.DeviceTaintRules = append(s.DeviceTaintRules, o)

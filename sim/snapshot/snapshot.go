@@ -6,6 +6,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 )
@@ -67,6 +68,8 @@ type Snapshot struct {
 	ResourceClaims         []*resourceapi.ResourceClaim
 	ResourceClaimTemplates []*resourceapi.ResourceClaimTemplate
 	DeviceTaintRules       []*resourceapi.DeviceTaintRule
+	// PodDisruptionBudgets guide preemption's choice of victims.
+	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
 	// NodeGroups are drasim.io/v1alpha1 node groups for the autoscaler.
 	NodeGroups []*NodeGroup
 
