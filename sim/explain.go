@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
@@ -19,10 +20,13 @@ type Explanation struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Pod        string `json:"pod"`
-	// QueuePosition is the pod's 1-based place in the scheduling queue; the
-	// pods before it were scheduled first, as in a replay.
+	// QueuePosition is the pod's 1-based place in the scheduling queue
+	// when the replay starts; Attempts counts its scheduling cycles (a pod
+	// that did not fit is tried again when an event may help it), and the
+	// explanation is of the last one.
 	QueuePosition int    `json:"queuePosition"`
 	QueueLength   int    `json:"queueLength"`
+	Attempts      int    `json:"attempts"`
 	Node          string `json:"node,omitempty"`
 	Message       string `json:"message,omitempty"`
 	// Reason is "SchedulerError" when a plugin failed with an error (the
@@ -53,77 +57,101 @@ type NodeExplanation struct {
 	DeviceReasons []dra.Finding `json:"deviceReasons,omitempty"`
 }
 
-// Explain replays the queue up to the pod and then reports its cycle node
-// by node. It returns an error when the pod is not in the snapshot or not
-// pending.
+// Explain replays the queue and reports the pod's last scheduling cycle
+// (the one its final state comes from) node by node. It returns an error
+// when the pod is not in the snapshot or not pending.
 func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespace, name string) (*Explanation, error) {
 	c, draPlugin, profile, err := setup(snap, opts)
 	if err != nil {
 		return nil, err
 	}
-	so := opts.ScheduleOptions()
-	so.KeepNodeStatuses = true
-	s := schedule.New(c, profile, so)
 	ex := &Explanation{APIVersion: "drasim.io/v1alpha1", Kind: "PodExplanation", Pod: namespace + "/" + name, QueueLength: len(c.Queue), Nodes: []NodeExplanation{}}
+	var target *v1.Pod
 	for i, pod := range c.Queue {
-		if pod.Namespace != namespace || pod.Name != name {
-			if a := s.SchedulePod(ctx, pod); a.Err != nil {
-				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
-			}
-			continue
+		if pod.Namespace == namespace && pod.Name == name {
+			ex.QueuePosition, target = i+1, pod
 		}
-		ex.QueuePosition = i + 1
-		toAllocate := unallocatedClaims(draPlugin, pod)
-		a := s.Evaluate(ctx, pod)
-		if a.Err != nil {
-			return nil, a.Err
+	}
+	if target == nil {
+		return nil, notPending(c.Pods, namespace, name)
+	}
+	r := schedule.NewReplayer(c, profile, opts.ScheduleOptions(), draPlugin)
+	var toAllocate []*resourceapi.ResourceClaim
+	// Only the explained pod's cycles keep every node's verdict (they
+	// cost node classes); the other pods run as in simulate.
+	r.BeforeAttempt = func(pod *v1.Pod) {
+		r.Scheduler().KeepNodeStatuses(pod == target)
+		if pod == target {
+			toAllocate = unallocatedClaims(draPlugin, pod)
 		}
-		ex.Node, ex.Message = a.Node, a.Message
-		if a.Error != nil {
-			ex.Reason, ex.ErrorPlugin, ex.ErrorNode = result.ReasonSchedulerError, a.Error.Plugin, a.Error.Node
+	}
+	r.OnAttempt = func(pod *v1.Pod, a *schedule.Attempt) {
+		if pod == target {
+			ex.Attempts++
+			explainAttempt(ctx, ex, c, draPlugin, toAllocate, a)
 		}
-		if a.PreFilterStatus != nil {
-			ex.PreFilter = fmt.Sprintf("%s: %s", a.PreFilterStatus.Plugin(), a.PreFilterStatus.Message())
-		}
-		for _, nr := range a.Nodes {
-			ne := NodeExplanation{Name: nr.Node, Feasible: nr.Status == nil, Chosen: nr.Node == a.Node, Total: nr.Total}
-			if nr.Status != nil {
-				ne.Plugin, ne.Reason = nr.Status.Plugin(), nr.Status.Message()
-				if ne.Plugin == dra.Name {
-					if ni := c.Node(nr.Node); ni != nil {
-						ne.DeviceReasons = draPlugin.Diagnose(ctx, a.State, ni.Node())
-					}
+	}
+	for _, pod := range c.Queue {
+		r.Add(pod, 0)
+	}
+	if err := r.Run(ctx, 0); err != nil {
+		return nil, err
+	}
+	return ex, nil
+}
+
+// explainAttempt fills the explanation from one cycle of its pod.
+func explainAttempt(ctx context.Context, ex *Explanation, c *cluster.Cluster, draPlugin *dra.Plugin, toAllocate []*resourceapi.ResourceClaim, a *schedule.Attempt) {
+	ex.Node, ex.Message, ex.PreFilter = a.Node, a.Message, ""
+	ex.Reason, ex.ErrorPlugin, ex.ErrorNode = "", "", ""
+	ex.Nodes = []NodeExplanation{}
+	if a.Error != nil {
+		ex.Reason, ex.ErrorPlugin, ex.ErrorNode = result.ReasonSchedulerError, a.Error.Plugin, a.Error.Node
+	}
+	if a.PreFilterStatus != nil {
+		ex.PreFilter = fmt.Sprintf("%s: %s", a.PreFilterStatus.Plugin(), a.PreFilterStatus.Message())
+	}
+	for _, nr := range a.Nodes {
+		ne := NodeExplanation{Name: nr.Node, Feasible: nr.Status == nil, Chosen: nr.Node == a.Node, Total: nr.Total}
+		if nr.Status != nil {
+			ne.Plugin, ne.Reason = nr.Status.Plugin(), nr.Status.Message()
+			if ne.Plugin == dra.Name {
+				if ni := c.Node(nr.Node); ni != nil {
+					ne.DeviceReasons = draPlugin.Diagnose(ctx, a.State, ni.Node())
 				}
 			}
-			for _, ps := range nr.Scores {
-				ne.Scores = append(ne.Scores, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})
-			}
-			if ne.Feasible {
-				ne.Devices = devicesOf(toAllocate, draPlugin.ChosenAllocation(a.State, nr.Node))
-			}
-			ex.Nodes = append(ex.Nodes, ne)
 		}
-		sort.SliceStable(ex.Nodes, func(i, j int) bool {
-			a, b := ex.Nodes[i], ex.Nodes[j]
-			if a.Feasible != b.Feasible {
-				return a.Feasible
-			}
-			if a.Total != b.Total {
-				return a.Total > b.Total
-			}
-			return a.Name < b.Name
-		})
-		return ex, nil
+		for _, ps := range nr.Scores {
+			ne.Scores = append(ne.Scores, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})
+		}
+		if ne.Feasible {
+			ne.Devices = devicesOf(toAllocate, draPlugin.ChosenAllocation(a.State, nr.Node))
+		}
+		ex.Nodes = append(ex.Nodes, ne)
 	}
-	for _, pod := range c.Pods {
+	sort.SliceStable(ex.Nodes, func(i, j int) bool {
+		a, b := ex.Nodes[i], ex.Nodes[j]
+		if a.Feasible != b.Feasible {
+			return a.Feasible
+		}
+		if a.Total != b.Total {
+			return a.Total > b.Total
+		}
+		return a.Name < b.Name
+	})
+}
+
+// notPending says why a pod is not one explain can look at.
+func notPending(pods []*v1.Pod, namespace, name string) error {
+	for _, pod := range pods {
 		if pod.Namespace == namespace && pod.Name == name {
 			if pod.Spec.NodeName != "" {
-				return nil, fmt.Errorf("pod %s/%s is already bound to node %s; explain looks at pending pods", namespace, name, pod.Spec.NodeName)
+				return fmt.Errorf("pod %s/%s is already bound to node %s; explain looks at pending pods", namespace, name, pod.Spec.NodeName)
 			}
-			return nil, fmt.Errorf("pod %s/%s is not in the scheduling queue (scheduling gates or another scheduler)", namespace, name)
+			return fmt.Errorf("pod %s/%s is not in the scheduling queue (scheduling gates or another scheduler)", namespace, name)
 		}
 	}
-	return nil, fmt.Errorf("pod %s/%s is not in the snapshot", namespace, name)
+	return fmt.Errorf("pod %s/%s is not in the snapshot", namespace, name)
 }
 
 func unallocatedClaims(p *dra.Plugin, pod *v1.Pod) []*resourceapi.ResourceClaim {

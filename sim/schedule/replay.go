@@ -7,97 +7,209 @@ import (
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/schedule/queue"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
 
-// maxPasses bounds the retries of pods that did not fit: kube retries an
-// unschedulable pod when a cluster event may help it (a pod landing can
-// satisfy inter-pod affinity or topology spread); drasim retries the
-// remaining pods after each pass that placed something, up to this bound.
-const maxPasses = 8
+// maxCyclesPerPod bounds the scheduling cycles of a replay (times the
+// pods in the queue): every cycle after a pod's first needs an event
+// that may help it, so a replay ends on its own; the bound guards
+// against a bug turning that into a loop.
+const maxCyclesPerPod = 64
 
-// Replay schedules every queued pod of the cluster and returns the result.
-// The cluster is changed in place: pods get their nodes, claims their
-// allocations.
+// Replay schedules every queued pod of the cluster through kube's
+// scheduling queue and returns the result. Every pod arrives at time 0
+// and a cycle takes no time (docs/fidelity.md): the queue's order and its
+// queueing hints decide which pod is tried when, and a pod that did not
+// fit is tried again only when an event may have made room for it. The
+// cluster is changed in place: pods get their nodes, claims their
+// allocations, preemption victims are deleted.
 func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) (*result.Result, error) {
-	s := New(c, p, opts)
-	outcomes := map[*v1.Pod]*result.Pod{}
-	var events []result.Event
-	pending := append([]*v1.Pod(nil), c.Queue...)
-	cycles := 0
-	for pass := 1; pass <= maxPasses && len(pending) > 0; pass++ {
-		var still []*v1.Pod
-		placed := 0
-		for _, pod := range pending {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			a := s.SchedulePod(ctx, pod)
-			cycles++
-			if opts.Progress != nil {
-				opts.Progress(cycles, len(c.Queue))
-			}
-			if a.Err != nil {
-				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
-			}
-			out := &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), FeasibleNodes: a.FeasibleNodes, EvaluatedNodes: a.EvaluatedNodes}
-			if a.Error != nil {
-				// A plugin error fails this pod's attempt only, as in kube;
-				// no node rejected it, so the reason counts no nodes.
-				out.Reason = result.ReasonSchedulerError
-				a.Rejections = []Rejection{{Plugin: a.Error.Plugin, Reason: result.ReasonSchedulerError}}
-			}
-			if a.Node == "" && pass > 1 {
-				// Still does not fit: keep the message of the pod's own turn
-				// in the queue, as the PodScheduled condition kube wrote then.
-				still = append(still, pod)
-				continue
-			}
-			outcomes[pod] = out
-			if a.Node == "" {
-				out.Phase = result.PhaseUnschedulable
-				out.Message = a.Message
-				if a.Error == nil {
-					out.DeviceReasons = diagnose(ctx, c, draPlugin, a)
-				}
-				for _, r := range a.Rejections {
-					out.Reasons = append(out.Reasons, result.Reason{Plugin: r.Plugin, Reason: r.Reason, Nodes: r.Nodes})
-				}
-				still = append(still, pod)
-				continue
-			}
-			placed++
-			out.Phase = result.PhaseScheduled
-			out.Node = a.Node
-			out.Attempt = pass
-			if a.Chosen != nil && len(a.Chosen.Scores) > 0 {
-				sc := &result.Score{Total: a.Chosen.Total}
-				for _, ps := range a.Chosen.Scores {
-					sc.Plugins = append(sc.Plugins, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})
-				}
-				out.Score = sc
-			}
-			setScheduled(pod)
-			events = append(events, result.Event{Seq: len(events) + 1, Type: result.EventScheduled, Pod: pod.Namespace + "/" + pod.Name, Node: a.Node,
-				Message: fmt.Sprintf("Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, a.Node)})
+	r := NewReplayer(c, p, opts, draPlugin)
+	for _, pod := range c.Queue {
+		r.Add(pod, 0)
+	}
+	if err := r.Run(ctx, 0); err != nil {
+		return nil, err
+	}
+	return r.Result(), nil
+}
+
+// Replayer drives one cluster's scheduling: the queue, the scheduler and
+// what each pod's attempts decided. Simulate runs it once at time 0; a
+// caller that simulates time adds pods and delivers events at their
+// times and runs it in between.
+type Replayer struct {
+	c        *cluster.Cluster
+	s        *Scheduler
+	q        *queue.Queue
+	dra      *dra.Plugin
+	opts     Options
+	outcomes map[*v1.Pod]*result.Pod
+	events   []result.Event
+	cycles   int
+	queued   int
+	// BeforeAttempt and OnAttempt, when set, hear of every scheduling
+	// cycle before it runs and what it decided (explain watches one pod
+	// with them).
+	BeforeAttempt func(pod *v1.Pod)
+	OnAttempt     func(pod *v1.Pod, a *Attempt)
+}
+
+// NewReplayer wires a queue with the profile's plugins to a scheduler on
+// the cluster.
+func NewReplayer(c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) *Replayer {
+	gates := c.DRA.Gates()
+	q := queue.New(queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.plugins()})
+	opts.Nominator = q
+	return &Replayer{c: c, s: New(c, p, opts), q: q, dra: draPlugin, opts: opts, outcomes: map[*v1.Pod]*result.Pod{}}
+}
+
+// Queue is the replay's scheduling queue.
+func (r *Replayer) Queue() *queue.Queue { return r.q }
+
+// Scheduler is the replay's scheduler.
+func (r *Replayer) Scheduler() *Scheduler { return r.s }
+
+// Add queues a pending pod arriving at time t.
+func (r *Replayer) Add(pod *v1.Pod, t queue.Time) {
+	r.queued++
+	r.q.Add(pod, t)
+}
+
+// Run schedules at time t until the queue has nothing ready.
+func (r *Replayer) Run(ctx context.Context, t queue.Time) error {
+	limit := maxCyclesPerPod * max(r.queued, 1)
+	for e := r.q.Pop(t); e != nil; e = r.q.Pop(t) {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		pending = still
-		if placed == 0 {
-			break
+		if r.cycles++; r.cycles > limit {
+			return fmt.Errorf("internal error: more than %d scheduling cycles for %d pods", limit, r.queued)
+		}
+		if err := r.schedulePod(ctx, e, t); err != nil {
+			return err
+		}
+		if r.opts.Progress != nil {
+			r.opts.Progress(r.cycles, r.queued)
 		}
 	}
-	for _, pod := range pending {
-		out := outcomes[pod]
+	return nil
+}
+
+// schedulePod runs one pod's cycle and acts on its outcome.
+func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Time) error {
+	pod := e.Pod()
+	if r.BeforeAttempt != nil {
+		r.BeforeAttempt(pod)
+	}
+	claimsBefore := r.claimStatuses(pod)
+	a := r.s.SchedulePod(ctx, pod)
+	if a.Err != nil {
+		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+	}
+	if r.OnAttempt != nil {
+		r.OnAttempt(pod, a)
+	}
+	out := &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), FeasibleNodes: a.FeasibleNodes, EvaluatedNodes: a.EvaluatedNodes}
+	r.outcomes[pod] = out
+	if a.Error != nil {
+		// A plugin error fails this pod's attempt only, as in kube: no
+		// node rejected it (the reason counts no nodes), no PostFilter
+		// runs, and the pod waits in the error backoff.
+		out.Phase, out.Reason, out.Message = result.PhaseUnschedulable, result.ReasonSchedulerError, a.Message
+		out.Reasons = []result.Reason{{Plugin: a.Error.Plugin, Reason: result.ReasonSchedulerError}}
+		r.q.Failed(e, t, queue.Result{Error: true})
+		return nil
+	}
+	if a.Node == "" {
+		out.Phase = result.PhaseUnschedulable
+		out.Message = a.Message
+		out.DeviceReasons = diagnose(ctx, r.c, r.dra, a)
+		for _, rj := range a.Rejections {
+			out.Reasons = append(out.Reasons, result.Reason{Plugin: rj.Plugin, Reason: rj.Reason, Nodes: rj.Nodes})
+		}
+		r.q.Failed(e, t, queue.Result{UnschedulablePlugins: map[string]sets.Set[string]{pod.Namespace + "/" + pod.Name: sets.New(a.UnschedulablePlugins...)}})
+		return nil
+	}
+	r.q.Done(e)
+	r.q.DeleteNominated(pod)
+	out.Phase = result.PhaseScheduled
+	out.Node = a.Node
+	out.Attempt = e.Attempts
+	if a.Chosen != nil && len(a.Chosen.Scores) > 0 {
+		sc := &result.Score{Total: a.Chosen.Total}
+		for _, ps := range a.Chosen.Scores {
+			sc.Plugins = append(sc.Plugins, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})
+		}
+		out.Score = sc
+	}
+	setScheduled(pod)
+	r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventScheduled, Pod: pod.Namespace + "/" + pod.Name, Node: a.Node,
+		Message: fmt.Sprintf("Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, a.Node)})
+	// What the informers would tell the queue: the pod's claims changed
+	// (allocated, reserved), then the pod is assigned.
+	r.claimEvents(pod, claimsBefore, t)
+	r.q.Event(t, framework.EventAssignedPodAdd, nil, pod, nil)
+	return nil
+}
+
+// claimStatuses copies the statuses of the pod's claims before its cycle,
+// so that the claim events after it carry the old and the new object.
+func (r *Replayer) claimStatuses(pod *v1.Pod) map[string]*resourceapi.ResourceClaim {
+	if r.dra == nil {
+		return nil
+	}
+	claims, _ := r.dra.PodClaims(pod)
+	out := make(map[string]*resourceapi.ResourceClaim, len(claims))
+	for _, c := range claims {
+		out[c.Name] = c.DeepCopy()
+	}
+	return out
+}
+
+func (r *Replayer) claimEvents(pod *v1.Pod, before map[string]*resourceapi.ResourceClaim, t queue.Time) {
+	if r.dra == nil {
+		return
+	}
+	claims, _ := r.dra.PodClaims(pod)
+	if st := pod.Status.ExtendedResourceClaimStatus; st != nil {
+		if c, err := r.dra.State().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
+			claims = append(claims, c)
+		}
+	}
+	for _, c := range claims {
+		old := before[c.Name]
+		switch {
+		case old == nil:
+			r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Add}, nil, c, nil)
+		default:
+			r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, old, c, nil)
+		}
+	}
+}
+
+// Result builds the replay's result: each pod's last attempt, pending pods
+// with the message of their last attempt.
+func (r *Replayer) Result() *result.Result {
+	for _, pod := range r.c.Queue {
+		out := r.outcomes[pod]
+		if out == nil || out.Phase != result.PhaseUnschedulable {
+			continue
+		}
 		setUnschedulable(pod, out.Reason, out.Message)
-		events = append(events, result.Event{Seq: len(events) + 1, Type: result.EventFailedScheduling, Pod: pod.Namespace + "/" + pod.Name, Message: out.Message})
+		r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventFailedScheduling, Pod: pod.Namespace + "/" + pod.Name, Message: out.Message})
 	}
-	return buildResult(c, s, outcomes, events, draPlugin), nil
+	return buildResult(r.c, r.s, r.outcomes, r.events, r.dra)
 }
 
 // diagnose asks the DRA plugin why the pod's claims failed on the nodes it
