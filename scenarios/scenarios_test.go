@@ -225,9 +225,8 @@ func TestChainedRun(t *testing.T) {
 }
 
 // TestFailureMessages compares each pending pod's message with the
-// PodScheduled message the real kube-scheduler wrote (oracle/NAME.reasons.json).
-// kube appends what preemption found ("preemption: ..."); drasim does not
-// model preemption (docs/fidelity.md), so only the part before it counts.
+// PodScheduled message the real kube-scheduler wrote (oracle/NAME.reasons.json),
+// word for word, with what its PostFilter (preemption) found.
 func TestFailureMessages(t *testing.T) {
 	for _, file := range scenarioFiles(t) {
 		name := strings.TrimSuffix(file, ".yaml")
@@ -253,7 +252,7 @@ func TestFailureMessages(t *testing.T) {
 				if len(msgs) == 0 {
 					continue
 				}
-				kube, _, _ := strings.Cut(msgs[len(msgs)-1], " preemption:")
+				kube := msgs[len(msgs)-1]
 				if got[pod] != kube {
 					t.Errorf("pod %s:\n  kube-scheduler: %q\n  drasim:         %q", pod, kube, got[pod])
 				}

@@ -60,7 +60,7 @@ func (c *Cluster) WriteSnapshot(w io.Writer) error {
 	for _, o := range c.DRA.Claims() {
 		add(resourceapi.SchemeGroupVersion, "ResourceClaim", o.DeepCopy())
 	}
-	for _, o := range s.PodDisruptionBudgets {
+	for _, o := range c.PDBs {
 		add(policyv1.SchemeGroupVersion, "PodDisruptionBudget", o.DeepCopy())
 	}
 	for _, o := range s.Deployments {

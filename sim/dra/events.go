@@ -71,3 +71,32 @@ func (p *Plugin) afterTargetPodUpdate(_ *v1.Pod, _, newObj any) (framework.Queue
 	}
 	return framework.Queue, nil
 }
+
+// ReasonDeallocated is kube's PostFilter reason when it freed a claim.
+const ReasonDeallocated = "deallocation of ResourceClaim completed"
+
+// PostFilter is kube's DynamicResources PostFilter, which runs before
+// preemption when a pod fits nowhere: an allocated claim of the pod that
+// some node could not use (its allocation is elsewhere) and that nobody
+// else uses is to be deallocated (State.Deallocate), so that the next
+// attempt may allocate it where the pod fits. It returns that claim, or
+// nil. kube picks among several such claims at random; drasim takes the
+// first in the pod's order. (kube also deletes a stale extended-resource
+// claim here; drasim makes that claim only when the pod is bound, so it
+// has none.)
+func (p *Plugin) PostFilter(cs *framework.CycleState, pod *v1.Pod) *resourceapi.ResourceClaim {
+	d := readCycle(cs)
+	if d == nil {
+		return nil
+	}
+	for i, claim := range d.claims {
+		if i >= len(d.unavailable) || !d.unavailable[i] || claim == d.extendedClaim || claim.Status.Allocation == nil {
+			continue
+		}
+		reserved := claim.Status.ReservedFor
+		if len(reserved) == 0 || len(reserved) == 1 && reserved[0].UID == pod.UID {
+			return claim
+		}
+	}
+	return nil
+}

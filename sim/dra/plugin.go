@@ -115,6 +115,18 @@ type cycleData struct {
 	// diagnosed caches Diagnose's findings per class of nodes; it is
 	// only used after filtering, from one goroutine.
 	diagnosed map[classKey][]Finding
+	// unavailable marks the allocated claims (by index) whose allocation
+	// some node did not match, for PostFilter.
+	unavailable []bool
+}
+
+func (d *cycleData) markUnavailable(i int) {
+	d.mu.Lock()
+	if d.unavailable == nil {
+		d.unavailable = make([]bool, len(d.claims))
+	}
+	d.unavailable[i] = true
+	d.mu.Unlock()
 }
 
 type nodeAllocation struct {
@@ -290,9 +302,10 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 	// An allocated claim pins the pod to its allocation's nodes; kube still
 	// runs the allocator for the other claims first, so its message wins.
 	unavailable := false
-	for _, sel := range d.availableOnNodes {
+	for i, sel := range d.availableOnNodes {
 		if sel != nil && !sel.Match(node) {
 			unavailable = true
+			d.markUnavailable(i)
 		}
 	}
 	var results []resourceapi.AllocationResult

@@ -392,3 +392,85 @@ func (s *State) AddSlices(slices []*resourceapi.ResourceSlice, rules []*resource
 	s.slices = append(s.slices[:len(s.slices):len(s.slices)], added...)
 	s.indexSlices(added)
 }
+
+// unmarkAllocated forgets a claim's allocated devices: the inverse of
+// markAllocated.
+func (s *State) unmarkAllocated(c *resourceapi.ResourceClaim) {
+	if c.Status.Allocation == nil {
+		return
+	}
+	touched := map[poolRef]bool{}
+	for _, r := range c.Status.Allocation.Devices.Results {
+		if ptr.Deref(r.AdminAccess, false) {
+			continue
+		}
+		ref := poolRef{r.Driver, r.Pool}
+		touched[ref] = true
+		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+		if s.features.ConsumableCapacity && r.ShareID != nil {
+			s.sharedIDs.Delete(structured.MakeSharedDeviceID(id, r.ShareID))
+			s.forgetFact(ref, "s:"+r.Device+"/"+string(*r.ShareID))
+			if r.ConsumedCapacity != nil {
+				s.capacities.Remove(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+				s.forgetFact(ref, "c:"+r.Device+"/"+string(*r.ShareID)+":"+capacityString(r.ConsumedCapacity))
+			}
+			continue
+		}
+		s.allocated.Delete(id)
+		s.forgetFact(ref, "x:"+r.Device)
+	}
+	s.refreshDynamic(touched)
+}
+
+// Release does what the resource-claim controller does once a pod is gone
+// (deleted, preempted, finished): it takes the pod off the claim's
+// reservedFor and, when no consumer is left, deallocates the claim (the
+// allocation and the controller's finalizer go, the devices come free).
+// It returns the claim as it was before, or nil when nothing changed.
+func (s *State) Release(c *resourceapi.ResourceClaim, pod *v1.Pod) *resourceapi.ResourceClaim {
+	kept := make([]resourceapi.ResourceClaimConsumerReference, 0, len(c.Status.ReservedFor))
+	for _, r := range c.Status.ReservedFor {
+		if r.Resource == "pods" && r.APIGroup == "" && r.Name == pod.Name && (r.UID == "" || r.UID == pod.UID) {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == len(c.Status.ReservedFor) {
+		return nil
+	}
+	before := c.DeepCopy()
+	c.Status.ReservedFor = kept
+	if len(kept) == 0 && containsString(c.Finalizers, resourceapi.Finalizer) {
+		s.unmarkAllocated(c)
+		c.Status.Allocation = nil
+		c.Finalizers = slices.DeleteFunc(slices.Clone(c.Finalizers), func(f string) bool { return f == resourceapi.Finalizer })
+	}
+	return before
+}
+
+// DeleteClaim removes a claim from the state (as the garbage collector
+// removes a claim generated for a pod that is gone), freeing any devices
+// it still holds. It returns the claim, or nil when there is none.
+func (s *State) DeleteClaim(namespace, name string) *resourceapi.ResourceClaim {
+	key := claimKey(namespace, name)
+	c, ok := s.claims[key]
+	if !ok {
+		return nil
+	}
+	s.unmarkAllocated(c)
+	delete(s.claims, key)
+	s.claimOrder = slices.DeleteFunc(s.claimOrder, func(k string) bool { return k == key })
+	return c
+}
+
+// Deallocate clears a claim's allocation and reservations and frees its
+// devices, as DynamicResources' PostFilter does. It returns the claim as it
+// was.
+func (s *State) Deallocate(c *resourceapi.ResourceClaim) *resourceapi.ResourceClaim {
+	before := c.DeepCopy()
+	s.unmarkAllocated(c)
+	c.Status.ReservedFor = nil
+	c.Status.Allocation = nil
+	c.Status.Devices = nil
+	return before
+}

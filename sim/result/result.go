@@ -18,6 +18,10 @@ const (
 	PhaseGated = "Gated"
 	// PhaseSkipped: the pod is for another scheduler.
 	PhaseSkipped = "Skipped"
+	// PhasePreempted: the pod was running (or placed earlier in this
+	// replay) and was deleted to make room for a higher-priority pod;
+	// PreemptedBy says by which.
+	PhasePreempted = "Preempted"
 )
 
 // Result is everything one replay decided.
@@ -60,6 +64,7 @@ type Summary struct {
 	AlreadyBound    int `json:"alreadyBound"`
 	Gated           int `json:"gated,omitempty"`
 	Skipped         int `json:"skipped,omitempty"`
+	Preempted       int `json:"preempted,omitempty"`
 }
 
 // Pod is one pod's outcome.
@@ -89,8 +94,40 @@ type Pod struct {
 	Score          *Score `json:"score,omitempty"`
 	FeasibleNodes  int    `json:"feasibleNodes,omitempty"`
 	EvaluatedNodes int    `json:"evaluatedNodes,omitempty"`
-	// Attempt is the replay pass in which the pod was scheduled (1 = first).
+	// Attempt counts the scheduling cycles the pod went through until it
+	// was scheduled (1 = at its first try).
 	Attempt int `json:"attempt,omitempty"`
+	// NominatedNode is the node a preemption nominated the pod to, while
+	// it waits (status.nominatedNodeName).
+	NominatedNode string `json:"nominatedNode,omitempty"`
+	// Preemption is set for a pod that preempted others: where, and whom.
+	Preemption *Preemption `json:"preemption,omitempty"`
+	// PreemptedBy is set for a pod deleted by a preemption.
+	PreemptedBy *PreemptedBy `json:"preemptedBy,omitempty"`
+}
+
+// Preemption is what a pod's preemption did: the node it made room on and
+// the pods it deleted there ("ns/name"), in kube's order (most important
+// first).
+type Preemption struct {
+	Node    string   `json:"node"`
+	Victims []string `json:"victims"`
+	// PDBViolations counts the victims a PodDisruptionBudget did not allow
+	// to be disrupted.
+	PDBViolations int `json:"pdbViolations,omitempty"`
+}
+
+// PreemptedBy says which pod preempted this one, on which node, and why.
+type PreemptedBy struct {
+	Pod      string `json:"pod"`
+	Priority int32  `json:"priority"`
+	Node     string `json:"node"`
+	// Reason is the DisruptionTarget condition kube sets on the victim.
+	Reason string `json:"reason"`
+	// PDBViolation is set when a PodDisruptionBudget covering the pod did
+	// not allow the disruption (kube preempts anyway when no other node
+	// would do with fewer violations).
+	PDBViolation bool `json:"pdbViolation,omitempty"`
 }
 
 // ReasonSchedulerError is kube's PodScheduled reason for a pod whose
@@ -195,6 +232,8 @@ type Event struct {
 const (
 	EventScheduled        = "Scheduled"
 	EventFailedScheduling = "FailedScheduling"
+	// EventPreempted: the pod was deleted by a preemption.
+	EventPreempted = "Preempted"
 )
 
 // Recount sets the summary from the pods' phases.
@@ -215,6 +254,8 @@ func (r *Result) Recount() {
 			r.Summary.Gated++
 		case PhaseSkipped:
 			r.Summary.Skipped++
+		case PhasePreempted:
+			r.Summary.Preempted++
 		}
 	}
 }

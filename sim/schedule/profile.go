@@ -96,7 +96,7 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 	chain := []framework.Plugin{
 		nodename.New(), nodeunschedulable.New(), taints, affinity, ports, fit, spread, interPod, draPlugin, balanced, images,
 	}
-	p := &Profile{PercentageOfNodesToScore: cfg.PercentageOfNodesToScore}
+	p := &Profile{PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Preemption: !cfg.Disabled[PreemptionPlugin]}
 	for _, pl := range chain {
 		if cfg.Disabled[pl.Name()] {
 			continue
@@ -128,7 +128,7 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 
 func isFilterOnly(name string) bool {
 	switch name {
-	case "NodeUnschedulable", "NodeName", "NodePorts":
+	case "NodeUnschedulable", "NodeName", "NodePorts", PreemptionPlugin:
 		return true
 	}
 	return false
@@ -177,4 +177,14 @@ func (p *Profile) plugins() []framework.Plugin {
 		add(pl)
 	}
 	return p.all
+}
+
+// hasPlugin reports whether the profile runs the named plugin.
+func (p *Profile) hasPlugin(name string) bool {
+	for _, pl := range p.plugins() {
+		if pl.Name() == name {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,9 @@ package schedule
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
@@ -56,8 +59,12 @@ type Replayer struct {
 	opts     Options
 	outcomes map[*v1.Pod]*result.Pod
 	events   []result.Event
-	cycles   int
-	queued   int
+	// deleted are the pods preemption deleted; preemptions what each
+	// preemptor's last preemption did.
+	deleted     []*v1.Pod
+	preemptions map[*v1.Pod]*result.Preemption
+	cycles      int
+	queued      int
 	// BeforeAttempt and OnAttempt, when set, hear of every scheduling
 	// cycle before it runs and what it decided (explain watches one pod
 	// with them).
@@ -71,7 +78,7 @@ func NewReplayer(c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Pl
 	gates := c.DRA.Gates()
 	q := queue.New(queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.plugins()})
 	opts.Nominator = q
-	return &Replayer{c: c, s: New(c, p, opts), q: q, dra: draPlugin, opts: opts, outcomes: map[*v1.Pod]*result.Pod{}}
+	return &Replayer{c: c, s: New(c, p, opts), q: q, dra: draPlugin, opts: opts, outcomes: map[*v1.Pod]*result.Pod{}, preemptions: map[*v1.Pod]*result.Preemption{}}
 }
 
 // Queue is the replay's scheduling queue.
@@ -138,11 +145,13 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 		for _, rj := range a.Rejections {
 			out.Reasons = append(out.Reasons, result.Reason{Plugin: rj.Plugin, Reason: rj.Reason, Nodes: rj.Nodes})
 		}
-		r.q.Failed(e, t, queue.Result{UnschedulablePlugins: map[string]sets.Set[string]{pod.Namespace + "/" + pod.Name: sets.New(a.UnschedulablePlugins...)}})
-		return nil
+		return r.failed(ctx, e, a, out, t)
 	}
 	r.q.Done(e)
 	r.q.DeleteNominated(pod)
+	if prev := r.preemptions[pod]; prev != nil {
+		out.Preemption = prev
+	}
 	out.Phase = result.PhaseScheduled
 	out.Node = a.Node
 	out.Attempt = e.Attempts
@@ -209,7 +218,12 @@ func (r *Replayer) Result() *result.Result {
 		setUnschedulable(pod, out.Reason, out.Message)
 		r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventFailedScheduling, Pod: pod.Namespace + "/" + pod.Name, Message: out.Message})
 	}
-	return buildResult(r.c, r.s, r.outcomes, r.events, r.dra)
+	for _, pod := range r.c.Queue {
+		if out := r.outcomes[pod]; out != nil && out.Phase == result.PhaseUnschedulable {
+			out.NominatedNode = pod.Status.NominatedNodeName
+		}
+	}
+	return buildResult(r.c, r.s, r.outcomes, r.events, r.dra, r.deleted)
 }
 
 // diagnose asks the DRA plugin why the pod's claims failed on the nodes it
@@ -262,7 +276,7 @@ func setCondition(pod *v1.Pod, cond v1.PodCondition) {
 	pod.Status.Conditions = append(pod.Status.Conditions, cond)
 }
 
-func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.Pod, events []result.Event, draPlugin *dra.Plugin) *result.Result {
+func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.Pod, events []result.Event, draPlugin *dra.Plugin, deleted []*v1.Pod) *result.Result {
 	r := &result.Result{APIVersion: result.APIVersion, Kind: result.Kind, Events: events, Warnings: c.Warnings}
 	if r.Events == nil {
 		r.Events = []result.Event{}
@@ -282,7 +296,14 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 	}
 	gated, skipped := podSet(c.Gated), podSet(c.Skipped)
 	bound := podSet(c.Bound)
-	for _, pod := range c.Pods {
+	// Pods preemption deleted are no longer in the cluster; they keep
+	// their place in the snapshot's order.
+	pods := c.Pods
+	if len(deleted) > 0 {
+		pods = append(slices.Clone(c.Pods), deleted...)
+		sort.SliceStable(pods, func(i, j int) bool { return c.Order(pods[i]) < c.Order(pods[j]) })
+	}
+	for _, pod := range pods {
 		out, ok := outcomes[pod]
 		switch {
 		case ok:
@@ -403,4 +424,136 @@ func quantity(requested, allocatable int64, milli bool) result.Quantity {
 		return resource.NewQuantity(v, resource.BinarySI).String()
 	}
 	return result.Quantity{Requested: format(requested), Allocatable: format(allocatable), RequestedValue: requested, AllocatableValue: allocatable}
+}
+
+// failed runs the PostFilter plugins for a pod that fit nowhere
+// (DynamicResources, which may free one of the pod's claims, then
+// DefaultPreemption), puts the pod back in the queue, and carries out
+// what they decided: the pod's nomination and the victims' deletion.
+func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out *result.Pod, t queue.Time) error {
+	pod := e.Pod()
+	var postMsgs []string
+	var freeing *resourceapi.ResourceClaim
+	var pre *Preemption
+	if len(r.c.Nodes) > 0 && a.State != nil {
+		// kube's DynamicResources PostFilter asks the API server to
+		// deallocate; the cycle goes on with the claim as it was.
+		if r.dra != nil && r.s.profile.hasPlugin(dra.Name) {
+			if freeing = r.dra.PostFilter(a.State, pod); freeing != nil {
+				postMsgs = append(postMsgs, dra.ReasonDeallocated)
+			}
+		}
+		if r.s.profile.Preemption {
+			var err error
+			if pre, err = r.s.Preempt(ctx, pod, a); err != nil {
+				return fmt.Errorf("pod %s/%s: preemption: %w", pod.Namespace, pod.Name, err)
+			}
+			if pre.Node != "" {
+				postMsgs = nil // a PostFilter that succeeds has the last word
+			}
+			postMsgs = append(postMsgs, pre.Message)
+		}
+	}
+	if len(postMsgs) > 0 {
+		out.Message += " " + strings.Join(postMsgs, ", ")
+	}
+	r.q.Failed(e, t, queue.Result{UnschedulablePlugins: map[string]sets.Set[string]{pod.Namespace + "/" + pod.Name: sets.New(a.UnschedulablePlugins...)}})
+	if freeing != nil {
+		old := r.dra.State().Deallocate(freeing)
+		r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, old, freeing, nil)
+	}
+	if pre == nil || pre.Nomination == nil {
+		return nil
+	}
+	r.nominate(pod, pre.Nomination.Node, t)
+	if pre.Node != "" {
+		r.preempt(pod, pre, t)
+		out.Preemption = r.preemptions[pod]
+	}
+	return nil
+}
+
+// nominate sets (or, with node "", clears) the pod's nominated node, as the
+// scheduler's status patch does; a nomination that moves away from a node
+// is, to the queue, a pod leaving that node.
+func (r *Replayer) nominate(pod *v1.Pod, node string, t queue.Time) {
+	old := pod.Status.NominatedNodeName
+	pod.Status.NominatedNodeName = node
+	r.q.AddNominated(pod, &queue.Nomination{Override: true, Node: node})
+	if old == "" || old == node {
+		return
+	}
+	oldPod := pod.DeepCopy()
+	oldPod.Status.NominatedNodeName = old
+	prio := corev1helpers.PodPriority(pod)
+	r.q.Event(t, framework.EventAssignedPodDelete, oldPod, nil, func(p *v1.Pod) bool { return corev1helpers.PodPriority(p) <= prio })
+}
+
+// preempt carries out a preemption, as kube's executor does: the pods of
+// lower priority nominated to the node lose their nomination, then every
+// victim is deleted (the resource-claim controller and the garbage
+// collector then release and delete its claims), and the disruption
+// controller counts one disruption less for each budget covering it.
+func (r *Replayer) preempt(preemptor *v1.Pod, pre *Preemption, t queue.Time) {
+	prio := corev1helpers.PodPriority(preemptor)
+	for _, p := range r.q.NominatedPodsForNode(pre.Node) {
+		if corev1helpers.PodPriority(p) < prio {
+			r.nominate(p, "", t)
+		}
+	}
+	violators := podSet(pre.PDBViolators)
+	rec := &result.Preemption{Node: pre.Node, Victims: []string{}, PDBViolations: len(pre.PDBViolators)}
+	key := preemptor.Namespace + "/" + preemptor.Name
+	for _, v := range pre.Victims {
+		rec.Victims = append(rec.Victims, v.Namespace+"/"+v.Name)
+		var claims []*resourceapi.ResourceClaim
+		if r.dra != nil {
+			claims, _ = r.dra.PodClaims(v)
+			if st := v.Status.ExtendedResourceClaimStatus; st != nil {
+				if c, err := r.dra.State().Claim(v.Namespace, st.ResourceClaimName); err == nil {
+					claims = append(claims, c)
+				}
+			}
+		}
+		out := r.outcomes[v]
+		if out == nil {
+			out = &result.Pod{Namespace: v.Namespace, Name: v.Name, Priority: corev1helpers.PodPriority(v)}
+			r.outcomes[v] = out
+		}
+		out.Phase, out.Node, out.Message, out.Score, out.Attempt = result.PhasePreempted, v.Spec.NodeName, "", nil, 0
+		out.Claims = PodClaims(v, r.dra) // what it held, before the controllers release it
+		out.PreemptedBy = &result.PreemptedBy{Pod: key, Priority: prio, Node: pre.Node, PDBViolation: violators[v],
+			Reason: fmt.Sprintf(victimConditionMessageFmt, schedulerName(preemptor))}
+		r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventPreempted, Pod: v.Namespace + "/" + v.Name, Node: v.Spec.NodeName,
+			Message: fmt.Sprintf("Preempted by pod %s on node %s", key, pre.Node)})
+		changes := r.c.DeletePod(v, claims)
+		r.deleted = append(r.deleted, v)
+		r.countDisruption(v)
+		r.q.Event(t, framework.EventAssignedPodDelete, v, nil, nil)
+		for _, ch := range changes {
+			if ch.New != nil {
+				r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, ch.Old, ch.New, nil)
+			} else {
+				r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Delete}, ch.Old, nil, nil)
+			}
+		}
+	}
+	r.preemptions[preemptor] = rec
+}
+
+// countDisruption does what the disruption controller would after a
+// covered pod is gone: one healthy pod less, one disruption less allowed.
+func (r *Replayer) countDisruption(pod *v1.Pod) {
+	for _, pdb := range r.c.PDBs {
+		if pdbSelects(pdb, pod) && pdb.Status.DisruptionsAllowed > 0 {
+			pdb.Status.DisruptionsAllowed--
+		}
+	}
+}
+
+func schedulerName(pod *v1.Pod) string {
+	if pod.Spec.SchedulerName != "" {
+		return pod.Spec.SchedulerName
+	}
+	return v1.DefaultSchedulerName
 }

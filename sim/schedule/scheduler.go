@@ -36,6 +36,8 @@ type Profile struct {
 	all []framework.Plugin
 	// PercentageOfNodesToScore: 0 means kube's adaptive default.
 	PercentageOfNodesToScore int32
+	// Preemption is set when DefaultPreemption is enabled (PostFilter).
+	Preemption bool
 }
 
 // TieBreak is the rule that picks among feasible nodes with the same top
@@ -112,6 +114,8 @@ type Scheduler struct {
 	// cycleNominated are, per node, the nominated pods the current cycle
 	// counts as running (nominated.go); nil when there are none.
 	cycleNominated map[string][]*framework.PodInfo
+	// preemptRng draws kube's random choices in preemption.
+	preemptRng *rand.Rand
 }
 
 // New returns a scheduler for the cluster.
