@@ -15,6 +15,7 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -43,11 +44,26 @@ func scenarioFiles(t *testing.T) []string {
 
 func simulate(t *testing.T, file string) *sim.Run {
 	t.Helper()
+	return simulateWith(t, file, sim.Options{Files: []string{file}})
+}
+
+// asTheOracle replays a scenario as the oracle's replay.sh feeds the real
+// scheduler: pending pods one at a time, in file order, each until it is
+// bound or found unschedulable. Preemption scenarios need it (their
+// victims are pods placed earlier in the replay); the others decide the
+// same either way.
+func asTheOracle(t *testing.T, file string) *sim.Run {
+	t.Helper()
+	return simulateWith(t, file, sim.Options{Files: []string{file}, Arrival: schedule.ArrivalSequential})
+}
+
+func simulateWith(t *testing.T, file string, opts sim.Options) *sim.Run {
+	t.Helper()
 	res, err := load.Load([]string{file}, load.Options{Strict: true})
 	if err != nil {
 		t.Fatalf("loading %s: %v", file, err)
 	}
-	run, err := sim.Simulate(context.Background(), res.Snapshot, sim.Options{Files: []string{file}})
+	run, err := sim.Simulate(context.Background(), res.Snapshot, opts)
 	if err != nil {
 		t.Fatalf("simulating %s: %v", file, err)
 	}
@@ -107,7 +123,7 @@ func TestFidelity(t *testing.T) {
 					skip[k] = true
 				}
 			}
-			run := simulate(t, file)
+			run := asTheOracle(t, file)
 			got := placements(run.Result)
 			for k := range skip {
 				delete(want, k)
@@ -243,7 +259,7 @@ func TestFailureMessages(t *testing.T) {
 				t.Fatalf("oracle/%s.reasons.json: %v", name, err)
 			}
 			got := map[string]string{}
-			for _, p := range simulate(t, file).Result.Pods {
+			for _, p := range asTheOracle(t, file).Result.Pods {
 				if p.Phase == result.PhaseUnschedulable {
 					got[p.Key()] = p.Message
 				}

@@ -91,10 +91,7 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 			explainAttempt(ctx, ex, c, draPlugin, toAllocate, a)
 		}
 	}
-	for _, pod := range c.Queue {
-		r.Add(pod, 0)
-	}
-	if err := r.Run(ctx, 0); err != nil {
+	if err := r.ReplayQueue(ctx); err != nil {
 		return nil, err
 	}
 	return ex, nil

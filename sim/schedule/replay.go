@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
@@ -38,14 +39,47 @@ const maxCyclesPerPod = 64
 // allocations, preemption victims are deleted.
 func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) (*result.Result, error) {
 	r := NewReplayer(c, p, opts, draPlugin)
-	for _, pod := range c.Queue {
-		r.Add(pod, 0)
-	}
-	if err := r.Run(ctx, 0); err != nil {
+	if err := r.ReplayQueue(ctx); err != nil {
 		return nil, err
 	}
 	return r.Result(), nil
 }
+
+// ReplayQueue adds the cluster's pending pods as Options.Arrival says and
+// schedules them.
+func (r *Replayer) ReplayQueue(ctx context.Context) error {
+	if r.opts.Arrival != ArrivalSequential {
+		for _, pod := range r.c.Queue {
+			r.Add(pod, 0)
+		}
+		return r.Run(ctx, 0)
+	}
+	// The oracle's replay: pods are created one at a time in the
+	// snapshot's order, each waited for until it is bound or found
+	// unschedulable; a second apart.
+	pods := slices.Clone(r.c.Queue)
+	sort.SliceStable(pods, func(i, j int) bool { return r.c.Order(pods[i]) < r.c.Order(pods[j]) })
+	for i, pod := range pods {
+		t := queue.Time(i) * time.Second
+		r.Add(pod, t)
+		if err := r.Run(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Arrival says when the pending pods of a snapshot arrive in the queue.
+type Arrival string
+
+const (
+	// ArrivalBatch: every pending pod at time 0 (the default).
+	ArrivalBatch Arrival = "batch"
+	// ArrivalSequential: one a second, in the snapshot's order, each
+	// scheduled (or found unschedulable) before the next arrives: how the
+	// oracle's replay feeds the real scheduler.
+	ArrivalSequential Arrival = "sequential"
+)
 
 // Replayer drives one cluster's scheduling: the queue, the scheduler and
 // what each pod's attempts decided. Simulate runs it once at time 0; a

@@ -87,6 +87,8 @@ type Options struct {
 	// Reference evaluates every node on its own, without node classes:
 	// the plain loop, kept to prove that classes change no decision.
 	Reference bool
+	// Arrival says when the pending pods arrive (Replay); "" is batch.
+	Arrival Arrival
 	// Nominator knows the pods nominated to each node (by preemption);
 	// filters count those of equal or higher priority as running
 	// (nominated.go). Nil: no pod is nominated.
