@@ -44,6 +44,9 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, "   Other scheduler: %d", s.Skipped)
 	}
+	if s.Preempted > 0 {
+		fmt.Fprintf(w, "   Preempted: %d", s.Preempted)
+	}
 	fmt.Fprintln(w)
 
 	scheduled := Table{Header: []string{"Pod", "Node", "Devices"}}
@@ -65,6 +68,24 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 		}
 		if shown > maxScheduledRows {
 			fmt.Fprintf(w, "... and %d more (all of them in -o json)\n", shown-maxScheduledRows)
+		}
+	}
+	preempted := Table{Header: []string{"Pod", "Priority", "Node", "Preempted by", "Why"}}
+	for _, p := range r.Pods {
+		if p.Phase != result.PhasePreempted || p.PreemptedBy == nil {
+			continue
+		}
+		by := p.PreemptedBy
+		why := fmt.Sprintf("priority %d < %d", p.Priority, by.Priority)
+		if by.PDBViolation {
+			why += "; its PodDisruptionBudget allowed no more disruptions"
+		}
+		preempted.Append(p.Key(), fmt.Sprint(p.Priority), p.Node, by.Pod, why)
+	}
+	if len(preempted.Rows) > 0 {
+		fmt.Fprintln(w, "\nPREEMPTED (deleted to make room for a pod of higher priority)")
+		if err := preempted.Write(w); err != nil {
+			return err
 		}
 	}
 	pending := Table{Header: []string{"Pod", "Why"}}

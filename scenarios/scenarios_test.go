@@ -70,10 +70,14 @@ func simulateWith(t *testing.T, file string, opts sim.Options) *sim.Run {
 	return run
 }
 
-// placements reduces a result to the oracle's shape.
+// placements reduces a result to the oracle's shape. Pods a preemption
+// deleted are not in it (the oracle lists them in NAME.preempted.json).
 func placements(r *result.Result) map[string]placement {
 	out := map[string]placement{}
 	for _, p := range r.Pods {
+		if p.Phase == result.PhasePreempted {
+			continue
+		}
 		pl := placement{Devices: []string{}}
 		if p.Node != "" {
 			node := p.Node
@@ -137,6 +141,33 @@ func TestFidelity(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("pod placements differ from the real kube-scheduler (-oracle +drasim):\n%s", diff)
+			}
+			// The pods the real scheduler preempted (replay.sh's
+			// preempted.txt), when the recording has them.
+			if data, err := os.ReadFile(filepath.Join(dir, name+".preempted.json")); err == nil {
+				var kube struct {
+					Preempted []string `json:"preempted"`
+				}
+				if err := json.Unmarshal(data, &kube); err != nil {
+					t.Fatalf("oracle/%s.preempted.json: %v", name, err)
+				}
+				victims := []string{}
+				for _, p := range run.Result.Pods {
+					if p.Phase == result.PhasePreempted && !skip[p.Key()] {
+						victims = append(victims, p.Key())
+					}
+				}
+				kubeVictims := []string{}
+				for _, v := range kube.Preempted {
+					if !skip[v] {
+						kubeVictims = append(kubeVictims, v)
+					}
+				}
+				sort.Strings(victims)
+				sort.Strings(kubeVictims)
+				if diff := cmp.Diff(kubeVictims, victims); diff != "" {
+					t.Errorf("preempted pods differ from the real kube-scheduler (-oracle +drasim):\n%s", diff)
+				}
 			}
 		})
 	}

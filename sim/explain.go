@@ -28,7 +28,10 @@ type Explanation struct {
 	QueueLength   int    `json:"queueLength"`
 	Attempts      int    `json:"attempts"`
 	Node          string `json:"node,omitempty"`
-	Message       string `json:"message,omitempty"`
+	// OnNominatedNode is set when the pod fit the node a preemption had
+	// nominated it to, which is tried alone, first.
+	OnNominatedNode bool   `json:"onNominatedNode,omitempty"`
+	Message         string `json:"message,omitempty"`
 	// Reason is "SchedulerError" when a plugin failed with an error (the
 	// attempt failed; no node was judged), empty otherwise.
 	Reason string `json:"reason,omitempty"`
@@ -38,6 +41,36 @@ type Explanation struct {
 	// PreFilter is set when the pod was rejected before any node was tried.
 	PreFilter string            `json:"preFilter,omitempty"`
 	Nodes     []NodeExplanation `json:"nodes"`
+	// Preemption is the last preemption decision taken for the pod (in
+	// the attempt explained, or an earlier one), when it did not fit.
+	Preemption *PreemptionExplanation `json:"preemption,omitempty"`
+}
+
+// PreemptionExplanation is what DefaultPreemption decided for the pod.
+type PreemptionExplanation struct {
+	// Attempt is the pod's attempt (1-based) the decision was taken in.
+	Attempt int `json:"attempt"`
+	// Node is the node the pod was nominated to ("" when preemption did
+	// not help); Victims the pods deleted there.
+	Node    string   `json:"node,omitempty"`
+	Victims []string `json:"victims,omitempty"`
+	// Message is kube's "preemption: ..." message.
+	Message string `json:"message"`
+	// Candidates are the nodes where deleting pods would let the pod fit,
+	// with why each one that was not chosen lost.
+	Candidates []PreemptionCandidate `json:"candidates,omitempty"`
+	// Rejected are the nodes the dry run tried in vain, with why.
+	Rejected []NodeExplanation `json:"rejected,omitempty"`
+}
+
+// PreemptionCandidate is one node preemption could have used.
+type PreemptionCandidate struct {
+	Node          string   `json:"node"`
+	Victims       []string `json:"victims"`
+	PDBViolations int      `json:"pdbViolations,omitempty"`
+	Chosen        bool     `json:"chosen,omitempty"`
+	// LostOn is the rule that ruled the node out (see docs/fidelity.md).
+	LostOn string `json:"lostOn,omitempty"`
 }
 
 // NodeExplanation is one node's verdict.
@@ -91,6 +124,11 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 			explainAttempt(ctx, ex, c, draPlugin, toAllocate, a)
 		}
 	}
+	r.OnPreemption = func(pod *v1.Pod, p *schedule.Preemption) {
+		if pod == target {
+			ex.Preemption = explainPreemption(ex.Attempts, p)
+		}
+	}
 	if err := r.ReplayQueue(ctx); err != nil {
 		return nil, err
 	}
@@ -99,7 +137,7 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 
 // explainAttempt fills the explanation from one cycle of its pod.
 func explainAttempt(ctx context.Context, ex *Explanation, c *cluster.Cluster, draPlugin *dra.Plugin, toAllocate []*resourceapi.ResourceClaim, a *schedule.Attempt) {
-	ex.Node, ex.Message, ex.PreFilter = a.Node, a.Message, ""
+	ex.Node, ex.Message, ex.PreFilter, ex.OnNominatedNode = a.Node, a.Message, "", a.OnNominatedNode
 	ex.Reason, ex.ErrorPlugin, ex.ErrorNode = "", "", ""
 	ex.Nodes = []NodeExplanation{}
 	if a.Error != nil {
@@ -174,4 +212,22 @@ func devicesOf(claims []*resourceapi.ResourceClaim, results []resourceapi.Alloca
 		}
 	}
 	return out
+}
+
+func explainPreemption(attempt int, p *schedule.Preemption) *PreemptionExplanation {
+	names := func(pods []*v1.Pod) []string {
+		out := make([]string, len(pods))
+		for i, pod := range pods {
+			out[i] = pod.Namespace + "/" + pod.Name
+		}
+		return out
+	}
+	pe := &PreemptionExplanation{Attempt: attempt, Node: p.Node, Victims: names(p.Victims), Message: p.Message}
+	for _, c := range p.Candidates {
+		pe.Candidates = append(pe.Candidates, PreemptionCandidate{Node: c.Node, Victims: names(c.Victims), PDBViolations: len(c.PDBViolators), Chosen: c.Node == p.Node, LostOn: c.LostOn})
+	}
+	for _, r := range p.Rejected {
+		pe.Rejected = append(pe.Rejected, NodeExplanation{Name: r.Node, Plugin: r.Status.Plugin(), Reason: r.Status.Message()})
+	}
+	return pe
 }

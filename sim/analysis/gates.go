@@ -42,6 +42,18 @@ type Gate struct {
 	// MaxUtilization fails when the share of a resource in use (overall,
 	// or of a class, driver or node group) is above Max.
 	MaxUtilization *UtilizationGate `json:"maxUtilization,omitempty"`
+	// MaxPreemptedPods fails when more pods (of at least MinPriority, of a
+	// namespace) were preempted than Max.
+	MaxPreemptedPods *PreemptedPodsGate `json:"maxPreemptedPods,omitempty"`
+}
+
+// PreemptedPodsGate bounds the pods preemption deleted, optionally only
+// those of priority MinPriority or more and/or of a namespace: with Max 0,
+// "no pod of priority >= P is preempted".
+type PreemptedPodsGate struct {
+	Max         *int   `json:"max"`
+	MinPriority *int32 `json:"minPriority,omitempty"`
+	Namespace   string `json:"namespace,omitempty"`
 }
 
 // PendingPodsGate bounds the pending pods, optionally only those of a
@@ -98,6 +110,7 @@ const (
 	GateMaxFragmentationRate = "maxFragmentationRate"
 	GateMinFirstChoiceShare  = "minFirstChoiceShare"
 	GateMaxUtilization       = "maxUtilization"
+	GateMaxPreemptedPods     = "maxPreemptedPods"
 )
 
 // GateReportKind is the kind of a marshalled GateReport.
@@ -248,6 +261,13 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 			default:
 				fail(i, GateMaxUtilization+".resource", "%q is not one of devices, cpu, memory, pods", a.Resource)
 			}
+		case gate.MaxPreemptedPods != nil:
+			a := gate.MaxPreemptedPods
+			if a.Max == nil {
+				fail(i, GateMaxPreemptedPods+".max", "required")
+			} else if *a.Max < 0 {
+				fail(i, GateMaxPreemptedPods+".max", "must not be negative, got %d", *a.Max)
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -259,7 +279,7 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 
 // gateTypes are the assertion fields of a Gate, in the file's words.
 func gateTypes() []string {
-	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization}
+	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization, GateMaxPreemptedPods}
 }
 
 func (g *Gate) types() []string {
@@ -278,6 +298,9 @@ func (g *Gate) types() []string {
 	}
 	if g.MaxUtilization != nil {
 		out = append(out, GateMaxUtilization)
+	}
+	if g.MaxPreemptedPods != nil {
+		out = append(out, GateMaxPreemptedPods)
 	}
 	return out
 }
@@ -387,6 +410,10 @@ func evaluateGate(gate Gate, rep *Report, run *sim.Run) (GateResult, error) {
 			v = u.Pods.Share
 		}
 		return atMost(GateMaxUtilization, target+" "+resource, v, *a.Max, resource+" utilization"), nil
+	case gate.MaxPreemptedPods != nil:
+		a := gate.MaxPreemptedPods
+		n, target := preemptedPods(a, run)
+		return atMost(GateMaxPreemptedPods, target, float64(n), float64(*a.Max), "preempted pods"), nil
 	}
 	return GateResult{}, errors.New("no assertion")
 }
@@ -475,4 +502,31 @@ func shapeNames(rep *Report) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// preemptedPods counts the pods preemption deleted that the gate covers.
+func preemptedPods(a *PreemptedPodsGate, run *sim.Run) (int, string) {
+	n := 0
+	for i := range run.Result.Pods {
+		p := &run.Result.Pods[i]
+		if p.Phase != result.PhasePreempted || a.Namespace != "" && p.Namespace != a.Namespace {
+			continue
+		}
+		if a.MinPriority != nil && p.Priority < *a.MinPriority {
+			continue
+		}
+		n++
+	}
+	var parts []string
+	if a.MinPriority != nil {
+		parts = append(parts, fmt.Sprintf("priority >= %d", *a.MinPriority))
+	}
+	if a.Namespace != "" {
+		parts = append(parts, "namespace "+a.Namespace)
+	}
+	target := "all pods"
+	if len(parts) > 0 {
+		target = strings.Join(parts, ", ")
+	}
+	return n, target
 }

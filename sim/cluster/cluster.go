@@ -417,17 +417,22 @@ type ClaimChange struct {
 }
 
 // DeletePod removes a pod from the cluster as if it were deleted and gone
-// (a preemption victim, a finished pod): it leaves its node, the
-// resource-claim controller takes it off its claims' reservedFor and
-// deallocates the claims no other pod uses, and the garbage collector
-// deletes the claims generated for it. It returns the claim changes, in
-// the order the controllers would make them.
-func (c *Cluster) DeletePod(pod *v1.Pod, claims []*resourceapi.ResourceClaim) []ClaimChange {
+// (a preemption victim, a finished pod): it leaves its node and the
+// cluster's lists. Its claims stay as they are until ReleaseClaims.
+func (c *Cluster) DeletePod(pod *v1.Pod) {
 	if ni := c.byName[pod.Spec.NodeName]; ni != nil && pod.Spec.NodeName != "" {
 		_ = ni.RemovePod(pod) // a pod the node does not hold has nothing to free
 	}
 	c.Pods = removePod(c.Pods, pod)
 	c.Bound = removePod(c.Bound, pod)
+}
+
+// ReleaseClaims does what the controllers do once a pod is gone: the
+// resource-claim controller takes it off its claims' reservedFor and
+// deallocates the claims no other pod uses (those it allocated, with its
+// finalizer), and the garbage collector deletes the claims generated for
+// the pod. It returns the claim changes, in the order they happen.
+func (c *Cluster) ReleaseClaims(pod *v1.Pod, claims []*resourceapi.ResourceClaim) []ClaimChange {
 	var changes []ClaimChange
 	var generated []*resourceapi.ResourceClaim
 	for _, claim := range claims {

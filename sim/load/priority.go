@@ -1,6 +1,8 @@
 package load
 
 import (
+	schedulingv1 "k8s.io/api/scheduling/v1"
+
 	"github.com/drasim/drasim/sim/snapshot"
 )
 
@@ -9,21 +11,30 @@ import (
 // admission plugin does when a pod is created. Pods from a real dump already
 // have it; hand-written pods and generated ones often do not.
 func resolvePriorities(s *snapshot.Snapshot) {
-	classes := map[string]int32{}
-	var globalDefault *int32
+	classes := map[string]*schedulingv1.PriorityClass{}
+	var globalDefault *schedulingv1.PriorityClass
 	for _, pc := range s.PriorityClasses {
-		classes[pc.Name] = pc.Value
+		classes[pc.Name] = pc
 		if pc.GlobalDefault {
-			v := pc.Value
-			globalDefault = &v
+			globalDefault = pc
 		}
 	}
 	for _, p := range s.Pods {
 		if p.Spec.Priority != nil {
 			continue
 		}
-		if v, ok := classes[p.Spec.PriorityClassName]; ok && p.Spec.PriorityClassName != "" {
+		// The admission plugin also gives the pod its class's
+		// preemptionPolicy when the pod does not say.
+		fromClass := func(pc *schedulingv1.PriorityClass) {
+			v := pc.Value
 			p.Spec.Priority = &v
+			if p.Spec.PreemptionPolicy == nil && pc.PreemptionPolicy != nil {
+				policy := *pc.PreemptionPolicy
+				p.Spec.PreemptionPolicy = &policy
+			}
+		}
+		if pc, ok := classes[p.Spec.PriorityClassName]; ok && p.Spec.PriorityClassName != "" {
+			fromClass(pc)
 			continue
 		}
 		switch p.Spec.PriorityClassName {
@@ -35,8 +46,7 @@ func resolvePriorities(s *snapshot.Snapshot) {
 			p.Spec.Priority = &v
 		case "":
 			if globalDefault != nil {
-				v := *globalDefault
-				p.Spec.Priority = &v
+				fromClass(globalDefault)
 			}
 		}
 	}

@@ -74,8 +74,10 @@ type Pod struct {
 	// Owner is "Kind/name" of the controlling workload, if any.
 	Owner    string `json:"owner,omitempty"`
 	Priority int32  `json:"priority"`
-	Phase    string `json:"phase"`
-	Node     string `json:"node,omitempty"`
+	// PriorityClass is spec.priorityClassName, if any.
+	PriorityClass string `json:"priorityClass,omitempty"`
+	Phase         string `json:"phase"`
+	Node          string `json:"node,omitempty"`
 	// Reason is the PodScheduled condition's reason for a pending pod
 	// when it is not Unschedulable: ReasonSchedulerError when a plugin
 	// failed with an error (broken input) rather than finding no node.

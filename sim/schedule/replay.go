@@ -97,13 +97,20 @@ type Replayer struct {
 	// preemptor's last preemption did.
 	deleted     []*v1.Pod
 	preemptions map[*v1.Pod]*result.Preemption
-	cycles      int
-	queued      int
+	// deferred are what other controllers do in reaction to a cycle (the
+	// release of a victim's claims): they run after the next cycle, or
+	// when the queue has nothing ready; due are those of the cycle before.
+	deferred, due []func(t queue.Time)
+	cycles        int
+	queued        int
 	// BeforeAttempt and OnAttempt, when set, hear of every scheduling
 	// cycle before it runs and what it decided (explain watches one pod
 	// with them).
 	BeforeAttempt func(pod *v1.Pod)
 	OnAttempt     func(pod *v1.Pod, a *Attempt)
+	// OnPreemption, when set, hears of every PostFilter decision of
+	// DefaultPreemption.
+	OnPreemption func(pod *v1.Pod, p *Preemption)
 }
 
 // NewReplayer wires a queue with the profile's plugins to a scheduler on
@@ -130,7 +137,17 @@ func (r *Replayer) Add(pod *v1.Pod, t queue.Time) {
 // Run schedules at time t until the queue has nothing ready.
 func (r *Replayer) Run(ctx context.Context, t queue.Time) error {
 	limit := maxCyclesPerPod * max(r.queued, 1)
-	for e := r.q.Pop(t); e != nil; e = r.q.Pop(t) {
+	for {
+		e := r.q.Pop(t)
+		if e == nil {
+			if len(r.due)+len(r.deferred) == 0 {
+				return nil
+			}
+			// Nothing to schedule: the controllers catch up.
+			r.runDeferred(t, append(r.due, r.deferred...))
+			r.due, r.deferred = nil, nil
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -140,11 +157,19 @@ func (r *Replayer) Run(ctx context.Context, t queue.Time) error {
 		if err := r.schedulePod(ctx, e, t); err != nil {
 			return err
 		}
+		due := r.due
+		r.due, r.deferred = r.deferred, nil
+		r.runDeferred(t, due)
 		if r.opts.Progress != nil {
 			r.opts.Progress(r.cycles, r.queued)
 		}
 	}
-	return nil
+}
+
+func (r *Replayer) runDeferred(t queue.Time, actions []func(queue.Time)) {
+	for _, a := range actions {
+		a(t)
+	}
 }
 
 // schedulePod runs one pod's cycle and acts on its outcome.
@@ -352,10 +377,14 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 		}
 		out.Namespace, out.Name = pod.Namespace, pod.Name
 		out.Priority = corev1helpers.PodPriority(pod)
+		out.PriorityClass = pod.Spec.PriorityClassName
 		if ref := metav1.GetControllerOf(pod); ref != nil {
 			out.Owner = ref.Kind + "/" + ref.Name
 		}
-		out.Claims = PodClaims(pod, draPlugin)
+		if out.Phase != result.PhasePreempted {
+			// A victim keeps the devices it held, as it held them.
+			out.Claims = PodClaims(pod, draPlugin)
+		}
 		r.Pods = append(r.Pods, *out)
 	}
 	r.Recount()
@@ -482,6 +511,9 @@ func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out 
 			if pre, err = r.s.Preempt(ctx, pod, a); err != nil {
 				return fmt.Errorf("pod %s/%s: preemption: %w", pod.Namespace, pod.Name, err)
 			}
+			if r.OnPreemption != nil {
+				r.OnPreemption(pod, pre)
+			}
 			if pre.Node != "" {
 				postMsgs = nil // a PostFilter that succeeds has the last word
 			}
@@ -560,17 +592,21 @@ func (r *Replayer) preempt(preemptor *v1.Pod, pre *Preemption, t queue.Time) {
 			Reason: fmt.Sprintf(victimConditionMessageFmt, schedulerName(preemptor))}
 		r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventPreempted, Pod: v.Namespace + "/" + v.Name, Node: v.Spec.NodeName,
 			Message: fmt.Sprintf("Preempted by pod %s on node %s", key, pre.Node)})
-		changes := r.c.DeletePod(v, claims)
+		r.c.DeletePod(v)
 		r.deleted = append(r.deleted, v)
 		r.countDisruption(v)
 		r.q.Event(t, framework.EventAssignedPodDelete, v, nil, nil)
-		for _, ch := range changes {
-			if ch.New != nil {
-				r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, ch.Old, ch.New, nil)
-			} else {
-				r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Delete}, ch.Old, nil, nil)
+		// The controllers release the victim's claims a moment later:
+		// after the scheduler's next cycle (see Run).
+		r.deferred = append(r.deferred, func(t queue.Time) {
+			for _, ch := range r.c.ReleaseClaims(v, claims) {
+				if ch.New != nil {
+					r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, ch.Old, ch.New, nil)
+				} else {
+					r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Delete}, ch.Old, nil, nil)
+				}
 			}
-		}
+		})
 	}
 	r.preemptions[preemptor] = rec
 }

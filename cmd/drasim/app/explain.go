@@ -66,7 +66,12 @@ alternatives) the allocator would choose there. Without -f, uses the demo.`,
 
 func writeExplanation(w io.Writer, ex *sim.Explanation) error {
 	fmt.Fprintf(w, "Pod %s, position %d of %d in the queue.\n", ex.Pod, ex.QueuePosition, ex.QueueLength)
+	if ex.Attempts > 1 {
+		fmt.Fprintf(w, "Tried %d times; this is its last attempt.\n", ex.Attempts)
+	}
 	switch {
+	case ex.OnNominatedNode:
+		fmt.Fprintf(w, "Would be scheduled on %s, the node its preemption nominated it to (tried alone, first).\n", ex.Node)
 	case ex.Node != "":
 		fmt.Fprintf(w, "Would be scheduled on %s.\n", ex.Node)
 	case ex.Reason == result.ReasonSchedulerError:
@@ -113,5 +118,39 @@ func writeExplanation(w io.Writer, ex *sim.Explanation) error {
 		}
 		t.Append(n.Name, verdict, fmt.Sprint(n.Total), strings.Join(parts, " "))
 	}
-	return t.Write(w)
+	if err := t.Write(w); err != nil {
+		return err
+	}
+	return writePreemption(w, ex.Preemption)
+}
+
+// writePreemption shows DefaultPreemption's decision: the candidate nodes,
+// their victims and why each one not chosen lost, and the nodes where
+// deleting lower-priority pods would not have helped.
+func writePreemption(w io.Writer, p *sim.PreemptionExplanation) error {
+	if p == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nPREEMPTION (attempt %d): %s\n", p.Attempt, p.Message)
+	if len(p.Candidates) > 0 {
+		t := report.Table{Header: []string{"Node", "Verdict", "Victims", "PDB violations", "Why not"}}
+		for _, c := range p.Candidates {
+			verdict, why := "candidate", c.LostOn
+			if c.Chosen {
+				verdict, why = "CHOSEN", "-"
+			}
+			t.Append(c.Node, verdict, strings.Join(c.Victims, ", "), fmt.Sprint(c.PDBViolations), why)
+		}
+		if err := t.Write(w); err != nil {
+			return err
+		}
+	}
+	if len(p.Rejected) > 0 {
+		t := report.Table{Header: []string{"Node", "Why preemption does not help"}}
+		for _, r := range p.Rejected {
+			t.Append(r.Name, r.Plugin+": "+r.Reason)
+		}
+		return t.Write(w)
+	}
+	return nil
 }
