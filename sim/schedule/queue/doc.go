@@ -5,7 +5,10 @@
 // SchedulerPopFromBackoffQ does), the pool of unschedulable pods (flushed
 // after 5 minutes), the queueing hints that decide which cluster event
 // moves which unschedulable pod back, PreEnqueue gating, and the
-// nominator that remembers the pods a preemption made room for.
+// nominator that remembers the pods a preemption made room for. With
+// Options.Groups (GenericWorkload), the pods of a pod group form one
+// entity, a gang, ordered and popped as a whole and retried after its
+// backoff rather than on an event.
 //
 // Time is the caller's: every call takes the current time as a duration
 // since the start of the simulation, and nothing reads a wall clock. The
@@ -23,6 +26,9 @@
 //	q.Event(t, ev, old, new, f) // a cluster event, moving pods by hint
 //	q.Delete(pod)               // a pending pod went away
 //	q.NextWake(t)               // when Advance will next move a pod
+//	q.NextBackoff(t)            // when the next backoff ends
+//	q.GroupAttempted(e, t, back, result, outcome) // a gang's attempt ended
+//	q.GroupAdded(g, t)          // a PodGroup appeared: its pods join it
 //
 // Within one instant, events are ordered by the order of the calls: each
 // stamp carries a sequence number, so that a pod that failed after

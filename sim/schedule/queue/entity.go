@@ -39,6 +39,9 @@ type PodInfo struct {
 	// activeQ, if any.
 	GatingPlugin string
 	gatingEvents []framework.ClusterEvent
+	// Timestamp and Attempts order the members of a gang (memberLess).
+	Timestamp Stamp
+	Attempts  int
 }
 
 func (pi *PodInfo) gated() bool { return pi.GatingPlugin != "" }
@@ -78,6 +81,9 @@ type Entity struct {
 	// WasFlushed is set when the unschedulable timeout moved the entity.
 	WasFlushed bool
 
+	// failedAt is the count of events the queue had received when the
+	// gang's last attempt failed (see Pop).
+	failedAt      uint64
 	flushTime     Time
 	backoffExpiry Time
 	backoffSet    bool

@@ -50,6 +50,17 @@ type Options struct {
 	PreEnqueue []PreEnqueuePlugin
 	// Less orders the activeQ (PrioritySort when nil).
 	Less func(a, b *Entity) bool
+	// Groups, when set, makes gangs of the pods that name a pod group
+	// (GenericWorkload).
+	Groups Groups
+	// ParkStale is drasim's shortcut, not kube's: an entity that comes
+	// back on time after a failed attempt (a gang after its backoff, a
+	// pod after an error or the unschedulable timeout) with no cluster
+	// event since that attempt is not popped, it waits in the
+	// unschedulable pool for an event. Its attempt could only fail the
+	// same way; without the shortcut a simulation that lets time run
+	// retries it forever.
+	ParkStale bool
 }
 
 // hintFn is one plugin's hint for one registered event.
@@ -83,6 +94,8 @@ type Queue struct {
 	flushedAtStart         bool
 
 	cycle int64
+	// events counts the cluster events delivered so far.
+	events uint64
 	nominator
 	groups groupState
 }
@@ -172,7 +185,9 @@ func (q *Queue) Add(pod *v1.Pod, t Time) {
 	if q.addGroupMember(pod, t) {
 		return
 	}
-	e := &Entity{key: podKey(pod), Pods: []*PodInfo{newPodInfo(pod)}, Timestamp: q.stamp(t), heapIndex: -1}
+	pi := newPodInfo(pod)
+	e := &Entity{key: podKey(pod), Pods: []*PodInfo{pi}, Timestamp: q.stamp(t), heapIndex: -1}
+	pi.Timestamp = e.Timestamp
 	q.entities[e.key] = e
 	q.moveToActive(e, false)
 }
@@ -183,21 +198,38 @@ func newPodInfo(pod *v1.Pod) *PodInfo {
 
 // Pop removes and returns the entity to schedule next at time t, running
 // first the flushes due by then; nil when none is ready.
+//
+// A gang whose last attempt failed comes back on time, after its backoff,
+// event or not (GroupAttempted), and so does a pod whose attempt failed
+// with an error. kube tries it again then; with Options.ParkStale, when
+// no cluster event came since it failed, the queue parks the entity in
+// the unschedulable pool instead, where the next event that concerns it
+// moves it as usual.
 func (q *Queue) Pop(t Time) *Entity {
 	q.Advance(t)
-	var e *Entity
-	switch {
-	case q.active.Len() > 0:
-		e = q.active.pop()
-	case q.opts.PopFromBackoffQ && q.backoff.Len() > 0:
-		e = q.backoff.pop()
-	default:
-		return nil
+	for {
+		var e *Entity
+		switch {
+		case q.active.Len() > 0:
+			e = q.active.pop()
+		case q.opts.PopFromBackoffQ && q.backoff.Len() > 0:
+			e = q.backoff.pop()
+		default:
+			return nil
+		}
+		e.where = nowhere
+		if q.opts.ParkStale && e.UnschedulableCount+e.ConsecutiveErrorsCount > 0 && e.failedAt == q.events {
+			q.toUnschedulable(e)
+			continue
+		}
+		e.where = inFlight
+		e.Attempts++
+		for _, pi := range e.Pods {
+			pi.Attempts++
+		}
+		q.cycle++
+		return e
 	}
-	e.where = inFlight
-	e.Attempts++
-	q.cycle++
-	return e
 }
 
 // Done forgets an entity that was scheduled (or given up on).
@@ -244,6 +276,10 @@ func (q *Queue) Failed(e *Entity, t Time, r Result) {
 		e.ConsecutiveErrorsCount = 0
 	}
 	e.Timestamp = q.stamp(t)
+	for _, pi := range e.Pods {
+		pi.Timestamp = e.Timestamp
+	}
+	e.failedAt = q.events
 	e.backoffSet = false
 	e.WasFlushed = false
 	e.flushTime = 0
@@ -289,9 +325,6 @@ func (q *Queue) backoffTime(e *Entity) Time {
 	}
 	if !e.backoffSet {
 		size := len(e.Pods)
-		if e.Group != nil {
-			size = e.Group.size()
-		}
 		e.backoffExpiry = q.align(e.Timestamp.T + backoff(q.opts.InitialBackoff, q.opts.MaxBackoff, count, size))
 		e.backoffSet = true
 	}
@@ -364,7 +397,9 @@ func (q *Queue) moveToBackoff(e *Entity) bool {
 		return false
 	}
 	q.detach(e)
-	if e.hasRejectors() {
+	// A gang has no rejectors of its own (its pods do): kube keeps it in
+	// the error backoffQ, which Pop never takes from early.
+	if e.Group == nil && e.hasRejectors() {
 		e.where = inBackoff
 		q.backoff.add(e)
 	} else {
@@ -448,6 +483,7 @@ func (q *Queue) entityOf(pod *v1.Pod) *Entity {
 // limits the pods considered.
 func (q *Queue) Event(t Time, ev framework.ClusterEvent, oldObj, newObj any, preCheck func(*v1.Pod) bool) {
 	q.setNow(t)
+	q.events++
 	if !q.interested(ev) {
 		return
 	}
@@ -591,6 +627,31 @@ func (q *Queue) NextWake(t Time) (Time, bool) {
 	return q.nextFlush()
 }
 
+// NextBackoff is the earliest time after t at which the backoff flush
+// moves an entity, or false when none backs off. A caller that lets no
+// other time pass (drasim simulate) runs the queue on to that time, so
+// that gangs are retried as their backoff ends.
+func (q *Queue) NextBackoff(t Time) (Time, bool) {
+	q.setNow(t)
+	best, ok := Time(0), false
+	q.considerBackoff(func(t Time) {
+		if !ok || t < best {
+			best, ok = t, true
+		}
+	})
+	return best, ok
+}
+
+func (q *Queue) considerBackoff(consider func(Time)) {
+	for _, h := range []*entityHeap{&q.backoff, &q.errorBackoff} {
+		if e := h.peek(); e != nil {
+			// The backoff flush at tick τ moves an entity once
+			// backoffTime < align(τ); ticks are whole seconds.
+			consider(max(nextTick(q.backoffTime(e), backoffWindow), nextTick(q.lastBackoffFlush, backoffWindow)))
+		}
+	}
+}
+
 // nextFlush is the next flush tick after the queue's clock that moves
 // something.
 func (q *Queue) nextFlush() (Time, bool) {
@@ -600,13 +661,7 @@ func (q *Queue) nextFlush() (Time, bool) {
 			best, ok = t, true
 		}
 	}
-	for _, h := range []*entityHeap{&q.backoff, &q.errorBackoff} {
-		if e := h.peek(); e != nil {
-			// The backoff flush at tick τ moves an entity once
-			// backoffTime < align(τ); ticks are whole seconds.
-			consider(max(nextTick(q.backoffTime(e), backoffWindow), nextTick(q.lastBackoffFlush, backoffWindow)))
-		}
-	}
+	q.considerBackoff(consider)
 	for _, e := range q.order {
 		last := e.Timestamp.T
 		if e.flushTime > last {
