@@ -167,6 +167,22 @@ func capacitySections(r *analysis.Report) []section {
 		out = append(out, section{title: "Preemption", intro: intro + ".", table: lost})
 	}
 
+	if pg := r.Fit.PodGroups; pg != nil {
+		groups := Table{Header: []string{"Pod group", "MinCount", "Placed", "Status", "Blocker"}}
+		for _, g := range pg.Groups {
+			status := strings.ToLower(g.Phase)
+			if g.Partial {
+				status = "partial (gate off)"
+			}
+			groups.Append(g.Namespace+"/"+g.Name, fmt.Sprint(g.MinCount), fmt.Sprintf("%d/%d", g.Placed, g.Pods), status, g.Blocker)
+		}
+		intro := fmt.Sprintf("%d placed whole, %d not", pg.Placed, pg.NotPlaced)
+		if pg.Partial > 0 {
+			intro += fmt.Sprintf(" (%d placed in part with GenericWorkload off: kube with the gate places minCount pods or none)", pg.Partial)
+		}
+		out = append(out, section{title: "Pod groups", intro: intro + ".", table: groups})
+	}
+
 	util := Table{Header: []string{"Kind", "Name", "Nodes", "Devices", "CPU", "Memory", "Pods"}}
 	util.Append(append([]string{"total", "-"}, usageCells(r.Utilization.Total)...)...)
 	for _, u := range r.Utilization.Groups {
@@ -324,6 +340,9 @@ func WriteCapacityMarkdown(w io.Writer, r *analysis.Report) error {
 	fmt.Fprintf(&b, "- **Fit:** %d scheduled, %d pending, %d already bound\n", p.Scheduled, p.Pending, p.Bound)
 	if pre := r.Fit.Preemption; pre.Preempted > 0 {
 		fmt.Fprintf(&b, "- **Preempted:** %d pod(s) by %d pod(s) of higher priority\n", pre.Preempted, pre.Preemptors)
+	}
+	if pg := r.Fit.PodGroups; pg != nil {
+		fmt.Fprintf(&b, "- **Pod groups:** %d placed whole, %d not\n", pg.Placed, pg.NotPlaced)
 	}
 	fmt.Fprintf(&b, "- **Devices allocated:** %d of %d (%s)\n", r.Utilization.Total.Devices.Allocated, r.Utilization.Total.Devices.Total, pct(r.Utilization.Total.Devices.Share))
 	fmt.Fprintf(&b, "- **Fragmentation rate:** %s of %d idle devices\n", pct(r.Fragmentation.Rate), r.Fragmentation.IdleDevices)

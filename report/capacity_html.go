@@ -152,6 +152,9 @@ func WriteCapacityHTML(w io.Writer, r *analysis.Report) error {
 	if pre := r.Fit.Preemption; pre.Preempted > 0 {
 		page.Facts = append(page.Facts, fmt.Sprintf("Preempted: %d pod(s) by %d pod(s) of higher priority", pre.Preempted, pre.Preemptors))
 	}
+	if pg := r.Fit.PodGroups; pg != nil {
+		page.Facts = append(page.Facts, fmt.Sprintf("Pod groups: %d placed whole, %d not", pg.Placed, pg.NotPlaced))
+	}
 
 	charts := []struct {
 		id, title, empty string

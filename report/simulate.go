@@ -105,6 +105,9 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 			return err
 		}
 	}
+	if err := writePodGroups(w, r); err != nil {
+		return err
+	}
 	devices := Table{Header: []string{"Pod", "Claim and request", "Nodes", "Why the devices do not fit"}}
 	for _, p := range r.Pods {
 		for _, d := range p.DeviceReasons {
@@ -125,6 +128,36 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	return nil
+}
+
+// writePodGroups lists the pod groups: placed whole, pending whole (and
+// the member that did not fit), or, with the gate off, placed in part.
+func writePodGroups(w io.Writer, r *result.Result) error {
+	groups := Table{Header: []string{"Pod group", "MinCount", "Placed", "Status", "Why"}}
+	for _, g := range r.PodGroups {
+		status, why := g.Phase, g.Message
+		switch {
+		case g.Phase == result.PodGroupScheduled:
+			status, why = "placed", ""
+		case g.Phase == result.PodGroupWaiting:
+			status, why = "waiting", fmt.Sprintf("only %d of minCount %d pods exist", g.Pods, g.MinCount)
+		case g.Phase == result.PodGroupGateOff && g.Partial:
+			status, why = "partial", fmt.Sprintf("GenericWorkload is off: %d of minCount %d pods placed one by one; with the gate on kube places minCount or none", g.Placed, g.MinCount)
+		case g.Phase == result.PodGroupGateOff:
+			status, why = "gate off", "GenericWorkload is off: pods placed one by one"
+		default:
+			status = "pending"
+			if g.Blocker != "" {
+				why = g.Blocker + " fits nowhere; " + why
+			}
+		}
+		groups.Append(g.Namespace+"/"+g.Name, fmt.Sprint(g.MinCount), fmt.Sprintf("%d/%d", g.Placed, g.Pods), status, why)
+	}
+	if len(groups.Rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nPOD GROUPS (gangs: all of minCount or none)")
+	return groups.Write(w)
 }
 
 // devicesCell lists a pod's devices compactly: "gpu: a100-0 (2nd choice)".

@@ -13,6 +13,7 @@ import (
 
 	"github.com/drasim/drasim/internal/invariants"
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
@@ -20,6 +21,14 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden results in golden/")
+
+// groupCondition is a pod group's PodGroupInitiallyScheduled condition
+// (empty when kube-scheduler never tried the group).
+type groupCondition struct {
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
 
 // placement is what the oracle records for one pod.
 type placement struct {
@@ -63,11 +72,37 @@ func simulateWith(t *testing.T, file string, opts sim.Options) *sim.Run {
 	if err != nil {
 		t.Fatalf("loading %s: %v", file, err)
 	}
+	opts.Gates = scenarioGates(t, file)
 	run, err := sim.Simulate(context.Background(), res.Snapshot, opts)
 	if err != nil {
 		t.Fatalf("simulating %s: %v", file, err)
 	}
 	return run
+}
+
+// scenarioGates reads the feature gates a scenario runs with: a
+// "# feature-gates: A=true,B=false" line in its header comment (the
+// oracle recording used the same, FEATURE_GATES=...).
+func scenarioGates(t *testing.T, file string) dra.Gates {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "# feature-gates:"); ok {
+			spec = strings.TrimSpace(v)
+		}
+	}
+	gates, err := dra.ParseGates(spec)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return gates
 }
 
 // placements reduces a result to the oracle's shape. Pods a preemption
@@ -169,6 +204,28 @@ func TestFidelity(t *testing.T) {
 					t.Errorf("preempted pods differ from the real kube-scheduler (-oracle +drasim):\n%s", diff)
 				}
 			}
+			// The pod groups' PodGroupInitiallyScheduled condition, when
+			// the recording has them.
+			if data, err := os.ReadFile(filepath.Join(dir, name+".podgroups.json")); err == nil {
+				kube := map[string]groupCondition{}
+				if err := json.Unmarshal(data, &kube); err != nil {
+					t.Fatalf("oracle/%s.podgroups.json: %v", name, err)
+				}
+				got := map[string]groupCondition{}
+				for _, g := range run.Result.PodGroups {
+					c := groupCondition{Status: "False", Reason: g.Phase, Message: g.Message}
+					switch g.Phase {
+					case result.PodGroupScheduled:
+						c.Status = "True"
+					case result.PodGroupWaiting:
+						c = groupCondition{}
+					}
+					got[g.Namespace+"/"+g.Name] = c
+				}
+				if diff := cmp.Diff(kube, got); diff != "" {
+					t.Errorf("pod group conditions differ from the real kube-scheduler (-oracle +drasim):\n%s", diff)
+				}
+			}
 		})
 	}
 }
@@ -252,7 +309,7 @@ func TestChainedRun(t *testing.T) {
 					t.Errorf("loading the output snapshot warned: %s", w)
 				}
 			}
-			second, err := sim.Simulate(context.Background(), res.Snapshot, sim.Options{})
+			second, err := sim.Simulate(context.Background(), res.Snapshot, sim.Options{Gates: scenarioGates(t, file)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/drasim/drasim/sim/cluster"
@@ -44,6 +45,24 @@ type Explanation struct {
 	// Preemption is the last preemption decision taken for the pod (in
 	// the attempt explained, or an earlier one), when it did not fit.
 	Preemption *PreemptionExplanation `json:"preemption,omitempty"`
+	// PodGroup is set for a pod scheduled as part of a gang
+	// (GenericWorkload): the gang's verdict, which decides the pod's.
+	PodGroup *PodGroupExplanation `json:"podGroup,omitempty"`
+}
+
+// PodGroupExplanation is the pod group's last attempt, as it concerns the
+// explained pod.
+type PodGroupExplanation struct {
+	result.PodGroup
+	// Reached is set when the gang's last cycle got to the pod; the nodes
+	// above are from that cycle. When it did not (a pod before it fit
+	// nowhere and minCount could no longer be met), they are from the
+	// last cycle that did.
+	Reached bool `json:"reached"`
+	// PodMessage is the pod's PodScheduled message after that attempt
+	// (the gang's failure for a pod that fit, its own for the one that
+	// did not).
+	PodMessage string `json:"podMessage,omitempty"`
 }
 
 // PreemptionExplanation is what DefaultPreemption decided for the pod.
@@ -118,9 +137,16 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 			toAllocate = unallocatedClaims(draPlugin, pod)
 		}
 	}
+	reached := false
+	r.BeforeGroupAttempt = func(pods []*v1.Pod) {
+		if slices.Contains(pods, target) {
+			reached = false
+		}
+	}
 	r.OnAttempt = func(pod *v1.Pod, a *schedule.Attempt) {
 		if pod == target {
 			ex.Attempts++
+			reached = true
 			explainAttempt(ctx, ex, c, draPlugin, toAllocate, a)
 		}
 	}
@@ -131,6 +157,18 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 	}
 	if err := r.ReplayQueue(ctx); err != nil {
 		return nil, err
+	}
+	res := r.Result()
+	for i := range res.Pods {
+		p := &res.Pods[i]
+		if p.Key() != ex.Pod || p.PodGroup == "" {
+			continue
+		}
+		for _, g := range res.PodGroups {
+			if g.Namespace == p.Namespace && g.Name == p.PodGroup {
+				ex.PodGroup = &PodGroupExplanation{PodGroup: g, Reached: reached, PodMessage: p.Message}
+			}
+		}
 	}
 	return ex, nil
 }

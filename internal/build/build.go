@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -155,5 +156,21 @@ func (b *Cluster) PDB(name, app string, allowed int32) *Cluster {
 		},
 		Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed, ObservedGeneration: 1},
 	})
+	return b
+}
+
+// PodGroup adds a pod group of priority: a gang of minCount, or a basic
+// group when minCount is 0.
+func (b *Cluster) PodGroup(name string, minCount, priority int32) *Cluster {
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-podgroup-" + name)},
+		Spec:       schedulingv1beta1.PodGroupSpec{Priority: ptr.To(priority)},
+	}
+	if minCount > 0 {
+		pg.Spec.SchedulingPolicy.Gang = &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}
+	} else {
+		pg.Spec.SchedulingPolicy.Basic = &schedulingv1beta1.BasicSchedulingPolicy{}
+	}
+	b.snap.PodGroups = append(b.snap.PodGroups, pg)
 	return b
 }

@@ -101,10 +101,31 @@ func preemptionOf(res *result.Result) Preemption {
 	return p
 }
 
+// podGroupsOf counts the result's pod groups; nil when there are none.
+func podGroupsOf(res *result.Result) *PodGroupFit {
+	if len(res.PodGroups) == 0 {
+		return nil
+	}
+	f := &PodGroupFit{Groups: res.PodGroups}
+	for i := range res.PodGroups {
+		g := &res.PodGroups[i]
+		switch {
+		case g.Partial:
+			f.Partial++
+			f.NotPlaced++
+		case g.NotPlaced():
+			f.NotPlaced++
+		default:
+			f.Placed++
+		}
+	}
+	return f
+}
+
 // fitOf counts the replay's pods by namespace and workload and groups the
 // pending pods' rejections.
 func fitOf(res *result.Result, wl *workloads) Fit {
-	f := Fit{Namespaces: []NamespaceFit{}, Workloads: []WorkloadFit{}, PendingReasons: []PendingReason{}, Preemption: preemptionOf(res)}
+	f := Fit{Namespaces: []NamespaceFit{}, Workloads: []WorkloadFit{}, PendingReasons: []PendingReason{}, Preemption: preemptionOf(res), PodGroups: podGroupsOf(res)}
 	nsIndex := map[string]int{}
 	type wlKey struct{ ns, workload string }
 	wlIndex := map[wlKey]int{}

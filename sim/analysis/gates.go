@@ -45,6 +45,17 @@ type Gate struct {
 	// MaxPreemptedPods fails when more pods (of at least MinPriority, of a
 	// namespace) were preempted than Max.
 	MaxPreemptedPods *PreemptedPodsGate `json:"maxPreemptedPods,omitempty"`
+	// MaxPendingPodGroups fails when more pod groups (of a namespace)
+	// were not placed whole than Max.
+	MaxPendingPodGroups *PendingPodGroupsGate `json:"maxPendingPodGroups,omitempty"`
+}
+
+// PendingPodGroupsGate bounds the pod groups not placed whole: pending
+// whole, never tried (fewer pods than minCount), or, with GenericWorkload
+// off, placed short of minCount. Max 0 is "every gang is placed".
+type PendingPodGroupsGate struct {
+	Max       *int   `json:"max"`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // PreemptedPodsGate bounds the pods preemption deleted, optionally only
@@ -111,6 +122,7 @@ const (
 	GateMinFirstChoiceShare  = "minFirstChoiceShare"
 	GateMaxUtilization       = "maxUtilization"
 	GateMaxPreemptedPods     = "maxPreemptedPods"
+	GateMaxPendingPodGroups  = "maxPendingPodGroups"
 )
 
 // GateReportKind is the kind of a marshalled GateReport.
@@ -268,6 +280,13 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 			} else if *a.Max < 0 {
 				fail(i, GateMaxPreemptedPods+".max", "must not be negative, got %d", *a.Max)
 			}
+		case gate.MaxPendingPodGroups != nil:
+			a := gate.MaxPendingPodGroups
+			if a.Max == nil {
+				fail(i, GateMaxPendingPodGroups+".max", "required")
+			} else if *a.Max < 0 {
+				fail(i, GateMaxPendingPodGroups+".max", "must not be negative, got %d", *a.Max)
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -279,7 +298,7 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 
 // gateTypes are the assertion fields of a Gate, in the file's words.
 func gateTypes() []string {
-	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization, GateMaxPreemptedPods}
+	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization, GateMaxPreemptedPods, GateMaxPendingPodGroups}
 }
 
 func (g *Gate) types() []string {
@@ -301,6 +320,9 @@ func (g *Gate) types() []string {
 	}
 	if g.MaxPreemptedPods != nil {
 		out = append(out, GateMaxPreemptedPods)
+	}
+	if g.MaxPendingPodGroups != nil {
+		out = append(out, GateMaxPendingPodGroups)
 	}
 	return out
 }
@@ -414,6 +436,24 @@ func evaluateGate(gate Gate, rep *Report, run *sim.Run) (GateResult, error) {
 		a := gate.MaxPreemptedPods
 		n, target := preemptedPods(a, run)
 		return atMost(GateMaxPreemptedPods, target, float64(n), float64(*a.Max), "preempted pods"), nil
+	case gate.MaxPendingPodGroups != nil:
+		a := gate.MaxPendingPodGroups
+		n, target, names := 0, "all pod groups", []string(nil)
+		if a.Namespace != "" {
+			target = "namespace " + a.Namespace
+		}
+		for i := range run.Result.PodGroups {
+			g := &run.Result.PodGroups[i]
+			if (a.Namespace == "" || g.Namespace == a.Namespace) && g.NotPlaced() {
+				n++
+				names = append(names, g.Namespace+"/"+g.Name)
+			}
+		}
+		r := atMost(GateMaxPendingPodGroups, target, float64(n), float64(*a.Max), "pod groups not placed whole")
+		if len(names) > 0 && !r.Passed {
+			r.Message += ": " + strings.Join(names, ", ")
+		}
+		return r, nil
 	}
 	return GateResult{}, errors.New("no assertion")
 }

@@ -1,5 +1,7 @@
 package analysis
 
+import "github.com/drasim/drasim/sim/result"
+
 // APIVersion and Kind identify a marshalled Report.
 const (
 	APIVersion = "drasim.io/v1alpha1"
@@ -108,6 +110,18 @@ type Fit struct {
 	PendingReasons []PendingReason `json:"pendingReasons"`
 	// Preemption is what preemption deleted, by priority class.
 	Preemption Preemption `json:"preemption"`
+	// PodGroups counts the gangs (omitted without pod groups).
+	PodGroups *PodGroupFit `json:"podGroups,omitempty"`
+}
+
+// PodGroupFit counts the pod groups: placed whole, not placed (pending
+// whole or never tried), and, with GenericWorkload off, placed in part
+// (short of minCount). Groups are the result's.
+type PodGroupFit struct {
+	Placed    int               `json:"placed"`
+	NotPlaced int               `json:"notPlaced"`
+	Partial   int               `json:"partial,omitempty"`
+	Groups    []result.PodGroup `json:"groups"`
 }
 
 // Preemption counts the pods preemption deleted (Preempted) and the pods

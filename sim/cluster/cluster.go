@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -44,6 +45,12 @@ type Cluster struct {
 	affinity affinityLists
 	// changes logs which nodes changed (see NodeChanges).
 	changes changeLog
+	// PodGroups are the pod groups (copies: the scheduler sets their
+	// PodGroupInitiallyScheduled condition), with GenericWorkload on.
+	PodGroups    []*schedulingv1beta1.PodGroup
+	podGroups    map[string]*schedulingv1beta1.PodGroup
+	groupMembers map[string][]*v1.Pod
+	gangs        bool
 }
 
 // changeLog records the index of every node that changes, in order;
@@ -127,6 +134,7 @@ func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
 		c.Pods = append(c.Pods, pod)
 		made = append(made, c.claimsFromTemplates(pod, templates)...)
 	}
+	c.buildPodGroups(gates[GenericWorkloadGate])
 	// NewState copies the snapshot's claims; the claims made here are the
 	// cluster's own already and need no second copy.
 	c.DRA = dra.NewState(gates, s.DeviceClasses, s.ResourceSlices, s.DeviceTaintRules, s.ResourceClaims)
@@ -386,6 +394,16 @@ func (c *Cluster) Fork() *Cluster {
 	for _, pdb := range c.PDBs {
 		f.PDBs = append(f.PDBs, pdb.DeepCopy())
 	}
+	f.gangs = c.gangs
+	if c.podGroups != nil {
+		f.podGroups = make(map[string]*schedulingv1beta1.PodGroup, len(c.podGroups))
+		for _, pg := range c.PodGroups {
+			cp := pg.DeepCopy()
+			f.PodGroups = append(f.PodGroups, cp)
+			f.podGroups[groupKey(cp.Namespace, cp.Name)] = cp
+		}
+		f.indexGroupMembers()
+	}
 	for _, n := range c.Nodes {
 		f.adopt(n.Clone())
 	}
@@ -408,6 +426,10 @@ func (c *Cluster) AddPending(pod *v1.Pod) {
 	c.podOrder[pod.UID] = len(c.podOrder)
 	c.Pods = append(c.Pods, pod)
 	c.Queue = append(c.Queue, pod)
+	if name := PodGroupName(pod); name != "" && c.groupMembers != nil {
+		k := groupKey(pod.Namespace, name)
+		c.groupMembers[k] = append(c.groupMembers[k], pod)
+	}
 }
 
 // ClaimChange is a claim as it was and as it is after a change; New is nil
@@ -425,6 +447,7 @@ func (c *Cluster) DeletePod(pod *v1.Pod) {
 	}
 	c.Pods = removePod(c.Pods, pod)
 	c.Bound = removePod(c.Bound, pod)
+	c.forgetGroupMember(pod)
 }
 
 // ReleaseClaims does what the controllers do once a pod is gone: the

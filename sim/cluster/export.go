@@ -10,6 +10,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/drasim/drasim/sim/snapshot"
@@ -62,6 +63,18 @@ func (c *Cluster) WriteSnapshot(w io.Writer) error {
 	}
 	for _, o := range c.PDBs {
 		add(policyv1.SchemeGroupVersion, "PodDisruptionBudget", o.DeepCopy())
+	}
+	for _, o := range s.Workloads {
+		add(schedulingv1beta1.SchemeGroupVersion, "Workload", o.DeepCopy())
+	}
+	// The cluster's pod groups carry the scheduler's condition; with the
+	// gate off they are the snapshot's, untouched.
+	podGroups := c.PodGroups
+	if !c.gangs {
+		podGroups = s.PodGroups
+	}
+	for _, o := range podGroups {
+		add(schedulingv1beta1.SchemeGroupVersion, "PodGroup", o.DeepCopy())
 	}
 	for _, o := range s.Deployments {
 		add(appsv1.SchemeGroupVersion, "Deployment", o.DeepCopy())

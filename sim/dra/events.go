@@ -75,6 +75,10 @@ func (p *Plugin) afterTargetPodUpdate(_ *v1.Pod, _, newObj any) (framework.Queue
 // ReasonDeallocated is kube's PostFilter reason when it freed a claim.
 const ReasonDeallocated = "deallocation of ResourceClaim completed"
 
+// ReasonGroupDeallocated is kube's PodGroupPostFilter reason, whether or
+// not it freed a claim.
+const ReasonGroupDeallocated = "deallocation and deletion of ResourceClaims completed"
+
 // PostFilter is kube's DynamicResources PostFilter, which runs before
 // preemption when a pod fits nowhere: an allocated claim of the pod that
 // some node could not use (its allocation is elsewhere) and that nobody

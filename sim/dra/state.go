@@ -463,6 +463,27 @@ func (s *State) DeleteClaim(namespace, name string) *resourceapi.ResourceClaim {
 	return c
 }
 
+// unreserve takes the pod off the claim's reservedFor, and nothing else.
+func (s *State) unreserve(c *resourceapi.ResourceClaim, pod *v1.Pod) {
+	c.Status.ReservedFor = slices.DeleteFunc(c.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
+		return r.Resource == "pods" && r.APIGroup == "" && r.Name == pod.Name && r.UID == pod.UID
+	})
+	if len(c.Status.ReservedFor) == 0 {
+		c.Status.ReservedFor = nil
+	}
+}
+
+// undoAllocate reverts Allocate: the claim loses its allocation and the
+// finalizer, its devices are free again.
+func (s *State) undoAllocate(c *resourceapi.ResourceClaim) {
+	s.unmarkAllocated(c)
+	c.Status.Allocation = nil
+	c.Finalizers = slices.DeleteFunc(slices.Clone(c.Finalizers), func(f string) bool { return f == resourceapi.Finalizer })
+	if len(c.Finalizers) == 0 {
+		c.Finalizers = nil
+	}
+}
+
 // Deallocate clears a claim's allocation and reservations and frees its
 // devices, as DynamicResources' PostFilter does. It returns the claim as it
 // was.

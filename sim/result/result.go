@@ -26,14 +26,16 @@ const (
 
 // Result is everything one replay decided.
 type Result struct {
-	APIVersion string   `json:"apiVersion"`
-	Kind       string   `json:"kind"`
-	Inputs     Inputs   `json:"inputs"`
-	Summary    Summary  `json:"summary"`
-	Pods       []Pod    `json:"pods"`
-	Nodes      []Node   `json:"nodes"`
-	Events     []Event  `json:"events"`
-	Warnings   []string `json:"warnings,omitempty"`
+	APIVersion string  `json:"apiVersion"`
+	Kind       string  `json:"kind"`
+	Inputs     Inputs  `json:"inputs"`
+	Summary    Summary `json:"summary"`
+	Pods       []Pod   `json:"pods"`
+	Nodes      []Node  `json:"nodes"`
+	// PodGroups are the gangs (GenericWorkload): whether each was placed.
+	PodGroups []PodGroup `json:"podGroups,omitempty"`
+	Events    []Event    `json:"events"`
+	Warnings  []string   `json:"warnings,omitempty"`
 }
 
 // Inputs summarizes what the replay started from and how it was configured.
@@ -106,7 +108,57 @@ type Pod struct {
 	Preemption *Preemption `json:"preemption,omitempty"`
 	// PreemptedBy is set for a pod deleted by a preemption.
 	PreemptedBy *PreemptedBy `json:"preemptedBy,omitempty"`
+	// PodGroup names the pod group (gang) the pod is scheduled with, when
+	// the GenericWorkload gate is on.
+	PodGroup string `json:"podGroup,omitempty"`
 }
+
+// PodGroup is one pod group's outcome: its PodGroupInitiallyScheduled
+// condition as kube-scheduler sets it, and its pods by phase.
+type PodGroup struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// MinCount is the gang's minCount (1 for a basic group).
+	MinCount int   `json:"minCount"`
+	Priority int32 `json:"priority"`
+	// Pods counts the group's pods; Placed those on a node (bound before
+	// or scheduled in this replay), Pending the others.
+	Pods    int `json:"pods"`
+	Placed  int `json:"placed"`
+	Pending int `json:"pending"`
+	// Phase: PodGroupScheduled, PodGroupUnschedulable, PodGroupError or
+	// PodGroupWaiting (fewer than minCount pods exist, never attempted).
+	Phase string `json:"phase"`
+	// Message is the condition's message (the gang's failure).
+	Message string `json:"message,omitempty"`
+	// Blocker is the member ("ns/name") that fit nowhere in the gang's
+	// last attempt; its entry in pods says why.
+	Blocker string `json:"blocker,omitempty"`
+	// Partial is set, with the gate off, when some of the group's pods
+	// were placed but fewer than minCount: what kube with GenericWorkload
+	// would not have placed at all.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// NotPlaced reports a pod group that was not placed whole: not scheduled
+// (or never tried), or, with the gate off, placed short of minCount.
+func (g *PodGroup) NotPlaced() bool {
+	if g.Phase == PodGroupGateOff {
+		return g.Placed < g.MinCount
+	}
+	return g.Phase != PodGroupScheduled
+}
+
+// Pod group phases.
+const (
+	PodGroupScheduled     = "Scheduled"
+	PodGroupUnschedulable = "Unschedulable"
+	PodGroupError         = "SchedulerError"
+	PodGroupWaiting       = "Waiting"
+	// PodGroupGateOff: GenericWorkload is off, the pods were scheduled
+	// one by one.
+	PodGroupGateOff = "GateOff"
+)
 
 // Preemption is what a pod's preemption did: the node it made room on and
 // the pods it deleted there ("ns/name"), in kube's order (most important

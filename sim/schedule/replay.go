@@ -12,6 +12,7 @@ import (
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -46,27 +47,66 @@ func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, d
 }
 
 // ReplayQueue adds the cluster's pending pods as Options.Arrival says and
-// schedules them.
+// schedules them, then lets the clock run on while something backs off:
+// a gang that did not fit, or a pod that failed with an error, is tried
+// again when its backoff ends (and only when an event came since, see
+// queue.Pop), as kube would.
 func (r *Replayer) ReplayQueue(ctx context.Context) error {
+	var t queue.Time
 	if r.opts.Arrival != ArrivalSequential {
 		for _, pod := range r.c.Queue {
 			r.Add(pod, 0)
 		}
-		return r.Run(ctx, 0)
+		if err := r.Run(ctx, 0); err != nil {
+			return err
+		}
+	} else {
+		// The oracle's replay: pods are created one at a time in the
+		// snapshot's order, each waited for until it is bound or found
+		// unschedulable, a second apart; the pods of a pod group are
+		// created together, where the first of them stands.
+		pods := slices.Clone(r.c.Queue)
+		sort.SliceStable(pods, func(i, j int) bool { return r.c.Order(pods[i]) < r.c.Order(pods[j]) })
+		for i, batch := range arrivalBatches(pods, r.c.GangsEnabled()) {
+			t = queue.Time(i) * time.Second
+			for _, pod := range batch {
+				r.Add(pod, t)
+			}
+			if err := r.Run(ctx, t); err != nil {
+				return err
+			}
+		}
 	}
-	// The oracle's replay: pods are created one at a time in the
-	// snapshot's order, each waited for until it is bound or found
-	// unschedulable; a second apart.
-	pods := slices.Clone(r.c.Queue)
-	sort.SliceStable(pods, func(i, j int) bool { return r.c.Order(pods[i]) < r.c.Order(pods[j]) })
-	for i, pod := range pods {
-		t := queue.Time(i) * time.Second
-		r.Add(pod, t)
+	for {
+		next, ok := r.q.NextBackoff(t)
+		if !ok {
+			return nil
+		}
+		t = next
 		if err := r.Run(ctx, t); err != nil {
 			return err
 		}
 	}
-	return nil
+}
+
+// arrivalBatches groups the pods that arrive together: a pod group's
+// pods (with gangs on) at the place of its first pod, every other pod
+// alone.
+func arrivalBatches(pods []*v1.Pod, gangs bool) [][]*v1.Pod {
+	var batches [][]*v1.Pod
+	where := map[string]int{}
+	for _, pod := range pods {
+		if name := cluster.PodGroupName(pod); gangs && name != "" {
+			k := pod.Namespace + "/" + name
+			if i, ok := where[k]; ok {
+				batches[i] = append(batches[i], pod)
+				continue
+			}
+			where[k] = len(batches)
+		}
+		batches = append(batches, []*v1.Pod{pod})
+	}
+	return batches
 }
 
 // Arrival says when the pending pods of a snapshot arrive in the queue.
@@ -103,11 +143,25 @@ type Replayer struct {
 	deferred, due []func(t queue.Time)
 	cycles        int
 	queued        int
+	// arrived are the pods added to the queue; gang is the GangScheduling
+	// plugin and groupPhases each pod group's condition, with the
+	// GenericWorkload gate on.
+	arrived     map[*v1.Pod]bool
+	gang        *gangscheduling.Plugin
+	groupPhases map[string]*result.PodGroup
 	// BeforeAttempt and OnAttempt, when set, hear of every scheduling
 	// cycle before it runs and what it decided (explain watches one pod
 	// with them).
 	BeforeAttempt func(pod *v1.Pod)
 	OnAttempt     func(pod *v1.Pod, a *Attempt)
+	// BeforeGroupAttempt, when set, hears of every pod group cycle, with
+	// the gang's pods in the order they will be tried.
+	BeforeGroupAttempt func(pods []*v1.Pod)
+	// Follow, when set, picks the node of a pod whose attempt found one,
+	// among the nodes the attempt found feasible (kept with
+	// Options.KeepNodeStatuses): a step-wise check follows the real
+	// scheduler's choice among equally scored nodes with it.
+	Follow func(pod *v1.Pod, a *Attempt) string
 	// OnPreemption, when set, hears of every PostFilter decision of
 	// DefaultPreemption.
 	OnPreemption func(pod *v1.Pod, p *Preemption)
@@ -117,9 +171,22 @@ type Replayer struct {
 // the cluster.
 func NewReplayer(c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) *Replayer {
 	gates := c.DRA.Gates()
-	q := queue.New(queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.plugins()})
-	opts.Nominator = q
-	return &Replayer{c: c, s: New(c, p, opts), q: q, dra: draPlugin, opts: opts, outcomes: map[*v1.Pod]*result.Pod{}, preemptions: map[*v1.Pod]*result.Preemption{}}
+	r := &Replayer{c: c, dra: draPlugin, outcomes: map[*v1.Pod]*result.Pod{}, preemptions: map[*v1.Pod]*result.Preemption{},
+		arrived: map[*v1.Pod]bool{}, groupPhases: map[string]*result.PodGroup{}}
+	qopts := queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.plugins(), ParkStale: !opts.NoParking}
+	if c.GangsEnabled() {
+		view := groupView{r}
+		qopts.Groups = view
+		if p.Gang {
+			r.gang = gangscheduling.New(view)
+			qopts.Plugins = append(append([]framework.Plugin(nil), qopts.Plugins...), r.gang)
+			qopts.PreEnqueue = []queue.PreEnqueuePlugin{r.gang}
+		}
+	}
+	r.q = queue.New(qopts)
+	opts.Nominator = r.q
+	r.s, r.opts = New(c, p, opts), opts
+	return r
 }
 
 // Queue is the replay's scheduling queue.
@@ -131,7 +198,13 @@ func (r *Replayer) Scheduler() *Scheduler { return r.s }
 // Add queues a pending pod arriving at time t.
 func (r *Replayer) Add(pod *v1.Pod, t queue.Time) {
 	r.queued++
+	r.arrived[pod] = true
 	r.q.Add(pod, t)
+	if r.c.GangsEnabled() {
+		// With GenericWorkload, kube tells the queue of every new pending
+		// pod: it may complete a gang waiting for minCount pods.
+		r.q.Event(t, framework.EventUnscheduledPodAdd, nil, pod, nil)
+	}
 }
 
 // Run schedules at time t until the queue has nothing ready.
@@ -154,7 +227,11 @@ func (r *Replayer) Run(ctx context.Context, t queue.Time) error {
 		if r.cycles++; r.cycles > limit {
 			return fmt.Errorf("internal error: more than %d scheduling cycles for %d pods", limit, r.queued)
 		}
-		if err := r.schedulePod(ctx, e, t); err != nil {
+		schedule := r.schedulePod
+		if e.Group != nil {
+			schedule = r.scheduleGroup
+		}
+		if err := schedule(ctx, e, t); err != nil {
 			return err
 		}
 		due := r.due
@@ -179,7 +256,7 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 		r.BeforeAttempt(pod)
 	}
 	claimsBefore := r.claimStatuses(pod)
-	a := r.s.SchedulePod(ctx, pod)
+	a := r.attempt(ctx, pod)
 	if a.Err != nil {
 		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
 	}
@@ -207,13 +284,20 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 		return r.failed(ctx, e, a, out, t)
 	}
 	r.q.Done(e)
+	r.scheduled(pod, a, out, e.Attempts, claimsBefore, t)
+	return nil
+}
+
+// scheduled records a pod placed by its attempt and tells the queue what
+// the informers would: its claims changed, it is assigned.
+func (r *Replayer) scheduled(pod *v1.Pod, a *Attempt, out *result.Pod, attempts int, claimsBefore map[string]*resourceapi.ResourceClaim, t queue.Time) {
 	r.q.DeleteNominated(pod)
 	if prev := r.preemptions[pod]; prev != nil {
 		out.Preemption = prev
 	}
 	out.Phase = result.PhaseScheduled
 	out.Node = a.Node
-	out.Attempt = e.Attempts
+	out.Attempt = attempts
 	if a.Chosen != nil && len(a.Chosen.Scores) > 0 {
 		sc := &result.Score{Total: a.Chosen.Total}
 		for _, ps := range a.Chosen.Scores {
@@ -228,7 +312,35 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 	// (allocated, reserved), then the pod is assigned.
 	r.claimEvents(pod, claimsBefore, t)
 	r.q.Event(t, framework.EventAssignedPodAdd, nil, pod, nil)
-	return nil
+}
+
+// attempt runs the pod's cycle: SchedulePod, or with Follow, the node it
+// picks among the feasible ones.
+func (r *Replayer) attempt(ctx context.Context, pod *v1.Pod) *Attempt {
+	if r.Follow == nil {
+		return r.s.SchedulePod(ctx, pod)
+	}
+	a := r.s.Evaluate(ctx, pod)
+	if a.Node == "" || a.Err != nil || a.Error != nil {
+		return a
+	}
+	if err := r.s.Bind(ctx, pod, a, r.follow(pod, a)); err != nil {
+		a.fail(err)
+		a.Node = ""
+	}
+	return a
+}
+
+// follow is the node Follow picks for an attempt that found one.
+func (r *Replayer) follow(pod *v1.Pod, a *Attempt) string {
+	node := r.Follow(pod, a)
+	for _, n := range a.Nodes {
+		if n.Node == node && n.Status == nil {
+			a.Node = node
+			return node
+		}
+	}
+	return a.Node
 }
 
 // claimStatuses copies the statuses of the pod's claims before its cycle,
@@ -269,6 +381,7 @@ func (r *Replayer) claimEvents(pod *v1.Pod, before map[string]*resourceapi.Resou
 // Result builds the replay's result: each pod's last attempt, pending pods
 // with the message of their last attempt.
 func (r *Replayer) Result() *result.Result {
+	r.gangResults()
 	for _, pod := range r.c.Queue {
 		out := r.outcomes[pod]
 		if out == nil || out.Phase != result.PhaseUnschedulable {
@@ -282,7 +395,9 @@ func (r *Replayer) Result() *result.Result {
 			out.NominatedNode = pod.Status.NominatedNodeName
 		}
 	}
-	return buildResult(r.c, r.s, r.outcomes, r.events, r.dra, r.deleted)
+	res := buildResult(r.c, r.s, r.outcomes, r.events, r.dra, r.deleted)
+	r.addPodGroups(res)
+	return res
 }
 
 // diagnose asks the DRA plugin why the pod's claims failed on the nodes it

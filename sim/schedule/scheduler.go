@@ -38,6 +38,8 @@ type Profile struct {
 	PercentageOfNodesToScore int32
 	// Preemption is set when DefaultPreemption is enabled (PostFilter).
 	Preemption bool
+	// Gang is set when GangScheduling is enabled (GenericWorkload).
+	Gang bool
 }
 
 // TieBreak is the rule that picks among feasible nodes with the same top
@@ -89,6 +91,10 @@ type Options struct {
 	Reference bool
 	// Arrival says when the pending pods arrive (Replay); "" is batch.
 	Arrival Arrival
+	// NoParking lets the queue retry, on time, an entity whose retry
+	// could only fail as before (queue.Options.ParkStale); a caller that
+	// wants every attempt kube makes sets it, and bounds time itself.
+	NoParking bool
 	// Nominator knows the pods nominated to each node (by preemption);
 	// filters count those of equal or higher priority as running
 	// (nominated.go). Nil: no pod is nominated.

@@ -90,6 +90,7 @@ func Validate(s *snapshot.Snapshot, opts Options) []Diagnostic {
 	v.checkResourceClaims()
 	v.checkResourceClaimTemplates()
 	v.checkPods()
+	v.checkPodGroups()
 	v.checkDeviceTaintRules()
 	if !opts.SkipDeviceMatching {
 		v.checkDeviceMatching()

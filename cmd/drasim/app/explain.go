@@ -121,7 +121,35 @@ func writeExplanation(w io.Writer, ex *sim.Explanation) error {
 	if err := t.Write(w); err != nil {
 		return err
 	}
+	if err := writePodGroup(w, ex.PodGroup); err != nil {
+		return err
+	}
 	return writePreemption(w, ex.Preemption)
+}
+
+// writePodGroup shows the gang's verdict, which decides the pod's.
+func writePodGroup(w io.Writer, g *sim.PodGroupExplanation) error {
+	if g == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nPOD GROUP %s/%s (minCount %d, %d of %d pods placed)\n", g.Namespace, g.Name, g.MinCount, g.Placed, g.Pods)
+	switch g.Phase {
+	case result.PodGroupScheduled:
+		fmt.Fprintln(w, "The gang was placed whole: its pods bound together.")
+		return nil
+	case result.PodGroupWaiting:
+		fmt.Fprintln(w, "Never tried: GangScheduling keeps the gang out of the activeQ until minCount of its pods exist.")
+		return nil
+	}
+	fmt.Fprintf(w, "The gang did not fit: %s\n", g.Message)
+	if g.Blocker != "" {
+		fmt.Fprintf(w, "In its last cycle %s fit nowhere; every pod the cycle had placed was taken back.\n", g.Blocker)
+	}
+	if !g.Reached {
+		fmt.Fprintln(w, "That cycle stopped before this pod (minCount could no longer be met); the nodes above are from the last cycle that tried it.")
+	}
+	fmt.Fprintf(w, "This pod's message: %s\n", g.PodMessage)
+	return nil
 }
 
 // writePreemption shows DefaultPreemption's decision: the candidate nodes,
