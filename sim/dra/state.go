@@ -235,9 +235,16 @@ var _ structured.DeviceClassLister = (*State)(nil)
 // markAllocated records a claim's allocated devices the way the scheduler's
 // allocated-devices tracker does: admin-access results are not exclusive,
 // results with a share ID are shared allocations with consumed capacity.
-func (s *State) markAllocated(c *resourceapi.ResourceClaim) {
+func (s *State) markAllocated(c *resourceapi.ResourceClaim) { s.trackAllocated(c, true) }
+
+// trackAllocated records (add) or forgets a claim's allocated devices.
+func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 	if c.Status.Allocation == nil {
 		return
+	}
+	fact := s.recordFact
+	if !add {
+		fact = s.forgetFact
 	}
 	touched := map[poolRef]bool{}
 	for _, r := range c.Status.Allocation.Devices.Results {
@@ -248,16 +255,30 @@ func (s *State) markAllocated(c *resourceapi.ResourceClaim) {
 		touched[ref] = true
 		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
 		if s.features.ConsumableCapacity && r.ShareID != nil {
-			s.sharedIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
-			s.recordFact(ref, "s:"+r.Device+"/"+string(*r.ShareID))
+			shared := structured.MakeSharedDeviceID(id, r.ShareID)
+			if add {
+				s.sharedIDs.Insert(shared)
+			} else {
+				s.sharedIDs.Delete(shared)
+			}
+			fact(ref, "s:"+r.Device+"/"+string(*r.ShareID))
 			if r.ConsumedCapacity != nil {
-				s.capacities.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
-				s.recordFact(ref, "c:"+r.Device+"/"+string(*r.ShareID)+":"+capacityString(r.ConsumedCapacity))
+				consumed := structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity)
+				if add {
+					s.capacities.Insert(consumed)
+				} else {
+					s.capacities.Remove(consumed)
+				}
+				fact(ref, "c:"+r.Device+"/"+string(*r.ShareID)+":"+capacityString(r.ConsumedCapacity))
 			}
 			continue
 		}
-		s.allocated.Insert(id)
-		s.recordFact(ref, "x:"+r.Device)
+		if add {
+			s.allocated.Insert(id)
+		} else {
+			s.allocated.Delete(id)
+		}
+		fact(ref, "x:"+r.Device)
 	}
 	s.refreshDynamic(touched)
 }
@@ -395,32 +416,7 @@ func (s *State) AddSlices(slices []*resourceapi.ResourceSlice, rules []*resource
 
 // unmarkAllocated forgets a claim's allocated devices: the inverse of
 // markAllocated.
-func (s *State) unmarkAllocated(c *resourceapi.ResourceClaim) {
-	if c.Status.Allocation == nil {
-		return
-	}
-	touched := map[poolRef]bool{}
-	for _, r := range c.Status.Allocation.Devices.Results {
-		if ptr.Deref(r.AdminAccess, false) {
-			continue
-		}
-		ref := poolRef{r.Driver, r.Pool}
-		touched[ref] = true
-		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
-		if s.features.ConsumableCapacity && r.ShareID != nil {
-			s.sharedIDs.Delete(structured.MakeSharedDeviceID(id, r.ShareID))
-			s.forgetFact(ref, "s:"+r.Device+"/"+string(*r.ShareID))
-			if r.ConsumedCapacity != nil {
-				s.capacities.Remove(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
-				s.forgetFact(ref, "c:"+r.Device+"/"+string(*r.ShareID)+":"+capacityString(r.ConsumedCapacity))
-			}
-			continue
-		}
-		s.allocated.Delete(id)
-		s.forgetFact(ref, "x:"+r.Device)
-	}
-	s.refreshDynamic(touched)
-}
+func (s *State) unmarkAllocated(c *resourceapi.ResourceClaim) { s.trackAllocated(c, false) }
 
 // Release does what the resource-claim controller does once a pod is gone
 // (deleted, preempted, finished): it takes the pod off the claim's
