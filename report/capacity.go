@@ -185,16 +185,53 @@ func capacitySections(r *analysis.Report) []section {
 	p := r.Fit.Pods
 
 	wl := Table{Header: []string{"Namespace", "Workload", "Bound", "Scheduled", "Pending"}}
-	for _, w := range r.Fit.Workloads {
-		wl.Append(w.Namespace, w.Workload, fmt.Sprint(w.Bound), fmt.Sprint(w.Scheduled), fmt.Sprint(w.Pending))
+	fitIntro := fmt.Sprintf("%d scheduled, %d pending, %d already bound.", p.Scheduled, p.Pending, p.Bound)
+	if p.Preempted > 0 {
+		wl.Header = append(wl.Header, "Preempted")
+		fitIntro = fmt.Sprintf("%d scheduled, %d pending, %d already bound, %d preempted.", p.Scheduled, p.Pending, p.Bound, p.Preempted)
 	}
-	out = append(out, section{title: "Fit", intro: fmt.Sprintf("%d scheduled, %d pending, %d already bound.", p.Scheduled, p.Pending, p.Bound), table: wl, empty: "No pods."})
+	for _, w := range r.Fit.Workloads {
+		row := []string{w.Namespace, w.Workload, fmt.Sprint(w.Bound), fmt.Sprint(w.Scheduled), fmt.Sprint(w.Pending)}
+		if p.Preempted > 0 {
+			row = append(row, fmt.Sprint(w.Preempted))
+		}
+		wl.Append(row...)
+	}
+	out = append(out, section{title: "Fit", intro: fitIntro, table: wl, empty: "No pods."})
 
 	why := Table{Header: []string{"Plugin", "Reason", "Pods", "Nodes"}}
 	for _, pr := range r.Fit.PendingReasons {
 		why.Append(pr.Plugin, pr.Reason, fmt.Sprint(pr.Pods), fmt.Sprint(pr.Nodes))
 	}
 	out = append(out, section{title: "Why pending", table: why, empty: "Nothing is pending."})
+
+	if pre := r.Fit.Preemption; pre.Preempted > 0 {
+		lost := Table{Header: []string{"Class", "Priority", "Preempted", "Of pods", "By"}}
+		for _, c := range pre.Classes {
+			lost.Append(c.Class, fmt.Sprint(c.Priority), fmt.Sprint(c.Preempted), fmt.Sprint(c.Pods), strings.Join(c.By, ", "))
+		}
+		intro := fmt.Sprintf("%d pod(s) preempted by %d pod(s) of higher priority", pre.Preempted, pre.Preemptors)
+		if pre.PDBViolations > 0 {
+			intro += fmt.Sprintf(", %d against a PodDisruptionBudget", pre.PDBViolations)
+		}
+		out = append(out, section{title: "Preemption", intro: intro + ".", table: lost})
+	}
+
+	if pg := r.Fit.PodGroups; pg != nil {
+		groups := Table{Header: []string{"Pod group", "MinCount", "Placed", "Status", "Blocker"}}
+		for _, g := range pg.Groups {
+			status := strings.ToLower(g.Phase)
+			if g.Partial {
+				status = "partial (gate off)"
+			}
+			groups.Append(g.Namespace+"/"+g.Name, fmt.Sprint(g.MinCount), fmt.Sprintf("%d/%d", g.Placed, g.Pods), status, g.Blocker)
+		}
+		intro := fmt.Sprintf("%d placed whole, %d not", pg.Placed, pg.NotPlaced)
+		if pg.Partial > 0 {
+			intro += fmt.Sprintf(" (%d placed in part with GenericWorkload off: kube with the gate places minCount pods or none)", pg.Partial)
+		}
+		out = append(out, section{title: "Pod groups", intro: intro + ".", table: groups})
+	}
 
 	util := utilizationTable(r.Utilization)
 	groupedBy := r.Inputs.GroupBy
@@ -348,6 +385,12 @@ func WriteCapacityMarkdown(w io.Writer, r *analysis.Report) error {
 	fmt.Fprintf(&b, "## drasim capacity report\n\n%s\n\n", markdownCell(headline(r)))
 	p := r.Fit.Pods
 	fmt.Fprintf(&b, "- **Fit:** %d scheduled, %d pending, %d already bound\n", p.Scheduled, p.Pending, p.Bound)
+	if pre := r.Fit.Preemption; pre.Preempted > 0 {
+		fmt.Fprintf(&b, "- **Preempted:** %d pod(s) by %d pod(s) of higher priority\n", pre.Preempted, pre.Preemptors)
+	}
+	if pg := r.Fit.PodGroups; pg != nil {
+		fmt.Fprintf(&b, "- **Pod groups:** %d placed whole, %d not\n", pg.Placed, pg.NotPlaced)
+	}
 	fmt.Fprintf(&b, "- **Devices allocated:** %d of %d (%s)\n", r.Utilization.Total.Devices.Allocated, r.Utilization.Total.Devices.Total, pct(r.Utilization.Total.Devices.Share))
 	fmt.Fprintf(&b, "- **Fragmentation rate:** %s of %d idle devices%s\n", pct(r.Fragmentation.Rate), r.Fragmentation.IdleDevices, unselectedAside(r.Fragmentation))
 	fmt.Fprintf(&b, "- **First-choice allocations:** %s\n", pct(r.PrioritizedList.FirstChoiceShare))

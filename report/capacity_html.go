@@ -198,6 +198,13 @@ func WriteCapacityHTML(w io.Writer, r *analysis.Report) error {
 		fmt.Sprintf("First-choice allocations: %s", pct(r.PrioritizedList.FirstChoiceShare)),
 		fmt.Sprintf("Stranded: %d idle device(s); %s CPU and %s memory", r.Stranded.Devices, r.Stranded.CPU, r.Stranded.Memory),
 	}
+	if pre := r.Fit.Preemption; pre.Preempted > 0 {
+		page.Facts = append(page.Facts, fmt.Sprintf("Preempted: %d pod(s) by %d pod(s) of higher priority", pre.Preempted, pre.Preemptors))
+	}
+	if pg := r.Fit.PodGroups; pg != nil {
+		page.Facts = append(page.Facts, fmt.Sprintf("Pod groups: %d placed whole, %d not", pg.Placed, pg.NotPlaced))
+	}
+
 	charts := []struct {
 		id, title, empty string
 		draw             func(*analysis.Report) (*plot.Plot, vg.Length, bool, error)

@@ -44,6 +44,9 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, "   Other scheduler: %d", s.Skipped)
 	}
+	if s.Preempted > 0 {
+		fmt.Fprintf(w, "   Preempted: %d", s.Preempted)
+	}
 	fmt.Fprintln(w)
 	if err := WriteEditsTable(w, r.Edits); err != nil {
 		return err
@@ -70,6 +73,24 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 			fmt.Fprintf(w, "... and %d more (all of them in -o json)\n", shown-maxScheduledRows)
 		}
 	}
+	preempted := Table{Header: []string{"Pod", "Priority", "Node", "Preempted by", "Why"}}
+	for _, p := range r.Pods {
+		if p.Phase != result.PhasePreempted || p.PreemptedBy == nil {
+			continue
+		}
+		by := p.PreemptedBy
+		why := fmt.Sprintf("priority %d < %d", p.Priority, by.Priority)
+		if by.PDBViolation {
+			why += "; its PodDisruptionBudget allowed no more disruptions"
+		}
+		preempted.Append(p.Key(), fmt.Sprint(p.Priority), p.Node, by.Pod, why)
+	}
+	if len(preempted.Rows) > 0 {
+		fmt.Fprintln(w, "\nPREEMPTED (deleted to make room for a pod of higher priority)")
+		if err := preempted.Write(w); err != nil {
+			return err
+		}
+	}
 	pending := Table{Header: []string{"Pod", "Why"}}
 	for _, p := range r.Pods {
 		switch p.Phase {
@@ -86,6 +107,9 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 		if err := pending.Write(w); err != nil {
 			return err
 		}
+	}
+	if err := writePodGroups(w, r); err != nil {
+		return err
 	}
 	devices := Table{Header: []string{"Pod", "Claim and request", "Nodes", "Why the devices do not fit"}}
 	for _, p := range r.Pods {
@@ -107,6 +131,36 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	return nil
+}
+
+// writePodGroups lists the pod groups: placed whole, pending whole (and
+// the member that did not fit), or, with the gate off, placed in part.
+func writePodGroups(w io.Writer, r *result.Result) error {
+	groups := Table{Header: []string{"Pod group", "MinCount", "Placed", "Status", "Why"}}
+	for _, g := range r.PodGroups {
+		status, why := g.Phase, g.Message
+		switch {
+		case g.Phase == result.PodGroupScheduled:
+			status, why = "placed", ""
+		case g.Phase == result.PodGroupWaiting:
+			status, why = "waiting", fmt.Sprintf("only %d of minCount %d pods exist", g.Pods, g.MinCount)
+		case g.Phase == result.PodGroupGateOff && g.Partial:
+			status, why = "partial", fmt.Sprintf("GenericWorkload is off: %d of minCount %d pods placed one by one; with the gate on kube places minCount or none", g.Placed, g.MinCount)
+		case g.Phase == result.PodGroupGateOff:
+			status, why = "gate off", "GenericWorkload is off: pods placed one by one"
+		default:
+			status = "pending"
+			if g.Blocker != "" {
+				why = g.Blocker + " fits nowhere; " + why
+			}
+		}
+		groups.Append(g.Namespace+"/"+g.Name, fmt.Sprint(g.MinCount), fmt.Sprintf("%d/%d", g.Placed, g.Pods), status, why)
+	}
+	if len(groups.Rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nPOD GROUPS (gangs: all of minCount or none)")
+	return groups.Write(w)
 }
 
 // devicesCell lists a pod's devices compactly: "gpu: a100-0 (2nd choice)".

@@ -13,12 +13,22 @@ import (
 
 	"github.com/drasim/drasim/internal/invariants"
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule"
 	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden results in golden/")
+
+// groupCondition is a pod group's PodGroupInitiallyScheduled condition
+// (empty when kube-scheduler never tried the group).
+type groupCondition struct {
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
 
 // placement is what the oracle records for one pod.
 type placement struct {
@@ -43,21 +53,66 @@ func scenarioFiles(t *testing.T) []string {
 
 func simulate(t *testing.T, file string) *sim.Run {
 	t.Helper()
+	return simulateWith(t, file, sim.Options{Files: []string{file}})
+}
+
+// asTheOracle replays a scenario as the oracle's replay.sh feeds the real
+// scheduler: pending pods one at a time, in file order, each until it is
+// bound or found unschedulable. Preemption scenarios need it (their
+// victims are pods placed earlier in the replay); the others decide the
+// same either way.
+func asTheOracle(t *testing.T, file string) *sim.Run {
+	t.Helper()
+	return simulateWith(t, file, sim.Options{Files: []string{file}, Arrival: schedule.ArrivalSequential})
+}
+
+func simulateWith(t *testing.T, file string, opts sim.Options) *sim.Run {
+	t.Helper()
 	res, err := load.Load([]string{file}, load.Options{Strict: true})
 	if err != nil {
 		t.Fatalf("loading %s: %v", file, err)
 	}
-	run, err := sim.Simulate(context.Background(), res.Snapshot, sim.Options{Files: []string{file}})
+	opts.Gates = scenarioGates(t, file)
+	run, err := sim.Simulate(context.Background(), res.Snapshot, opts)
 	if err != nil {
 		t.Fatalf("simulating %s: %v", file, err)
 	}
 	return run
 }
 
-// placements reduces a result to the oracle's shape.
+// scenarioGates reads the feature gates a scenario runs with: a
+// "# feature-gates: A=true,B=false" line in its header comment (the
+// oracle recording used the same, FEATURE_GATES=...).
+func scenarioGates(t *testing.T, file string) dra.Gates {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "# feature-gates:"); ok {
+			spec = strings.TrimSpace(v)
+		}
+	}
+	gates, err := dra.ParseGates(spec)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return gates
+}
+
+// placements reduces a result to the oracle's shape. Pods a preemption
+// deleted are not in it (the oracle lists them in NAME.preempted.json).
 func placements(r *result.Result) map[string]placement {
 	out := map[string]placement{}
 	for _, p := range r.Pods {
+		if p.Phase == result.PhasePreempted {
+			continue
+		}
 		pl := placement{Devices: []string{}}
 		if p.Node != "" {
 			node := p.Node
@@ -110,7 +165,7 @@ func TestFidelity(t *testing.T) {
 					skip[k] = true
 				}
 			}
-			run := simulate(t, file)
+			run := asTheOracle(t, file)
 			got := placements(run.Result)
 			for k := range skip {
 				delete(want, k)
@@ -124,6 +179,55 @@ func TestFidelity(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("pod placements differ from the real kube-scheduler (-oracle +drasim):\n%s", diff)
+			}
+			// The pods the real scheduler preempted (replay.sh's
+			// preempted.txt), when the recording has them.
+			if data, err := os.ReadFile(filepath.Join(dir, name+".preempted.json")); err == nil {
+				var kube struct {
+					Preempted []string `json:"preempted"`
+				}
+				if err := json.Unmarshal(data, &kube); err != nil {
+					t.Fatalf("oracle/%s.preempted.json: %v", name, err)
+				}
+				victims := []string{}
+				for _, p := range run.Result.Pods {
+					if p.Phase == result.PhasePreempted && !skip[p.Key()] {
+						victims = append(victims, p.Key())
+					}
+				}
+				kubeVictims := []string{}
+				for _, v := range kube.Preempted {
+					if !skip[v] {
+						kubeVictims = append(kubeVictims, v)
+					}
+				}
+				sort.Strings(victims)
+				sort.Strings(kubeVictims)
+				if diff := cmp.Diff(kubeVictims, victims); diff != "" {
+					t.Errorf("preempted pods differ from the real kube-scheduler (-oracle +drasim):\n%s", diff)
+				}
+			}
+			// The pod groups' PodGroupInitiallyScheduled condition, when
+			// the recording has them.
+			if data, err := os.ReadFile(filepath.Join(dir, name+".podgroups.json")); err == nil {
+				kube := map[string]groupCondition{}
+				if err := json.Unmarshal(data, &kube); err != nil {
+					t.Fatalf("oracle/%s.podgroups.json: %v", name, err)
+				}
+				got := map[string]groupCondition{}
+				for _, g := range run.Result.PodGroups {
+					c := groupCondition{Status: "False", Reason: g.Phase, Message: g.Message}
+					switch g.Phase {
+					case result.PodGroupScheduled:
+						c.Status = "True"
+					case result.PodGroupWaiting:
+						c = groupCondition{}
+					}
+					got[g.Namespace+"/"+g.Name] = c
+				}
+				if diff := cmp.Diff(kube, got); diff != "" {
+					t.Errorf("pod group conditions differ from the real kube-scheduler (-oracle +drasim):\n%s", diff)
+				}
 			}
 		})
 	}
@@ -208,7 +312,7 @@ func TestChainedRun(t *testing.T) {
 					t.Errorf("loading the output snapshot warned: %s", w)
 				}
 			}
-			second, err := sim.Simulate(context.Background(), res.Snapshot, sim.Options{})
+			second, err := sim.Simulate(context.Background(), res.Snapshot, sim.Options{Gates: scenarioGates(t, file)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,9 +332,8 @@ func TestChainedRun(t *testing.T) {
 }
 
 // TestFailureMessages compares each pending pod's message with the
-// PodScheduled message the real kube-scheduler wrote (oracle/NAME.reasons.json).
-// kube appends what preemption found ("preemption: ..."); drasim does not
-// model preemption (docs/fidelity.md), so only the part before it counts.
+// PodScheduled message the real kube-scheduler wrote (oracle/NAME.reasons.json),
+// word for word, with what its PostFilter (preemption) found.
 func TestFailureMessages(t *testing.T) {
 	for _, file := range scenarioFiles(t) {
 		name := strings.TrimSuffix(file, ".yaml")
@@ -247,7 +350,7 @@ func TestFailureMessages(t *testing.T) {
 				t.Fatalf("oracle/%s.reasons.json: %v", name, err)
 			}
 			got := map[string]string{}
-			for _, p := range simulate(t, file).Result.Pods {
+			for _, p := range asTheOracle(t, file).Result.Pods {
 				if p.Phase == result.PhaseUnschedulable {
 					got[p.Key()] = p.Message
 				}
@@ -256,7 +359,7 @@ func TestFailureMessages(t *testing.T) {
 				if len(msgs) == 0 {
 					continue
 				}
-				kube, _, _ := strings.Cut(msgs[len(msgs)-1], " preemption:")
+				kube := msgs[len(msgs)-1]
 				if got[pod] != kube {
 					t.Errorf("pod %s:\n  kube-scheduler: %q\n  drasim:         %q", pod, kube, got[pod])
 				}

@@ -3,8 +3,10 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
+	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
@@ -19,12 +21,18 @@ type Explanation struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Pod        string `json:"pod"`
-	// QueuePosition is the pod's 1-based place in the scheduling queue; the
-	// pods before it were scheduled first, as in a replay.
+	// QueuePosition is the pod's 1-based place in the scheduling queue
+	// when the replay starts; Attempts counts its scheduling cycles (a pod
+	// that did not fit is tried again when an event may help it), and the
+	// explanation is of the last one.
 	QueuePosition int    `json:"queuePosition"`
 	QueueLength   int    `json:"queueLength"`
+	Attempts      int    `json:"attempts"`
 	Node          string `json:"node,omitempty"`
-	Message       string `json:"message,omitempty"`
+	// OnNominatedNode is set when the pod fit the node a preemption had
+	// nominated it to, which is tried alone, first.
+	OnNominatedNode bool   `json:"onNominatedNode,omitempty"`
+	Message         string `json:"message,omitempty"`
 	// Reason is "SchedulerError" when a plugin failed with an error (the
 	// attempt failed; no node was judged), empty otherwise.
 	Reason string `json:"reason,omitempty"`
@@ -39,6 +47,54 @@ type Explanation struct {
 	// moved pods' outcomes are not resolved: explain replays only up to
 	// the pod).
 	Edits []result.Edit `json:"edits,omitempty"`
+	// Preemption is the last preemption decision taken for the pod (in
+	// the attempt explained, or an earlier one), when it did not fit.
+	Preemption *PreemptionExplanation `json:"preemption,omitempty"`
+	// PodGroup is set for a pod scheduled as part of a gang
+	// (GenericWorkload): the gang's verdict, which decides the pod's.
+	PodGroup *PodGroupExplanation `json:"podGroup,omitempty"`
+}
+
+// PodGroupExplanation is the pod group's last attempt, as it concerns the
+// explained pod.
+type PodGroupExplanation struct {
+	result.PodGroup
+	// Reached is set when the gang's last cycle got to the pod; the nodes
+	// above are from that cycle. When it did not (a pod before it fit
+	// nowhere and minCount could no longer be met), they are from the
+	// last cycle that did.
+	Reached bool `json:"reached"`
+	// PodMessage is the pod's PodScheduled message after that attempt
+	// (the gang's failure for a pod that fit, its own for the one that
+	// did not).
+	PodMessage string `json:"podMessage,omitempty"`
+}
+
+// PreemptionExplanation is what DefaultPreemption decided for the pod.
+type PreemptionExplanation struct {
+	// Attempt is the pod's attempt (1-based) the decision was taken in.
+	Attempt int `json:"attempt"`
+	// Node is the node the pod was nominated to ("" when preemption did
+	// not help); Victims the pods deleted there.
+	Node    string   `json:"node,omitempty"`
+	Victims []string `json:"victims,omitempty"`
+	// Message is kube's "preemption: ..." message.
+	Message string `json:"message"`
+	// Candidates are the nodes where deleting pods would let the pod fit,
+	// with why each one that was not chosen lost.
+	Candidates []PreemptionCandidate `json:"candidates,omitempty"`
+	// Rejected are the nodes the dry run tried in vain, with why.
+	Rejected []NodeExplanation `json:"rejected,omitempty"`
+}
+
+// PreemptionCandidate is one node preemption could have used.
+type PreemptionCandidate struct {
+	Node          string   `json:"node"`
+	Victims       []string `json:"victims"`
+	PDBViolations int      `json:"pdbViolations,omitempty"`
+	Chosen        bool     `json:"chosen,omitempty"`
+	// LostOn is the rule that ruled the node out (see docs/fidelity.md).
+	LostOn string `json:"lostOn,omitempty"`
 }
 
 // NodeExplanation is one node's verdict.
@@ -58,77 +114,122 @@ type NodeExplanation struct {
 	DeviceReasons []dra.Finding `json:"deviceReasons,omitempty"`
 }
 
-// Explain replays the queue up to the pod and then reports its cycle node
-// by node. It returns an error when the pod is not in the snapshot or not
-// pending.
+// Explain replays the queue and reports the pod's last scheduling cycle
+// (the one its final state comes from) node by node. It returns an error
+// when the pod is not in the snapshot or not pending.
 func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespace, name string) (*Explanation, error) {
 	c, draPlugin, profile, err := setup(snap, opts)
 	if err != nil {
 		return nil, err
 	}
-	so := opts.ScheduleOptions()
-	so.KeepNodeStatuses = true
-	s := schedule.New(c, profile, so)
 	ex := &Explanation{APIVersion: "drasim.io/v1alpha1", Kind: "PodExplanation", Pod: namespace + "/" + name, QueueLength: len(c.Queue), Nodes: []NodeExplanation{}}
+	var target *v1.Pod
 	for i, pod := range c.Queue {
-		if pod.Namespace != namespace || pod.Name != name {
-			if a := s.SchedulePod(ctx, pod); a.Err != nil {
-				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
-			}
+		if pod.Namespace == namespace && pod.Name == name {
+			ex.QueuePosition, target = i+1, pod
+		}
+	}
+	if target == nil {
+		return nil, notPending(c.Pods, namespace, name)
+	}
+	r := schedule.NewReplayer(c, profile, opts.ScheduleOptions(), draPlugin)
+	var toAllocate []*resourceapi.ResourceClaim
+	// Only the explained pod's cycles keep every node's verdict (they
+	// cost node classes); the other pods run as in simulate.
+	r.BeforeAttempt = func(pod *v1.Pod) {
+		r.Scheduler().KeepNodeStatuses(pod == target)
+		if pod == target {
+			toAllocate = unallocatedClaims(draPlugin, pod)
+		}
+	}
+	reached := false
+	r.BeforeGroupAttempt = func(pods []*v1.Pod) {
+		if slices.Contains(pods, target) {
+			reached = false
+		}
+	}
+	r.OnAttempt = func(pod *v1.Pod, a *schedule.Attempt) {
+		if pod == target {
+			ex.Attempts++
+			reached = true
+			explainAttempt(ctx, ex, c, draPlugin, toAllocate, a)
+		}
+	}
+	r.OnPreemption = func(pod *v1.Pod, p *schedule.Preemption) {
+		if pod == target {
+			ex.Preemption = explainPreemption(ex.Attempts, p)
+		}
+	}
+	if err := r.ReplayQueue(ctx); err != nil {
+		return nil, err
+	}
+	res := r.Result()
+	for i := range res.Pods {
+		p := &res.Pods[i]
+		if p.Key() != ex.Pod || p.PodGroup == "" {
 			continue
 		}
-		ex.QueuePosition = i + 1
-		toAllocate := unallocatedClaims(draPlugin, pod)
-		a := s.Evaluate(ctx, pod)
-		if a.Err != nil {
-			return nil, a.Err
+		for _, g := range res.PodGroups {
+			if g.Namespace == p.Namespace && g.Name == p.PodGroup {
+				ex.PodGroup = &PodGroupExplanation{PodGroup: g, Reached: reached, PodMessage: p.Message}
+			}
 		}
-		ex.Node, ex.Message = a.Node, a.Message
-		if a.Error != nil {
-			ex.Reason, ex.ErrorPlugin, ex.ErrorNode = result.ReasonSchedulerError, a.Error.Plugin, a.Error.Node
-		}
-		if a.PreFilterStatus != nil {
-			ex.PreFilter = fmt.Sprintf("%s: %s", a.PreFilterStatus.Plugin(), a.PreFilterStatus.Message())
-		}
-		for _, nr := range a.Nodes {
-			ne := NodeExplanation{Name: nr.Node, Feasible: nr.Status == nil, Chosen: nr.Node == a.Node, Total: nr.Total}
-			if nr.Status != nil {
-				ne.Plugin, ne.Reason = nr.Status.Plugin(), nr.Status.Message()
-				if ne.Plugin == dra.Name {
-					if ni := c.Node(nr.Node); ni != nil {
-						ne.DeviceReasons = draPlugin.Diagnose(ctx, a.State, ni.Node())
-					}
+	}
+	return ex, nil
+}
+
+// explainAttempt fills the explanation from one cycle of its pod.
+func explainAttempt(ctx context.Context, ex *Explanation, c *cluster.Cluster, draPlugin *dra.Plugin, toAllocate []*resourceapi.ResourceClaim, a *schedule.Attempt) {
+	ex.Node, ex.Message, ex.PreFilter, ex.OnNominatedNode = a.Node, a.Message, "", a.OnNominatedNode
+	ex.Reason, ex.ErrorPlugin, ex.ErrorNode = "", "", ""
+	ex.Nodes = []NodeExplanation{}
+	if a.Error != nil {
+		ex.Reason, ex.ErrorPlugin, ex.ErrorNode = result.ReasonSchedulerError, a.Error.Plugin, a.Error.Node
+	}
+	if a.PreFilterStatus != nil {
+		ex.PreFilter = fmt.Sprintf("%s: %s", a.PreFilterStatus.Plugin(), a.PreFilterStatus.Message())
+	}
+	for _, nr := range a.Nodes {
+		ne := NodeExplanation{Name: nr.Node, Feasible: nr.Status == nil, Chosen: nr.Node == a.Node, Total: nr.Total}
+		if nr.Status != nil {
+			ne.Plugin, ne.Reason = nr.Status.Plugin(), nr.Status.Message()
+			if ne.Plugin == dra.Name {
+				if ni := c.Node(nr.Node); ni != nil {
+					ne.DeviceReasons = draPlugin.Diagnose(ctx, a.State, ni.Node())
 				}
 			}
-			for _, ps := range nr.Scores {
-				ne.Scores = append(ne.Scores, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})
-			}
-			if ne.Feasible {
-				ne.Devices = devicesOf(toAllocate, draPlugin.ChosenAllocation(a.State, nr.Node))
-			}
-			ex.Nodes = append(ex.Nodes, ne)
 		}
-		sort.SliceStable(ex.Nodes, func(i, j int) bool {
-			a, b := ex.Nodes[i], ex.Nodes[j]
-			if a.Feasible != b.Feasible {
-				return a.Feasible
-			}
-			if a.Total != b.Total {
-				return a.Total > b.Total
-			}
-			return a.Name < b.Name
-		})
-		return ex, nil
+		for _, ps := range nr.Scores {
+			ne.Scores = append(ne.Scores, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})
+		}
+		if ne.Feasible {
+			ne.Devices = devicesOf(toAllocate, draPlugin.ChosenAllocation(a.State, nr.Node))
+		}
+		ex.Nodes = append(ex.Nodes, ne)
 	}
-	for _, pod := range c.Pods {
+	sort.SliceStable(ex.Nodes, func(i, j int) bool {
+		a, b := ex.Nodes[i], ex.Nodes[j]
+		if a.Feasible != b.Feasible {
+			return a.Feasible
+		}
+		if a.Total != b.Total {
+			return a.Total > b.Total
+		}
+		return a.Name < b.Name
+	})
+}
+
+// notPending says why a pod is not one explain can look at.
+func notPending(pods []*v1.Pod, namespace, name string) error {
+	for _, pod := range pods {
 		if pod.Namespace == namespace && pod.Name == name {
 			if pod.Spec.NodeName != "" {
-				return nil, fmt.Errorf("pod %s/%s is already bound to node %s; explain looks at pending pods", namespace, name, pod.Spec.NodeName)
+				return fmt.Errorf("pod %s/%s is already bound to node %s; explain looks at pending pods", namespace, name, pod.Spec.NodeName)
 			}
-			return nil, fmt.Errorf("pod %s/%s is not in the scheduling queue (scheduling gates or another scheduler)", namespace, name)
+			return fmt.Errorf("pod %s/%s is not in the scheduling queue (scheduling gates or another scheduler)", namespace, name)
 		}
 	}
-	return nil, fmt.Errorf("pod %s/%s is not in the snapshot", namespace, name)
+	return fmt.Errorf("pod %s/%s is not in the snapshot", namespace, name)
 }
 
 func unallocatedClaims(p *dra.Plugin, pod *v1.Pod) []*resourceapi.ResourceClaim {
@@ -154,4 +255,22 @@ func devicesOf(claims []*resourceapi.ResourceClaim, results []resourceapi.Alloca
 		}
 	}
 	return out
+}
+
+func explainPreemption(attempt int, p *schedule.Preemption) *PreemptionExplanation {
+	names := func(pods []*v1.Pod) []string {
+		out := make([]string, len(pods))
+		for i, pod := range pods {
+			out[i] = pod.Namespace + "/" + pod.Name
+		}
+		return out
+	}
+	pe := &PreemptionExplanation{Attempt: attempt, Node: p.Node, Victims: names(p.Victims), Message: p.Message}
+	for _, c := range p.Candidates {
+		pe.Candidates = append(pe.Candidates, PreemptionCandidate{Node: c.Node, Victims: names(c.Victims), PDBViolations: len(c.PDBViolators), Chosen: c.Node == p.Node, LostOn: c.LostOn})
+	}
+	for _, r := range p.Rejected {
+		pe.Rejected = append(pe.Rejected, NodeExplanation{Name: r.Node, Plugin: r.Status.Plugin(), Reason: r.Status.Message()})
+	}
+	return pe
 }

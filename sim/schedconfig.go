@@ -62,7 +62,7 @@ func LoadSchedulerConfig(path string) (schedule.PluginConfig, error) {
 				}
 			}
 		}
-		for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Filter, pl.Score, pl.PreFilter, pl.PreScore} {
+		for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Filter, pl.Score, pl.PreFilter, pl.PreScore, pl.PostFilter} {
 			for _, p := range set.Disabled {
 				out.Disabled[p.Name] = true
 			}

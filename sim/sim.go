@@ -32,6 +32,10 @@ type Options struct {
 	Files []string
 	// Progress, when set, is called after each scheduling cycle.
 	Progress func(done, total int)
+	// Arrival says when the pending pods arrive in the scheduling queue:
+	// all at once (batch, the default) or one at a time in the snapshot's
+	// order (sequential, as the oracle's replay creates them).
+	Arrival schedule.Arrival
 	// Reference selects the reference engine: every node is asked on its
 	// own, with no shortcut. It must decide exactly as the default engine;
 	// it exists to prove that and to measure the difference.
@@ -71,7 +75,7 @@ func profileFor(c *cluster.Cluster, opts Options) (*dra.Plugin, *schedule.Profil
 // ScheduleOptions are the scheduler options of a replay with these
 // options; every replay of a run (autoscaler loops included) uses them.
 func (o Options) ScheduleOptions() schedule.Options {
-	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued}
+	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself

@@ -173,6 +173,7 @@ func TestAnalyzeFitAndStranded(t *testing.T) {
 			{Plugin: "DynamicResources", Reason: "cannot allocate all claims", Pods: 1, Nodes: 3},
 			{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Pods: 1, Nodes: 1},
 		},
+		Preemption: Preemption{Classes: []PreemptedClass{}},
 	}
 	if diff := cmp.Diff(wantFit, rep.Fit); diff != "" {
 		t.Errorf("fit (-want +got):\n%s", diff)

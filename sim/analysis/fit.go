@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -20,13 +21,111 @@ func (c *PodCounts) add(phase string) {
 		c.Gated++
 	case result.PhaseSkipped:
 		c.Skipped++
+	case result.PhasePreempted:
+		c.Preempted++
 	}
+}
+
+// preemptionOf counts the victims by priority class and the classes of
+// the pods that preempted them.
+func preemptionOf(res *result.Result) Preemption {
+	p := Preemption{Classes: []PreemptedClass{}}
+	className := func(pod *result.Pod) string {
+		if pod.PriorityClass != "" {
+			return pod.PriorityClass
+		}
+		return fmt.Sprintf("priority %d", pod.Priority)
+	}
+	byKey := map[string]*result.Pod{}
+	for i := range res.Pods {
+		byKey[res.Pods[i].Key()] = &res.Pods[i]
+	}
+	index := map[string]int{}
+	by := map[string]map[string]bool{}
+	for i := range res.Pods {
+		pod := &res.Pods[i]
+		if pod.Preemption != nil {
+			p.Preemptors++
+		}
+		class := className(pod)
+		ci, ok := index[class]
+		if !ok && pod.Phase == result.PhasePreempted {
+			ci = len(p.Classes)
+			index[class] = ci
+			p.Classes = append(p.Classes, PreemptedClass{Class: class, Priority: pod.Priority, By: []string{}})
+			by[class] = map[string]bool{}
+			ok = true
+		}
+		if !ok {
+			continue
+		}
+		if pod.Phase != result.PhasePreempted {
+			continue
+		}
+		p.Preempted++
+		p.Classes[ci].Preempted++
+		if pod.PreemptedBy != nil {
+			if pod.PreemptedBy.PDBViolation {
+				p.PDBViolations++
+			}
+			if pre := byKey[pod.PreemptedBy.Pod]; pre != nil {
+				by[class][className(pre)] = true
+			}
+		}
+	}
+	// Pods of each losing class that ran or were placed (the victims
+	// included), for scale.
+	for i := range res.Pods {
+		pod := &res.Pods[i]
+		switch pod.Phase {
+		case result.PhaseBound, result.PhaseScheduled, result.PhasePreempted:
+			if ci, ok := index[className(pod)]; ok {
+				p.Classes[ci].Pods++
+			}
+		}
+	}
+	for i := range p.Classes {
+		c := &p.Classes[i]
+		for name := range by[c.Class] {
+			c.By = append(c.By, name)
+		}
+		sort.Strings(c.By)
+	}
+	sort.Slice(p.Classes, func(i, j int) bool {
+		a, b := p.Classes[i], p.Classes[j]
+		if a.Priority != b.Priority {
+			return a.Priority > b.Priority
+		}
+		return a.Class < b.Class
+	})
+	return p
+}
+
+// podGroupsOf counts the result's pod groups; nil when there are none.
+func podGroupsOf(res *result.Result) *PodGroupFit {
+	if len(res.PodGroups) == 0 {
+		return nil
+	}
+	f := &PodGroupFit{Groups: res.PodGroups}
+	for i := range res.PodGroups {
+		g := &res.PodGroups[i]
+		switch {
+		case g.Partial:
+			f.Partial++
+			f.NotPlaced++
+		case g.NotPlaced():
+			f.NotPlaced++
+		default:
+			f.Placed++
+		}
+	}
+	return f
 }
 
 // fitOf counts the replay's pods by namespace and workload and groups the
 // pending pods' rejections.
 func fitOf(res *result.Result, wl *workloads) Fit {
-	f := Fit{Namespaces: []NamespaceFit{}, Workloads: []WorkloadFit{}, PendingReasons: []PendingReason{}}
+	f := Fit{Namespaces: []NamespaceFit{}, Workloads: []WorkloadFit{}, PendingReasons: []PendingReason{}, Preemption: preemptionOf(res), PodGroups: podGroupsOf(res)}
 	nsIndex := map[string]int{}
 	type wlKey struct{ ns, workload string }
 	wlIndex := map[wlKey]int{}

@@ -46,6 +46,29 @@ type Gate struct {
 	// nodes sharing a label value) strands pods, optionally only pods
 	// above a priority (resilience.go).
 	DomainLoss *DomainLossGate `json:"domainLoss,omitempty"`
+	// MaxPreemptedPods fails when more pods (of at least MinPriority, of a
+	// namespace) were preempted than Max.
+	MaxPreemptedPods *PreemptedPodsGate `json:"maxPreemptedPods,omitempty"`
+	// MaxPendingPodGroups fails when more pod groups (of a namespace)
+	// were not placed whole than Max.
+	MaxPendingPodGroups *PendingPodGroupsGate `json:"maxPendingPodGroups,omitempty"`
+}
+
+// PendingPodGroupsGate bounds the pod groups not placed whole: pending
+// whole, never tried (fewer pods than minCount), or, with GenericWorkload
+// off, placed short of minCount. Max 0 is "every gang is placed".
+type PendingPodGroupsGate struct {
+	Max       *int   `json:"max"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// PreemptedPodsGate bounds the pods preemption deleted, optionally only
+// those of priority MinPriority or more and/or of a namespace: with Max 0,
+// "no pod of priority >= P is preempted".
+type PreemptedPodsGate struct {
+	Max         *int   `json:"max"`
+	MinPriority *int32 `json:"minPriority,omitempty"`
+	Namespace   string `json:"namespace,omitempty"`
 }
 
 // PendingPodsGate bounds the pending pods, optionally only those of a
@@ -103,6 +126,8 @@ const (
 	GateMinFirstChoiceShare  = "minFirstChoiceShare"
 	GateMaxUtilization       = "maxUtilization"
 	GateDomainLoss           = "domainLoss"
+	GateMaxPreemptedPods     = "maxPreemptedPods"
+	GateMaxPendingPodGroups  = "maxPendingPodGroups"
 )
 
 // GateReportKind is the kind of a marshalled GateReport.
@@ -257,6 +282,20 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 			for _, p := range gate.DomainLoss.problems() {
 				fail(i, GateDomainLoss+"."+p.field, "%s", p.msg)
 			}
+		case gate.MaxPreemptedPods != nil:
+			a := gate.MaxPreemptedPods
+			if a.Max == nil {
+				fail(i, GateMaxPreemptedPods+".max", "required")
+			} else if *a.Max < 0 {
+				fail(i, GateMaxPreemptedPods+".max", "must not be negative, got %d", *a.Max)
+			}
+		case gate.MaxPendingPodGroups != nil:
+			a := gate.MaxPendingPodGroups
+			if a.Max == nil {
+				fail(i, GateMaxPendingPodGroups+".max", "required")
+			} else if *a.Max < 0 {
+				fail(i, GateMaxPendingPodGroups+".max", "must not be negative, got %d", *a.Max)
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -268,7 +307,7 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 
 // gateTypes are the assertion fields of a Gate, in the file's words.
 func gateTypes() []string {
-	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization, GateDomainLoss}
+	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization, GateDomainLoss, GateMaxPreemptedPods, GateMaxPendingPodGroups}
 }
 
 func (g *Gate) types() []string {
@@ -290,6 +329,12 @@ func (g *Gate) types() []string {
 	}
 	if g.DomainLoss != nil {
 		out = append(out, GateDomainLoss)
+	}
+	if g.MaxPreemptedPods != nil {
+		out = append(out, GateMaxPreemptedPods)
+	}
+	if g.MaxPendingPodGroups != nil {
+		out = append(out, GateMaxPendingPodGroups)
 	}
 	return out
 }
@@ -401,6 +446,28 @@ func evaluateGate(gate Gate, rep *Report, run *sim.Run) (GateResult, error) {
 		return atMost(GateMaxUtilization, target+" "+resource, v, *a.Max, resource+" utilization"), nil
 	case gate.DomainLoss != nil:
 		return evaluateDomainLoss(gate.DomainLoss, rep)
+	case gate.MaxPreemptedPods != nil:
+		a := gate.MaxPreemptedPods
+		n, target := preemptedPods(a, run)
+		return atMost(GateMaxPreemptedPods, target, float64(n), float64(*a.Max), "preempted pods"), nil
+	case gate.MaxPendingPodGroups != nil:
+		a := gate.MaxPendingPodGroups
+		n, target, names := 0, "all pod groups", []string(nil)
+		if a.Namespace != "" {
+			target = "namespace " + a.Namespace
+		}
+		for i := range run.Result.PodGroups {
+			g := &run.Result.PodGroups[i]
+			if (a.Namespace == "" || g.Namespace == a.Namespace) && g.NotPlaced() {
+				n++
+				names = append(names, g.Namespace+"/"+g.Name)
+			}
+		}
+		r := atMost(GateMaxPendingPodGroups, target, float64(n), float64(*a.Max), "pod groups not placed whole")
+		if len(names) > 0 && !r.Passed {
+			r.Message += ": " + strings.Join(names, ", ")
+		}
+		return r, nil
 	}
 	return GateResult{}, errors.New("no assertion")
 }
@@ -489,4 +556,31 @@ func shapeNames(rep *Report) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// preemptedPods counts the pods preemption deleted that the gate covers.
+func preemptedPods(a *PreemptedPodsGate, run *sim.Run) (int, string) {
+	n := 0
+	for i := range run.Result.Pods {
+		p := &run.Result.Pods[i]
+		if p.Phase != result.PhasePreempted || a.Namespace != "" && p.Namespace != a.Namespace {
+			continue
+		}
+		if a.MinPriority != nil && p.Priority < *a.MinPriority {
+			continue
+		}
+		n++
+	}
+	var parts []string
+	if a.MinPriority != nil {
+		parts = append(parts, fmt.Sprintf("priority >= %d", *a.MinPriority))
+	}
+	if a.Namespace != "" {
+		parts = append(parts, "namespace "+a.Namespace)
+	}
+	target := "all pods"
+	if len(parts) > 0 {
+		target = strings.Join(parts, ", ")
+	}
+	return n, target
 }

@@ -112,6 +112,7 @@ type PodCounts struct {
 	Pending   int `json:"pending"`
 	Gated     int `json:"gated,omitempty"`
 	Skipped   int `json:"skipped,omitempty"`
+	Preempted int `json:"preempted,omitempty"`
 }
 
 // Fit is what the replay placed and what it left pending.
@@ -122,6 +123,44 @@ type Fit struct {
 	// PendingReasons groups the rejections of pending pods by plugin and
 	// reason, most frequent first.
 	PendingReasons []PendingReason `json:"pendingReasons"`
+	// Preemption is what preemption deleted, by priority class.
+	Preemption Preemption `json:"preemption"`
+	// PodGroups counts the gangs (omitted without pod groups).
+	PodGroups *PodGroupFit `json:"podGroups,omitempty"`
+}
+
+// PodGroupFit counts the pod groups: placed whole, not placed (pending
+// whole or never tried), and, with GenericWorkload off, placed in part
+// (short of minCount). Groups are the result's.
+type PodGroupFit struct {
+	Placed    int               `json:"placed"`
+	NotPlaced int               `json:"notPlaced"`
+	Partial   int               `json:"partial,omitempty"`
+	Groups    []result.PodGroup `json:"groups"`
+}
+
+// Preemption counts the pods preemption deleted (Preempted) and the pods
+// that preempted (Preemptors), and which priority classes lost pods.
+type Preemption struct {
+	Preempted  int `json:"preempted"`
+	Preemptors int `json:"preemptors"`
+	// PDBViolations counts victims a PodDisruptionBudget did not allow.
+	PDBViolations int `json:"pdbViolations,omitempty"`
+	// Classes are the priority classes (or bare priorities) of the
+	// victims, highest priority first.
+	Classes []PreemptedClass `json:"classes"`
+}
+
+// PreemptedClass is one priority class that lost pods: how many, out of
+// how many of its pods were running or placed before, and to which
+// classes.
+type PreemptedClass struct {
+	// Class is spec.priorityClassName, or "priority N" for pods without one.
+	Class     string   `json:"class"`
+	Priority  int32    `json:"priority"`
+	Preempted int      `json:"preempted"`
+	Pods      int      `json:"pods"`
+	By        []string `json:"by"`
 }
 
 // NamespaceFit counts one namespace's pods.

@@ -67,6 +67,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Outcome, 
 	s.final.Recount()
 	s.describeScaledCluster()
 	s.plan.Result = s.final
+	s.warnGangs()
 	return &Outcome{Plan: s.plan, Cluster: s.cur}, nil
 }
 
@@ -454,6 +455,31 @@ func merge(into, loop *result.Result) {
 		into.Events = append(into.Events, e)
 	}
 	into.Nodes = loop.Nodes
+	// A loop's replay sees every pod group (its counts cover the bound
+	// pods too) and tried each gang left, so its verdicts are the latest.
+	if len(loop.PodGroups) > 0 {
+		into.PodGroups = loop.PodGroups
+	}
+}
+
+// warnGangs says where cluster-autoscaler falls short for gangs: it does
+// not know pod groups (its snapshot answers no PodGroup, "until PodGroups
+// are integrated with cluster autoscaler"), so it scales for each pending
+// pod on its own, and a gang that needs minCount pods placed at once can
+// stay pending on the nodes it added.
+func (s *scaler) warnGangs() {
+	if !s.cur.GangsEnabled() || s.plan.NodesAdded == 0 {
+		return
+	}
+	var gangs []string
+	for _, g := range s.final.PodGroups {
+		if g.NotPlaced() && g.Pending > 0 {
+			gangs = append(gangs, g.Namespace+"/"+g.Name)
+		}
+	}
+	if len(gangs) > 0 {
+		s.plan.Warnings = append(s.plan.Warnings, fmt.Sprintf("pod group(s) %s still pending after the scale-up: cluster-autoscaler does not know pod groups, it adds nodes for each pending pod on its own, not for a gang's minCount at once", strings.Join(gangs, ", ")))
+	}
 }
 
 // describeScaledCluster makes the result's inputs those of the cluster

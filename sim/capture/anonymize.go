@@ -10,7 +10,6 @@ import (
 	"github.com/drasim/drasim/sim/snapshot"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -21,10 +20,13 @@ import (
 // anonymization.
 type Mapping map[string]map[string]string
 
-// namer hands out names prefix-1, prefix-2, ... in the order it is asked.
+// namer hands out names prefix-1, prefix-2, ... in the order it is asked,
+// the numbers zero-padded to width digits (so that names asked for in
+// sorted order sort the same way).
 type namer struct {
 	prefix string
 	m      map[string]string
+	width  int
 }
 
 func newNamer(prefix string) *namer { return &namer{prefix: prefix, m: map[string]string{}} }
@@ -36,7 +38,7 @@ func (n *namer) get(old string) string {
 	if v, ok := n.m[old]; ok {
 		return v
 	}
-	v := fmt.Sprintf("%s-%d", n.prefix, len(n.m)+1)
+	v := fmt.Sprintf("%s-%0*d", n.prefix, n.width, len(n.m)+1)
 	n.m[old] = v
 	return v
 }
@@ -89,7 +91,10 @@ func Anonymize(s *snapshot.Snapshot) Mapping {
 		a.replicaSets[rs.Namespace+"/"+rs.Name] = rs
 	}
 	// Names first, in a fixed order, so that references resolve and the
-	// same input gives the same names.
+	// same input gives the same names. Nodes keep their order by name:
+	// kube-scheduler's node order, and so its choice among equally scored
+	// nodes, follows it.
+	a.nodes.width = len(fmt.Sprint(len(s.Nodes)))
 	for _, n := range sortedNames(s.Nodes, func(n *v1.Node) string { return n.Name }) {
 		a.nodes.get(n)
 	}
@@ -178,7 +183,9 @@ func Anonymize(s *snapshot.Snapshot) Mapping {
 		o.Name = a.pdbs.get(o.Namespace + "/" + o.Name)
 		o.Namespace = a.namespace(o.Namespace)
 		o.Spec.Selector = a.selector(o.Spec.Selector)
-		o.Status = policyv1.PodDisruptionBudgetStatus{}
+		// The counts decide evictions and preemption's victims; only the
+		// names of pods being evicted would identify anything.
+		o.Status.DisruptedPods = nil
 	}
 	for _, o := range s.PriorityClasses {
 		a.meta(&o.ObjectMeta, "")

@@ -9,7 +9,9 @@ import (
 	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -33,13 +35,22 @@ type Cluster struct {
 	// Bound are the pods already running when the replay starts.
 	Bound      []*v1.Pod
 	Namespaces map[string]*v1.Namespace
-	Warnings   []string
+	// PDBs are the PodDisruptionBudgets (copies: preemption changes their
+	// status as the disruption controller would).
+	PDBs     []*policyv1.PodDisruptionBudget
+	Warnings []string
 	// podOrder is each pod's position in the snapshot (the tie-break).
 	podOrder map[types.UID]int
 	// affinity caches the NodeLister's affinity lists (not copied by Fork).
 	affinity affinityLists
 	// changes logs which nodes changed (see NodeChanges).
 	changes changeLog
+	// PodGroups are the pod groups (copies: the scheduler sets their
+	// PodGroupInitiallyScheduled condition), with GenericWorkload on.
+	PodGroups    []*schedulingv1beta1.PodGroup
+	podGroups    map[string]*schedulingv1beta1.PodGroup
+	groupMembers map[string][]*v1.Pod
+	gangs        bool
 }
 
 // changeLog records the index of every node that changes, in order;
@@ -96,6 +107,9 @@ func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
 	for _, ns := range s.Namespaces {
 		c.Namespaces[ns.Name] = ns
 	}
+	for _, pdb := range s.PodDisruptionBudgets {
+		c.PDBs = append(c.PDBs, pdb.DeepCopy())
+	}
 	for _, n := range orderNodes(s.Nodes) {
 		// Node objects are shared with the snapshot: nothing changes a
 		// node in place (NodeInfo.Clone shares them as well).
@@ -120,6 +134,7 @@ func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
 		c.Pods = append(c.Pods, pod)
 		made = append(made, c.claimsFromTemplates(pod, templates)...)
 	}
+	c.buildPodGroups(gates[GenericWorkloadGate])
 	// NewState copies the snapshot's claims; the claims made here are the
 	// cluster's own already and need no second copy.
 	c.DRA = dra.NewState(gates, s.DeviceClasses, s.ResourceSlices, s.DeviceTaintRules, s.ResourceClaims)
@@ -379,6 +394,19 @@ func (c *Cluster) fork(lost map[string]bool) *Cluster {
 		return out
 	}
 	f.Queue, f.Gated, f.Skipped, f.Bound = remap(c.Queue), remap(c.Gated), remap(c.Skipped), remap(c.Bound)
+	for _, pdb := range c.PDBs {
+		f.PDBs = append(f.PDBs, pdb.DeepCopy())
+	}
+	f.gangs = c.gangs
+	if c.podGroups != nil {
+		f.podGroups = make(map[string]*schedulingv1beta1.PodGroup, len(c.podGroups))
+		for _, pg := range c.PodGroups {
+			cp := pg.DeepCopy()
+			f.PodGroups = append(f.PodGroups, cp)
+			f.podGroups[groupKey(cp.Namespace, cp.Name)] = cp
+		}
+		f.indexGroupMembers()
+	}
 	if lost == nil {
 		for _, n := range c.Nodes {
 			f.adopt(n.Clone())
@@ -414,4 +442,70 @@ func (c *Cluster) AddPending(pod *v1.Pod) {
 	c.podOrder[pod.UID] = len(c.podOrder)
 	c.Pods = append(c.Pods, pod)
 	c.Queue = append(c.Queue, pod)
+	if name := PodGroupName(pod); name != "" && c.groupMembers != nil {
+		k := groupKey(pod.Namespace, name)
+		c.groupMembers[k] = append(c.groupMembers[k], pod)
+	}
+}
+
+// ClaimChange is a claim as it was and as it is after a change; New is nil
+// when the claim was deleted.
+type ClaimChange struct {
+	Old, New *resourceapi.ResourceClaim
+}
+
+// DeletePod removes a pod from the cluster as if it were deleted and gone
+// (a preemption victim, a finished pod): it leaves its node and the
+// cluster's lists. Its claims stay as they are until ReleaseClaims.
+func (c *Cluster) DeletePod(pod *v1.Pod) {
+	if ni := c.byName[pod.Spec.NodeName]; ni != nil && pod.Spec.NodeName != "" {
+		_ = ni.RemovePod(pod) // a pod the node does not hold has nothing to free
+	}
+	c.Pods = removePod(c.Pods, pod)
+	c.Bound = removePod(c.Bound, pod)
+	c.forgetGroupMember(pod)
+}
+
+// ReleaseClaims does what the controllers do once a pod is gone: the
+// resource-claim controller takes it off its claims' reservedFor and
+// deallocates the claims no other pod uses (those it allocated, with its
+// finalizer), and the garbage collector deletes the claims generated for
+// the pod. It returns the claim changes, in the order they happen.
+func (c *Cluster) ReleaseClaims(pod *v1.Pod, claims []*resourceapi.ResourceClaim) []ClaimChange {
+	var changes []ClaimChange
+	var generated []*resourceapi.ResourceClaim
+	for _, claim := range claims {
+		if old := c.DRA.Release(claim, pod); old != nil {
+			changes = append(changes, ClaimChange{Old: old, New: claim})
+		}
+		if ownedBy(claim, pod) {
+			generated = append(generated, claim)
+		}
+	}
+	for _, claim := range generated {
+		if gone := c.DRA.DeleteClaim(claim.Namespace, claim.Name); gone != nil {
+			changes = append(changes, ClaimChange{Old: gone})
+		}
+	}
+	return changes
+}
+
+func removePod(list []*v1.Pod, pod *v1.Pod) []*v1.Pod {
+	for i, p := range list {
+		if p == pod {
+			return append(list[:i:i], list[i+1:]...)
+		}
+	}
+	return list
+}
+
+// ownedBy reports whether the pod controls the claim (a claim generated
+// from a template, or the scheduler's extended-resource claim).
+func ownedBy(claim *resourceapi.ResourceClaim, pod *v1.Pod) bool {
+	for _, or := range claim.OwnerReferences {
+		if ptr.Deref(or.Controller, false) && or.Kind == "Pod" && or.Name == pod.Name && (or.UID == "" || or.UID == pod.UID) {
+			return true
+		}
+	}
+	return false
 }

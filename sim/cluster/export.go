@@ -10,6 +10,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/drasim/drasim/sim/snapshot"
@@ -32,6 +33,12 @@ func (c *Cluster) WriteSnapshot(w io.Writer) error {
 	s := *c.Snapshot
 	s.ResourceClaims = c.DRA.Claims()
 	s.Pods = c.Pods
+	s.PodDisruptionBudgets = c.PDBs
+	// The cluster's pod groups carry the scheduler's condition; with the
+	// gate off they are the snapshot's, untouched.
+	if c.gangs {
+		s.PodGroups = c.PodGroups
+	}
 	return WriteList(w, &s)
 }
 
@@ -70,6 +77,12 @@ func WriteList(w io.Writer, s *snapshot.Snapshot) error {
 	}
 	for _, o := range s.ResourceClaims {
 		add(resourceapi.SchemeGroupVersion, "ResourceClaim", o.DeepCopy())
+	}
+	for _, o := range s.Workloads {
+		add(schedulingv1beta1.SchemeGroupVersion, "Workload", o.DeepCopy())
+	}
+	for _, o := range s.PodGroups {
+		add(schedulingv1beta1.SchemeGroupVersion, "PodGroup", o.DeepCopy())
 	}
 	for _, o := range s.Deployments {
 		add(appsv1.SchemeGroupVersion, "Deployment", o.DeepCopy())

@@ -230,3 +230,11 @@ func (s *State) translate(results []resourceapi.AllocationResult, from, to strin
 	}
 	return out
 }
+
+// forgetFact drops a fact recordFact recorded (the device is free again).
+func (s *State) forgetFact(ref poolRef, fact string) {
+	if !s.equivalence {
+		return
+	}
+	delete(s.poolFacts[ref], fact)
+}

@@ -9,13 +9,18 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 )
 
-// Gates are the Kubernetes feature gates that change DRA scheduling, with
+// Gates are the Kubernetes feature gates that change DRA scheduling, and
+// those of the scheduler's queue, preemption and gang scheduling, with
 // their v1.37 defaults. drasim accepts kube's gate names.
 type Gates map[string]bool
 
-// DefaultGates returns the v1.37 defaults of the DRA gates drasim models.
+// DefaultGates returns the v1.37 defaults of the gates drasim models.
 func DefaultGates() Gates {
 	return Gates{
+		"SchedulerPopFromBackoffQ":     true,
+		"SchedulerAsyncPreemption":     true,
+		"GenericWorkload":              false,
+		"DRAWorkloadResourceClaims":    false,
 		"DynamicResourceAllocation":    true,
 		"DRAAdminAccess":               true,
 		"DRAConsumableCapacity":        true,

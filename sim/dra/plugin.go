@@ -115,6 +115,25 @@ type cycleData struct {
 	// diagnosed caches Diagnose's findings per class of nodes; it is
 	// only used after filtering, from one goroutine.
 	diagnosed map[classKey][]Finding
+	// unavailable marks the allocated claims (by index) whose allocation
+	// some node did not match, for PostFilter.
+	unavailable []bool
+	// What Reserve did, for Unreserve: the claims it allocated, and the
+	// extended-resource claim it made in place of the stand-in at
+	// extendedIndex.
+	allocatedHere []*resourceapi.ResourceClaim
+	madeExtended  *resourceapi.ResourceClaim
+	standIn       *resourceapi.ResourceClaim
+	extendedIndex int
+}
+
+func (d *cycleData) markUnavailable(i int) {
+	d.mu.Lock()
+	if d.unavailable == nil {
+		d.unavailable = make([]bool, len(d.claims))
+	}
+	d.unavailable[i] = true
+	d.mu.Unlock()
 }
 
 type nodeAllocation struct {
@@ -290,9 +309,10 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 	// An allocated claim pins the pod to its allocation's nodes; kube still
 	// runs the allocator for the other claims first, so its message wins.
 	unavailable := false
-	for _, sel := range d.availableOnNodes {
+	for i, sel := range d.availableOnNodes {
 		if sel != nil && !sel.Match(node) {
 			unavailable = true
+			d.markUnavailable(i)
 		}
 	}
 	var results []resourceapi.AllocationResult
@@ -511,8 +531,10 @@ func (p *Plugin) Reserve(_ context.Context, cs *framework.CycleState, pod *v1.Po
 			if alloc.extendedClaim == nil {
 				continue
 			}
+			d.standIn, d.extendedIndex = claim, i
 			claim = p.materializeExtendedClaim(pod, alloc.extendedClaim)
 			d.claims[i] = claim
+			d.madeExtended = claim
 			setExtendedStatus(pod, claim.Name, alloc.mappings)
 		}
 		if next >= len(results) {
@@ -521,6 +543,7 @@ func (p *Plugin) Reserve(_ context.Context, cs *framework.CycleState, pod *v1.Po
 		if err := p.state.Allocate(claim, &results[next]); err != nil {
 			return framework.AsStatus(err)
 		}
+		d.allocatedHere = append(d.allocatedHere, claim)
 		next++
 	}
 	for _, claim := range d.claims {
@@ -532,9 +555,29 @@ func (p *Plugin) Reserve(_ context.Context, cs *framework.CycleState, pod *v1.Po
 	return nil
 }
 
-// Unreserve implements framework.ReservePlugin. drasim binds in the same
-// step as it reserves, so nothing is ever unreserved.
-func (p *Plugin) Unreserve(context.Context, *framework.CycleState, *v1.Pod, string) {}
+// Unreserve implements framework.ReservePlugin: it undoes what Reserve
+// did for the pod, as kube's Unreserve drops the pod's reservations and
+// the allocations still in flight. drasim binds in the same step as it
+// reserves; only a pod group cycle that fails takes its pods back.
+func (p *Plugin) Unreserve(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ string) {
+	d := readCycle(cs)
+	if d == nil {
+		return
+	}
+	for _, claim := range d.claims {
+		p.state.unreserve(claim, pod)
+	}
+	for i := len(d.allocatedHere) - 1; i >= 0; i-- {
+		p.state.undoAllocate(d.allocatedHere[i])
+	}
+	d.allocatedHere = nil
+	if d.madeExtended != nil {
+		p.state.DeleteClaim(d.madeExtended.Namespace, d.madeExtended.Name)
+		d.claims[d.extendedIndex] = d.standIn
+		pod.Status.ExtendedResourceClaimStatus = nil
+		d.madeExtended, d.standIn = nil, nil
+	}
+}
 
 // ChosenAllocation returns the allocation Filter found for a node, for
 // explanations: one result per claim that needed allocation.

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
 )
 
 // State is the DRA side of the cluster: what kube-scheduler's DRA manager
@@ -232,23 +233,52 @@ func (s *State) Get(name string) (*resourceapi.DeviceClass, error) {
 var _ structured.DeviceClassLister = (*State)(nil)
 
 // markAllocated records a claim's allocated devices the way the scheduler's
-// allocated-devices tracker does (see holdings).
-func (s *State) markAllocated(c *resourceapi.ResourceClaim) {
+// allocated-devices tracker does: admin-access results are not exclusive,
+// results with a share ID are shared allocations with consumed capacity.
+func (s *State) markAllocated(c *resourceapi.ResourceClaim) { s.trackAllocated(c, true) }
+
+// trackAllocated records (add) or forgets a claim's allocated devices.
+func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
+	if c.Status.Allocation == nil {
+		return
+	}
+	fact := s.recordFact
+	if !add {
+		fact = s.forgetFact
+	}
 	touched := map[poolRef]bool{}
-	for _, h := range s.holdings(c) {
-		touched[h.ref] = true
-		switch {
-		case h.share == nil:
-			s.allocated.Insert(h.id)
-		default:
-			s.sharedIDs.Insert(*h.share)
-			if h.capacity != nil {
-				s.capacities.Insert(*h.capacity)
+	for _, r := range c.Status.Allocation.Devices.Results {
+		if ptr.Deref(r.AdminAccess, false) {
+			continue
+		}
+		ref := poolRef{r.Driver, r.Pool}
+		touched[ref] = true
+		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+		if s.features.ConsumableCapacity && r.ShareID != nil {
+			shared := structured.MakeSharedDeviceID(id, r.ShareID)
+			if add {
+				s.sharedIDs.Insert(shared)
+			} else {
+				s.sharedIDs.Delete(shared)
 			}
+			fact(ref, "s:"+r.Device+"/"+string(*r.ShareID))
+			if r.ConsumedCapacity != nil {
+				consumed := structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity)
+				if add {
+					s.capacities.Insert(consumed)
+				} else {
+					s.capacities.Remove(consumed)
+				}
+				fact(ref, "c:"+r.Device+"/"+string(*r.ShareID)+":"+capacityString(r.ConsumedCapacity))
+			}
+			continue
 		}
-		for _, f := range h.facts {
-			s.recordFact(h.ref, f)
+		if add {
+			s.allocated.Insert(id)
+		} else {
+			s.allocated.Delete(id)
 		}
+		fact(ref, "x:"+r.Device)
 	}
 	s.refreshDynamic(touched)
 }
@@ -382,4 +412,89 @@ func (s *State) AddSlices(slices []*resourceapi.ResourceSlice, rules []*resource
 	// A fork shares the slice list with its parent: copy before appending.
 	s.slices = append(s.slices[:len(s.slices):len(s.slices)], added...)
 	s.indexSlices(added)
+}
+
+// unmarkAllocated forgets a claim's allocated devices: the inverse of
+// markAllocated.
+func (s *State) unmarkAllocated(c *resourceapi.ResourceClaim) { s.trackAllocated(c, false) }
+
+// Release does what the resource-claim controller does once a pod is gone
+// (deleted, preempted, finished): it takes the pod off the claim's
+// reservedFor and, when no consumer is left, deallocates the claim (the
+// allocation and the controller's finalizer go, the devices come free).
+// It returns the claim as it was before, or nil when nothing changed.
+func (s *State) Release(c *resourceapi.ResourceClaim, pod *v1.Pod) *resourceapi.ResourceClaim {
+	kept := make([]resourceapi.ResourceClaimConsumerReference, 0, len(c.Status.ReservedFor))
+	for _, r := range c.Status.ReservedFor {
+		if r.Resource == "pods" && r.APIGroup == "" && r.Name == pod.Name && (r.UID == "" || r.UID == pod.UID) {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == len(c.Status.ReservedFor) {
+		return nil
+	}
+	before := c.DeepCopy()
+	c.Status.ReservedFor = kept
+	if len(kept) == 0 && containsString(c.Finalizers, resourceapi.Finalizer) {
+		s.unmarkAllocated(c)
+		c.Status.Allocation = nil
+		c.Finalizers = slices.DeleteFunc(slices.Clone(c.Finalizers), func(f string) bool { return f == resourceapi.Finalizer })
+	}
+	return before
+}
+
+// DeleteClaim removes a claim from the state (as the garbage collector
+// removes a claim generated for a pod that is gone), freeing any devices
+// it still holds. It returns the claim, or nil when there is none.
+func (s *State) DeleteClaim(namespace, name string) *resourceapi.ResourceClaim {
+	key := claimKey(namespace, name)
+	c, ok := s.claims[key]
+	if !ok {
+		return nil
+	}
+	s.unmarkAllocated(c)
+	delete(s.claims, key)
+	s.claimOrder = slices.DeleteFunc(s.claimOrder, func(k string) bool { return k == key })
+	return c
+}
+
+// unreserve takes the pod off the claim's reservedFor, and nothing else.
+func (s *State) unreserve(c *resourceapi.ResourceClaim, pod *v1.Pod) {
+	c.Status.ReservedFor = slices.DeleteFunc(c.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
+		return r.Resource == "pods" && r.APIGroup == "" && r.Name == pod.Name && r.UID == pod.UID
+	})
+	if len(c.Status.ReservedFor) == 0 {
+		c.Status.ReservedFor = nil
+	}
+}
+
+// undoAllocate reverts Allocate: the claim loses its allocation and the
+// finalizer, its devices are free again.
+func (s *State) undoAllocate(c *resourceapi.ResourceClaim) {
+	s.unmarkAllocated(c)
+	c.Status.Allocation = nil
+	c.Finalizers = slices.DeleteFunc(slices.Clone(c.Finalizers), func(f string) bool { return f == resourceapi.Finalizer })
+	if len(c.Finalizers) == 0 {
+		c.Finalizers = nil
+	}
+}
+
+// Deallocate clears a claim's allocation, reservations and device status
+// and frees its devices, as DynamicResources' PostFilter does, and drops
+// the allocation finalizer, as the resource-claim controller then does for
+// a claim that is neither allocated nor reserved (what-if edits deallocate
+// the claims of removed nodes the same way). It returns the claim as it
+// was.
+func (s *State) Deallocate(c *resourceapi.ResourceClaim) *resourceapi.ResourceClaim {
+	before := c.DeepCopy()
+	s.unmarkAllocated(c)
+	c.Status.ReservedFor = nil
+	c.Status.Allocation = nil
+	c.Status.Devices = nil
+	c.Finalizers = slices.DeleteFunc(slices.Clone(c.Finalizers), func(f string) bool { return f == resourceapi.Finalizer })
+	if len(c.Finalizers) == 0 {
+		c.Finalizers = nil
+	}
+	return before
 }

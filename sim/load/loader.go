@@ -19,6 +19,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsjson "sigs.k8s.io/json"
 )
@@ -359,7 +360,11 @@ func (l *loader) addObject(src snapshot.Source, obj object) {
 		l.errorf(src, display, "apiVersion", "%s is not supported: use %s", apiVersion, snapshot.NodeGroupAPIVersion)
 		return
 	}
-	if !ok || (group != "resource.k8s.io" && group != "drasim.io" && version != "v1") {
+	served := version == "v1"
+	if group == "scheduling.k8s.io" && (kind == "Workload" || kind == "PodGroup") {
+		served = workloadVersion(version)
+	}
+	if !ok || (group != "resource.k8s.io" && group != "drasim.io" && !served) {
 		key := apiVersion + "/" + kind
 		if _, seen := l.skippedFirst[key]; !seen {
 			l.skippedFirst[key] = src
@@ -375,6 +380,13 @@ func (l *loader) addObject(src snapshot.Source, obj object) {
 	// The decoded object keeps nothing of data, so the buffer is reused.
 	l.buf = data
 	decode(l, src, display, data)
+}
+
+// workloadVersion reports the scheduling.k8s.io versions that serve
+// Workloads and PodGroups in v1.37: v1beta1, and v1alpha3, whose objects
+// have the same fields and are read as v1beta1.
+func workloadVersion(version string) bool {
+	return version == "v1beta1" || version == "v1alpha3"
 }
 
 func objectName(obj map[string]any) string {
@@ -527,6 +539,10 @@ var decoders = map[kindKey]decodeFunc{
 		func(s *snapshot.Snapshot, o *policyv1.PodDisruptionBudget) {
 			s.PodDisruptionBudgets = append(s.PodDisruptionBudgets, o)
 		}, nil),
+	{"scheduling.k8s.io", "Workload"}: typed("Workload", true, func(o *schedulingv1beta1.Workload) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *schedulingv1beta1.Workload) { s.Workloads = append(s.Workloads, o) }, nil),
+	{"scheduling.k8s.io", "PodGroup"}: typed("PodGroup", true, func(o *schedulingv1beta1.PodGroup) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *schedulingv1beta1.PodGroup) { s.PodGroups = append(s.PodGroups, o) }, nil),
 	{"resource.k8s.io", "DeviceTaintRule"}: typed("DeviceTaintRule", false, func(o *resourceapi.DeviceTaintRule) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *resourceapi.DeviceTaintRule) {
 			s.DeviceTaintRules = append(s.DeviceTaintRules, o)

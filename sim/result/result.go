@@ -18,18 +18,24 @@ const (
 	PhaseGated = "Gated"
 	// PhaseSkipped: the pod is for another scheduler.
 	PhaseSkipped = "Skipped"
+	// PhasePreempted: the pod was running (or placed earlier in this
+	// replay) and was deleted to make room for a higher-priority pod;
+	// PreemptedBy says by which.
+	PhasePreempted = "Preempted"
 )
 
 // Result is everything one replay decided.
 type Result struct {
-	APIVersion string   `json:"apiVersion"`
-	Kind       string   `json:"kind"`
-	Inputs     Inputs   `json:"inputs"`
-	Summary    Summary  `json:"summary"`
-	Pods       []Pod    `json:"pods"`
-	Nodes      []Node   `json:"nodes"`
-	Events     []Event  `json:"events"`
-	Warnings   []string `json:"warnings,omitempty"`
+	APIVersion string  `json:"apiVersion"`
+	Kind       string  `json:"kind"`
+	Inputs     Inputs  `json:"inputs"`
+	Summary    Summary `json:"summary"`
+	Pods       []Pod   `json:"pods"`
+	Nodes      []Node  `json:"nodes"`
+	// PodGroups are the gangs (GenericWorkload): whether each was placed.
+	PodGroups []PodGroup `json:"podGroups,omitempty"`
+	Events    []Event    `json:"events"`
+	Warnings  []string   `json:"warnings,omitempty"`
 
 	// Edits are the what-if edits applied to the snapshot before the
 	// replay, with what each changed (docs/whatif.md).
@@ -64,6 +70,7 @@ type Summary struct {
 	AlreadyBound    int `json:"alreadyBound"`
 	Gated           int `json:"gated,omitempty"`
 	Skipped         int `json:"skipped,omitempty"`
+	Preempted       int `json:"preempted,omitempty"`
 }
 
 // Pod is one pod's outcome.
@@ -73,8 +80,10 @@ type Pod struct {
 	// Owner is "Kind/name" of the controlling workload, if any.
 	Owner    string `json:"owner,omitempty"`
 	Priority int32  `json:"priority"`
-	Phase    string `json:"phase"`
-	Node     string `json:"node,omitempty"`
+	// PriorityClass is spec.priorityClassName, if any.
+	PriorityClass string `json:"priorityClass,omitempty"`
+	Phase         string `json:"phase"`
+	Node          string `json:"node,omitempty"`
 	// Reason is the PodScheduled condition's reason for a pending pod
 	// when it is not Unschedulable: ReasonSchedulerError when a plugin
 	// failed with an error (broken input) rather than finding no node.
@@ -93,8 +102,90 @@ type Pod struct {
 	Score          *Score `json:"score,omitempty"`
 	FeasibleNodes  int    `json:"feasibleNodes,omitempty"`
 	EvaluatedNodes int    `json:"evaluatedNodes,omitempty"`
-	// Attempt is the replay pass in which the pod was scheduled (1 = first).
+	// Attempt counts the scheduling cycles the pod went through until it
+	// was scheduled (1 = at its first try).
 	Attempt int `json:"attempt,omitempty"`
+	// NominatedNode is the node a preemption nominated the pod to, while
+	// it waits (status.nominatedNodeName).
+	NominatedNode string `json:"nominatedNode,omitempty"`
+	// Preemption is set for a pod that preempted others: where, and whom.
+	Preemption *Preemption `json:"preemption,omitempty"`
+	// PreemptedBy is set for a pod deleted by a preemption.
+	PreemptedBy *PreemptedBy `json:"preemptedBy,omitempty"`
+	// PodGroup names the pod group (gang) the pod is scheduled with, when
+	// the GenericWorkload gate is on.
+	PodGroup string `json:"podGroup,omitempty"`
+}
+
+// PodGroup is one pod group's outcome: its PodGroupInitiallyScheduled
+// condition as kube-scheduler sets it, and its pods by phase.
+type PodGroup struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// MinCount is the gang's minCount (1 for a basic group).
+	MinCount int   `json:"minCount"`
+	Priority int32 `json:"priority"`
+	// Pods counts the group's pods; Placed those on a node (bound before
+	// or scheduled in this replay), Pending the others.
+	Pods    int `json:"pods"`
+	Placed  int `json:"placed"`
+	Pending int `json:"pending"`
+	// Phase: PodGroupScheduled, PodGroupUnschedulable, PodGroupError or
+	// PodGroupWaiting (fewer than minCount pods exist, never attempted).
+	Phase string `json:"phase"`
+	// Message is the condition's message (the gang's failure).
+	Message string `json:"message,omitempty"`
+	// Blocker is the member ("ns/name") that fit nowhere in the gang's
+	// last attempt; its entry in pods says why.
+	Blocker string `json:"blocker,omitempty"`
+	// Partial is set, with the gate off, when some of the group's pods
+	// were placed but fewer than minCount: what kube with GenericWorkload
+	// would not have placed at all.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// NotPlaced reports a pod group that was not placed whole: not scheduled
+// (or never tried), or, with the gate off, placed short of minCount.
+func (g *PodGroup) NotPlaced() bool {
+	if g.Phase == PodGroupGateOff {
+		return g.Placed < g.MinCount
+	}
+	return g.Phase != PodGroupScheduled
+}
+
+// Pod group phases.
+const (
+	PodGroupScheduled     = "Scheduled"
+	PodGroupUnschedulable = "Unschedulable"
+	PodGroupError         = "SchedulerError"
+	PodGroupWaiting       = "Waiting"
+	// PodGroupGateOff: GenericWorkload is off, the pods were scheduled
+	// one by one.
+	PodGroupGateOff = "GateOff"
+)
+
+// Preemption is what a pod's preemption did: the node it made room on and
+// the pods it deleted there ("ns/name"), in kube's order (most important
+// first).
+type Preemption struct {
+	Node    string   `json:"node"`
+	Victims []string `json:"victims"`
+	// PDBViolations counts the victims a PodDisruptionBudget did not allow
+	// to be disrupted.
+	PDBViolations int `json:"pdbViolations,omitempty"`
+}
+
+// PreemptedBy says which pod preempted this one, on which node, and why.
+type PreemptedBy struct {
+	Pod      string `json:"pod"`
+	Priority int32  `json:"priority"`
+	Node     string `json:"node"`
+	// Reason is the DisruptionTarget condition kube sets on the victim.
+	Reason string `json:"reason"`
+	// PDBViolation is set when a PodDisruptionBudget covering the pod did
+	// not allow the disruption (kube preempts anyway when no other node
+	// would do with fewer violations).
+	PDBViolation bool `json:"pdbViolation,omitempty"`
 }
 
 // ReasonSchedulerError is kube's PodScheduled reason for a pod whose
@@ -199,6 +290,8 @@ type Event struct {
 const (
 	EventScheduled        = "Scheduled"
 	EventFailedScheduling = "FailedScheduling"
+	// EventPreempted: the pod was deleted by a preemption.
+	EventPreempted = "Preempted"
 )
 
 // Recount sets the summary from the pods' phases.
@@ -219,6 +312,8 @@ func (r *Result) Recount() {
 			r.Summary.Gated++
 		case PhaseSkipped:
 			r.Summary.Skipped++
+		case PhasePreempted:
+			r.Summary.Preempted++
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/plugins"
 	"github.com/drasim/drasim/sim/schedule/plugins/config"
+	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
 	"github.com/drasim/drasim/sim/schedule/plugins/imagelocality"
 	"github.com/drasim/drasim/sim/schedule/plugins/interpodaffinity"
 	"github.com/drasim/drasim/sim/schedule/plugins/nodeaffinity"
@@ -96,7 +97,8 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 	chain := []framework.Plugin{
 		nodename.New(), nodeunschedulable.New(), taints, affinity, ports, fit, spread, interPod, draPlugin, balanced, images,
 	}
-	p := &Profile{PercentageOfNodesToScore: cfg.PercentageOfNodesToScore}
+	p := &Profile{PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Preemption: !cfg.Disabled[PreemptionPlugin],
+		Gang: c.GangsEnabled() && !cfg.Disabled[gangscheduling.Name]}
 	for _, pl := range chain {
 		if cfg.Disabled[pl.Name()] {
 			continue
@@ -128,7 +130,7 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 
 func isFilterOnly(name string) bool {
 	switch name {
-	case "NodeUnschedulable", "NodeName", "NodePorts":
+	case "NodeUnschedulable", "NodeName", "NodePorts", PreemptionPlugin, gangscheduling.Name:
 		return true
 	}
 	return false
@@ -177,4 +179,14 @@ func (p *Profile) plugins() []framework.Plugin {
 		add(pl)
 	}
 	return p.all
+}
+
+// hasPlugin reports whether the profile runs the named plugin.
+func (p *Profile) hasPlugin(name string) bool {
+	for _, pl := range p.plugins() {
+		if pl.Name() == name {
+			return true
+		}
+	}
+	return false
 }

@@ -3,101 +3,401 @@ package schedule
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
+	"github.com/drasim/drasim/sim/schedule/queue"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
 
-// maxPasses bounds the retries of pods that did not fit: kube retries an
-// unschedulable pod when a cluster event may help it (a pod landing can
-// satisfy inter-pod affinity or topology spread); drasim retries the
-// remaining pods after each pass that placed something, up to this bound.
-const maxPasses = 8
+// maxCyclesPerPod bounds the scheduling cycles of a replay (times the
+// pods in the queue): every cycle after a pod's first needs an event
+// that may help it, so a replay ends on its own; the bound guards
+// against a bug turning that into a loop.
+const maxCyclesPerPod = 64
 
-// Replay schedules every queued pod of the cluster and returns the result.
-// The cluster is changed in place: pods get their nodes, claims their
-// allocations.
+// Replay schedules every queued pod of the cluster through kube's
+// scheduling queue and returns the result. Every pod arrives at time 0
+// and a cycle takes no time (docs/fidelity.md): the queue's order and its
+// queueing hints decide which pod is tried when, and a pod that did not
+// fit is tried again only when an event may have made room for it. The
+// cluster is changed in place: pods get their nodes, claims their
+// allocations, preemption victims are deleted.
 func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) (*result.Result, error) {
-	s := New(c, p, opts)
-	outcomes := map[*v1.Pod]*result.Pod{}
-	var events []result.Event
-	pending := append([]*v1.Pod(nil), c.Queue...)
-	cycles := 0
-	for pass := 1; pass <= maxPasses && len(pending) > 0; pass++ {
-		var still []*v1.Pod
-		placed := 0
-		for _, pod := range pending {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			a := s.SchedulePod(ctx, pod)
-			cycles++
-			if opts.Progress != nil {
-				opts.Progress(cycles, len(c.Queue))
-			}
-			if a.Err != nil {
-				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
-			}
-			out := &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), FeasibleNodes: a.FeasibleNodes, EvaluatedNodes: a.EvaluatedNodes}
-			if a.Error != nil {
-				// A plugin error fails this pod's attempt only, as in kube;
-				// no node rejected it, so the reason counts no nodes.
-				out.Reason = result.ReasonSchedulerError
-				a.Rejections = []Rejection{{Plugin: a.Error.Plugin, Reason: result.ReasonSchedulerError}}
-			}
-			if a.Node == "" && pass > 1 {
-				// Still does not fit: keep the message of the pod's own turn
-				// in the queue, as the PodScheduled condition kube wrote then.
-				still = append(still, pod)
-				continue
-			}
-			outcomes[pod] = out
-			if a.Node == "" {
-				out.Phase = result.PhaseUnschedulable
-				out.Message = a.Message
-				if a.Error == nil {
-					out.DeviceReasons = diagnose(ctx, c, draPlugin, a)
-				}
-				for _, r := range a.Rejections {
-					out.Reasons = append(out.Reasons, result.Reason{Plugin: r.Plugin, Reason: r.Reason, Nodes: r.Nodes})
-				}
-				still = append(still, pod)
-				continue
-			}
-			placed++
-			out.Phase = result.PhaseScheduled
-			out.Node = a.Node
-			out.Attempt = pass
-			if a.Chosen != nil && len(a.Chosen.Scores) > 0 {
-				sc := &result.Score{Total: a.Chosen.Total}
-				for _, ps := range a.Chosen.Scores {
-					sc.Plugins = append(sc.Plugins, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})
-				}
-				out.Score = sc
-			}
-			setScheduled(pod)
-			events = append(events, result.Event{Seq: len(events) + 1, Type: result.EventScheduled, Pod: pod.Namespace + "/" + pod.Name, Node: a.Node,
-				Message: fmt.Sprintf("Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, a.Node)})
+	r := NewReplayer(c, p, opts, draPlugin)
+	if err := r.ReplayQueue(ctx); err != nil {
+		return nil, err
+	}
+	return r.Result(), nil
+}
+
+// ReplayQueue adds the cluster's pending pods as Options.Arrival says and
+// schedules them, then lets the clock run on while something backs off:
+// a gang that did not fit, or a pod that failed with an error, is tried
+// again when its backoff ends (and only when an event came since, see
+// queue.Pop), as kube would.
+func (r *Replayer) ReplayQueue(ctx context.Context) error {
+	var t queue.Time
+	if r.opts.Arrival != ArrivalSequential {
+		for _, pod := range r.c.Queue {
+			r.Add(pod, 0)
 		}
-		pending = still
-		if placed == 0 {
-			break
+		if err := r.Run(ctx, 0); err != nil {
+			return err
+		}
+	} else {
+		// The oracle's replay: pods are created one at a time in the
+		// snapshot's order, each waited for until it is bound or found
+		// unschedulable, a second apart; the pods of a pod group are
+		// created together, where the first of them stands.
+		pods := slices.Clone(r.c.Queue)
+		sort.SliceStable(pods, func(i, j int) bool { return r.c.Order(pods[i]) < r.c.Order(pods[j]) })
+		for i, batch := range arrivalBatches(pods, r.c.GangsEnabled()) {
+			t = queue.Time(i) * time.Second
+			for _, pod := range batch {
+				r.Add(pod, t)
+			}
+			if err := r.Run(ctx, t); err != nil {
+				return err
+			}
 		}
 	}
-	for _, pod := range pending {
-		out := outcomes[pod]
+	for {
+		next, ok := r.q.NextBackoff(t)
+		if !ok {
+			return nil
+		}
+		t = next
+		if err := r.Run(ctx, t); err != nil {
+			return err
+		}
+	}
+}
+
+// arrivalBatches groups the pods that arrive together: a pod group's
+// pods (with gangs on) at the place of its first pod, every other pod
+// alone.
+func arrivalBatches(pods []*v1.Pod, gangs bool) [][]*v1.Pod {
+	var batches [][]*v1.Pod
+	where := map[string]int{}
+	for _, pod := range pods {
+		if name := cluster.PodGroupName(pod); gangs && name != "" {
+			k := pod.Namespace + "/" + name
+			if i, ok := where[k]; ok {
+				batches[i] = append(batches[i], pod)
+				continue
+			}
+			where[k] = len(batches)
+		}
+		batches = append(batches, []*v1.Pod{pod})
+	}
+	return batches
+}
+
+// Arrival says when the pending pods of a snapshot arrive in the queue.
+type Arrival string
+
+const (
+	// ArrivalBatch: every pending pod at time 0 (the default).
+	ArrivalBatch Arrival = "batch"
+	// ArrivalSequential: one a second, in the snapshot's order, each
+	// scheduled (or found unschedulable) before the next arrives: how the
+	// oracle's replay feeds the real scheduler.
+	ArrivalSequential Arrival = "sequential"
+)
+
+// Replayer drives one cluster's scheduling: the queue, the scheduler and
+// what each pod's attempts decided. Simulate runs it once at time 0; a
+// caller that simulates time adds pods and delivers events at their
+// times and runs it in between.
+type Replayer struct {
+	c        *cluster.Cluster
+	s        *Scheduler
+	q        *queue.Queue
+	dra      *dra.Plugin
+	opts     Options
+	outcomes map[*v1.Pod]*result.Pod
+	events   []result.Event
+	// deleted are the pods preemption deleted; preemptions what each
+	// preemptor's last preemption did.
+	deleted     []*v1.Pod
+	preemptions map[*v1.Pod]*result.Preemption
+	// deferred are what other controllers do in reaction to a cycle (the
+	// release of a victim's claims): they run after the next cycle, or
+	// when the queue has nothing ready; due are those of the cycle before.
+	deferred, due []func(t queue.Time)
+	cycles        int
+	queued        int
+	// arrived are the pods added to the queue; gang is the GangScheduling
+	// plugin and groupPhases each pod group's condition, with the
+	// GenericWorkload gate on.
+	arrived     map[*v1.Pod]bool
+	gang        *gangscheduling.Plugin
+	groupPhases map[string]*result.PodGroup
+	// BeforeAttempt and OnAttempt, when set, hear of every scheduling
+	// cycle before it runs and what it decided (explain watches one pod
+	// with them).
+	BeforeAttempt func(pod *v1.Pod)
+	OnAttempt     func(pod *v1.Pod, a *Attempt)
+	// BeforeGroupAttempt, when set, hears of every pod group cycle, with
+	// the gang's pods in the order they will be tried.
+	BeforeGroupAttempt func(pods []*v1.Pod)
+	// Follow, when set, picks the node of a pod whose attempt found one,
+	// among the nodes the attempt found feasible (kept with
+	// Options.KeepNodeStatuses): a step-wise check follows the real
+	// scheduler's choice among equally scored nodes with it.
+	Follow func(pod *v1.Pod, a *Attempt) string
+	// OnPreemption, when set, hears of every PostFilter decision of
+	// DefaultPreemption.
+	OnPreemption func(pod *v1.Pod, p *Preemption)
+}
+
+// NewReplayer wires a queue with the profile's plugins to a scheduler on
+// the cluster.
+func NewReplayer(c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) *Replayer {
+	gates := c.DRA.Gates()
+	r := &Replayer{c: c, dra: draPlugin, outcomes: map[*v1.Pod]*result.Pod{}, preemptions: map[*v1.Pod]*result.Preemption{},
+		arrived: map[*v1.Pod]bool{}, groupPhases: map[string]*result.PodGroup{}}
+	qopts := queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.plugins(), ParkStale: !opts.NoParking}
+	if c.GangsEnabled() {
+		view := groupView{r}
+		qopts.Groups = view
+		if p.Gang {
+			r.gang = gangscheduling.New(view)
+			qopts.Plugins = append(append([]framework.Plugin(nil), qopts.Plugins...), r.gang)
+			qopts.PreEnqueue = []queue.PreEnqueuePlugin{r.gang}
+		}
+	}
+	r.q = queue.New(qopts)
+	opts.Nominator = r.q
+	r.s, r.opts = New(c, p, opts), opts
+	return r
+}
+
+// Queue is the replay's scheduling queue.
+func (r *Replayer) Queue() *queue.Queue { return r.q }
+
+// Scheduler is the replay's scheduler.
+func (r *Replayer) Scheduler() *Scheduler { return r.s }
+
+// Add queues a pending pod arriving at time t.
+func (r *Replayer) Add(pod *v1.Pod, t queue.Time) {
+	r.queued++
+	r.arrived[pod] = true
+	r.q.Add(pod, t)
+	if r.c.GangsEnabled() {
+		// With GenericWorkload, kube tells the queue of every new pending
+		// pod: it may complete a gang waiting for minCount pods.
+		r.q.Event(t, framework.EventUnscheduledPodAdd, nil, pod, nil)
+	}
+}
+
+// Run schedules at time t until the queue has nothing ready.
+func (r *Replayer) Run(ctx context.Context, t queue.Time) error {
+	limit := maxCyclesPerPod * max(r.queued, 1)
+	for {
+		e := r.q.Pop(t)
+		if e == nil {
+			if len(r.due)+len(r.deferred) == 0 {
+				return nil
+			}
+			// Nothing to schedule: the controllers catch up.
+			r.runDeferred(t, append(r.due, r.deferred...))
+			r.due, r.deferred = nil, nil
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if r.cycles++; r.cycles > limit {
+			return fmt.Errorf("internal error: more than %d scheduling cycles for %d pods", limit, r.queued)
+		}
+		schedule := r.schedulePod
+		if e.Group != nil {
+			schedule = r.scheduleGroup
+		}
+		if err := schedule(ctx, e, t); err != nil {
+			return err
+		}
+		due := r.due
+		r.due, r.deferred = r.deferred, nil
+		r.runDeferred(t, due)
+		if r.opts.Progress != nil {
+			r.opts.Progress(r.cycles, r.queued)
+		}
+	}
+}
+
+func (r *Replayer) runDeferred(t queue.Time, actions []func(queue.Time)) {
+	for _, a := range actions {
+		a(t)
+	}
+}
+
+// schedulePod runs one pod's cycle and acts on its outcome.
+func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Time) error {
+	pod := e.Pod()
+	if r.BeforeAttempt != nil {
+		r.BeforeAttempt(pod)
+	}
+	claimsBefore := r.claimStatuses(pod)
+	a := r.attempt(ctx, pod)
+	if a.Err != nil {
+		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+	}
+	if r.OnAttempt != nil {
+		r.OnAttempt(pod, a)
+	}
+	out := &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), FeasibleNodes: a.FeasibleNodes, EvaluatedNodes: a.EvaluatedNodes}
+	r.outcomes[pod] = out
+	if a.Error != nil {
+		// A plugin error fails this pod's attempt only, as in kube: no
+		// node rejected it (the reason counts no nodes), no PostFilter
+		// runs, and the pod waits in the error backoff.
+		out.Phase, out.Reason, out.Message = result.PhaseUnschedulable, result.ReasonSchedulerError, a.Message
+		out.Reasons = []result.Reason{{Plugin: a.Error.Plugin, Reason: result.ReasonSchedulerError}}
+		r.q.Failed(e, t, queue.Result{Error: true})
+		return nil
+	}
+	if a.Node == "" {
+		out.Phase = result.PhaseUnschedulable
+		out.Message = a.Message
+		out.DeviceReasons = diagnose(ctx, r.c, r.dra, a)
+		for _, rj := range a.Rejections {
+			out.Reasons = append(out.Reasons, result.Reason{Plugin: rj.Plugin, Reason: rj.Reason, Nodes: rj.Nodes})
+		}
+		return r.failed(ctx, e, a, out, t)
+	}
+	r.q.Done(e)
+	r.scheduled(pod, a, out, e.Attempts, claimsBefore, t)
+	return nil
+}
+
+// scheduled records a pod placed by its attempt and tells the queue what
+// the informers would: its claims changed, it is assigned.
+func (r *Replayer) scheduled(pod *v1.Pod, a *Attempt, out *result.Pod, attempts int, claimsBefore map[string]*resourceapi.ResourceClaim, t queue.Time) {
+	r.q.DeleteNominated(pod)
+	if prev := r.preemptions[pod]; prev != nil {
+		out.Preemption = prev
+	}
+	out.Phase = result.PhaseScheduled
+	out.Node = a.Node
+	out.Attempt = attempts
+	if a.Chosen != nil && len(a.Chosen.Scores) > 0 {
+		sc := &result.Score{Total: a.Chosen.Total}
+		for _, ps := range a.Chosen.Scores {
+			sc.Plugins = append(sc.Plugins, result.PluginScore{Plugin: ps.Plugin, Raw: ps.Score, Weighted: ps.Weighted})
+		}
+		out.Score = sc
+	}
+	setScheduled(pod)
+	r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventScheduled, Pod: pod.Namespace + "/" + pod.Name, Node: a.Node,
+		Message: fmt.Sprintf("Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, a.Node)})
+	// What the informers would tell the queue: the pod's claims changed
+	// (allocated, reserved), then the pod is assigned.
+	r.claimEvents(pod, claimsBefore, t)
+	r.q.Event(t, framework.EventAssignedPodAdd, nil, pod, nil)
+}
+
+// attempt runs the pod's cycle: SchedulePod, or with Follow, the node it
+// picks among the feasible ones.
+func (r *Replayer) attempt(ctx context.Context, pod *v1.Pod) *Attempt {
+	if r.Follow == nil {
+		return r.s.SchedulePod(ctx, pod)
+	}
+	a := r.s.Evaluate(ctx, pod)
+	if a.Node == "" || a.Err != nil || a.Error != nil {
+		return a
+	}
+	if err := r.s.Bind(ctx, pod, a, r.follow(pod, a)); err != nil {
+		a.fail(err)
+		a.Node = ""
+	}
+	return a
+}
+
+// follow is the node Follow picks for an attempt that found one.
+func (r *Replayer) follow(pod *v1.Pod, a *Attempt) string {
+	node := r.Follow(pod, a)
+	for _, n := range a.Nodes {
+		if n.Node == node && n.Status == nil {
+			a.Node = node
+			return node
+		}
+	}
+	return a.Node
+}
+
+// claimStatuses copies the statuses of the pod's claims before its cycle,
+// so that the claim events after it carry the old and the new object.
+func (r *Replayer) claimStatuses(pod *v1.Pod) map[string]*resourceapi.ResourceClaim {
+	if r.dra == nil {
+		return nil
+	}
+	claims, _ := r.dra.PodClaims(pod)
+	out := make(map[string]*resourceapi.ResourceClaim, len(claims))
+	for _, c := range claims {
+		out[c.Name] = c.DeepCopy()
+	}
+	return out
+}
+
+func (r *Replayer) claimEvents(pod *v1.Pod, before map[string]*resourceapi.ResourceClaim, t queue.Time) {
+	if r.dra == nil {
+		return
+	}
+	claims, _ := r.dra.PodClaims(pod)
+	if st := pod.Status.ExtendedResourceClaimStatus; st != nil {
+		if c, err := r.dra.State().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
+			claims = append(claims, c)
+		}
+	}
+	for _, c := range claims {
+		old := before[c.Name]
+		switch {
+		case old == nil:
+			r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Add}, nil, c, nil)
+		default:
+			r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, old, c, nil)
+		}
+	}
+}
+
+// Result builds the replay's result: each pod's last attempt, pending pods
+// with the message of their last attempt.
+func (r *Replayer) Result() *result.Result {
+	r.gangResults()
+	for _, pod := range r.c.Queue {
+		out := r.outcomes[pod]
+		if out == nil || out.Phase != result.PhaseUnschedulable {
+			continue
+		}
 		setUnschedulable(pod, out.Reason, out.Message)
-		events = append(events, result.Event{Seq: len(events) + 1, Type: result.EventFailedScheduling, Pod: pod.Namespace + "/" + pod.Name, Message: out.Message})
+		r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventFailedScheduling, Pod: pod.Namespace + "/" + pod.Name, Message: out.Message})
 	}
-	return buildResult(c, s, outcomes, events, draPlugin), nil
+	for _, pod := range r.c.Queue {
+		if out := r.outcomes[pod]; out != nil && out.Phase == result.PhaseUnschedulable {
+			out.NominatedNode = pod.Status.NominatedNodeName
+		}
+	}
+	res := buildResult(r.c, r.s, r.outcomes, r.events, r.dra, r.deleted)
+	r.addPodGroups(res)
+	return res
 }
 
 // diagnose asks the DRA plugin why the pod's claims failed on the nodes it
@@ -150,7 +450,7 @@ func setCondition(pod *v1.Pod, cond v1.PodCondition) {
 	pod.Status.Conditions = append(pod.Status.Conditions, cond)
 }
 
-func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.Pod, events []result.Event, draPlugin *dra.Plugin) *result.Result {
+func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.Pod, events []result.Event, draPlugin *dra.Plugin, deleted []*v1.Pod) *result.Result {
 	r := &result.Result{APIVersion: result.APIVersion, Kind: result.Kind, Events: events, Warnings: c.Warnings}
 	if r.Events == nil {
 		r.Events = []result.Event{}
@@ -170,7 +470,14 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 	}
 	gated, skipped := podSet(c.Gated), podSet(c.Skipped)
 	bound := podSet(c.Bound)
-	for _, pod := range c.Pods {
+	// Pods preemption deleted are no longer in the cluster; they keep
+	// their place in the snapshot's order.
+	pods := c.Pods
+	if len(deleted) > 0 {
+		pods = append(slices.Clone(c.Pods), deleted...)
+		sort.SliceStable(pods, func(i, j int) bool { return c.Order(pods[i]) < c.Order(pods[j]) })
+	}
+	for _, pod := range pods {
 		out, ok := outcomes[pod]
 		switch {
 		case ok:
@@ -187,10 +494,14 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 		}
 		out.Namespace, out.Name = pod.Namespace, pod.Name
 		out.Priority = corev1helpers.PodPriority(pod)
+		out.PriorityClass = pod.Spec.PriorityClassName
 		if ref := metav1.GetControllerOf(pod); ref != nil {
 			out.Owner = ref.Kind + "/" + ref.Name
 		}
-		out.Claims = PodClaims(pod, draPlugin)
+		if out.Phase != result.PhasePreempted {
+			// A victim keeps the devices it held, as it held them.
+			out.Claims = PodClaims(pod, draPlugin)
+		}
 		r.Pods = append(r.Pods, *out)
 	}
 	r.Recount()
@@ -295,4 +606,143 @@ func quantity(requested, allocatable int64, milli bool) result.Quantity {
 		return resource.NewQuantity(v, resource.BinarySI).String()
 	}
 	return result.Quantity{Requested: format(requested), Allocatable: format(allocatable), RequestedValue: requested, AllocatableValue: allocatable}
+}
+
+// failed runs the PostFilter plugins for a pod that fit nowhere
+// (DynamicResources, which may free one of the pod's claims, then
+// DefaultPreemption), puts the pod back in the queue, and carries out
+// what they decided: the pod's nomination and the victims' deletion.
+func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out *result.Pod, t queue.Time) error {
+	pod := e.Pod()
+	var postMsgs []string
+	var freeing *resourceapi.ResourceClaim
+	var pre *Preemption
+	if len(r.c.Nodes) > 0 && a.State != nil {
+		// kube's DynamicResources PostFilter asks the API server to
+		// deallocate; the cycle goes on with the claim as it was.
+		if r.dra != nil && r.s.profile.hasPlugin(dra.Name) {
+			if freeing = r.dra.PostFilter(a.State, pod); freeing != nil {
+				postMsgs = append(postMsgs, dra.ReasonDeallocated)
+			}
+		}
+		if r.s.profile.Preemption {
+			var err error
+			if pre, err = r.s.Preempt(ctx, pod, a); err != nil {
+				return fmt.Errorf("pod %s/%s: preemption: %w", pod.Namespace, pod.Name, err)
+			}
+			if r.OnPreemption != nil {
+				r.OnPreemption(pod, pre)
+			}
+			if pre.Node != "" {
+				postMsgs = nil // a PostFilter that succeeds has the last word
+			}
+			postMsgs = append(postMsgs, pre.Message)
+		}
+	}
+	if len(postMsgs) > 0 {
+		out.Message += " " + strings.Join(postMsgs, ", ")
+	}
+	r.q.Failed(e, t, queue.Result{UnschedulablePlugins: map[string]sets.Set[string]{pod.Namespace + "/" + pod.Name: sets.New(a.UnschedulablePlugins...)}})
+	if freeing != nil {
+		old := r.dra.State().Deallocate(freeing)
+		r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, old, freeing, nil)
+	}
+	if pre == nil || pre.Nomination == nil {
+		return nil
+	}
+	r.nominate(pod, pre.Nomination.Node, t)
+	if pre.Node != "" {
+		r.preempt(pod, pre, t)
+		out.Preemption = r.preemptions[pod]
+	}
+	return nil
+}
+
+// nominate sets (or, with node "", clears) the pod's nominated node, as the
+// scheduler's status patch does; a nomination that moves away from a node
+// is, to the queue, a pod leaving that node.
+func (r *Replayer) nominate(pod *v1.Pod, node string, t queue.Time) {
+	old := pod.Status.NominatedNodeName
+	pod.Status.NominatedNodeName = node
+	r.q.AddNominated(pod, &queue.Nomination{Override: true, Node: node})
+	if old == "" || old == node {
+		return
+	}
+	oldPod := pod.DeepCopy()
+	oldPod.Status.NominatedNodeName = old
+	prio := corev1helpers.PodPriority(pod)
+	r.q.Event(t, framework.EventAssignedPodDelete, oldPod, nil, func(p *v1.Pod) bool { return corev1helpers.PodPriority(p) <= prio })
+}
+
+// preempt carries out a preemption, as kube's executor does: the pods of
+// lower priority nominated to the node lose their nomination, then every
+// victim is deleted (the resource-claim controller and the garbage
+// collector then release and delete its claims), and the disruption
+// controller counts one disruption less for each budget covering it.
+func (r *Replayer) preempt(preemptor *v1.Pod, pre *Preemption, t queue.Time) {
+	prio := corev1helpers.PodPriority(preemptor)
+	for _, p := range r.q.NominatedPodsForNode(pre.Node) {
+		if corev1helpers.PodPriority(p) < prio {
+			r.nominate(p, "", t)
+		}
+	}
+	violators := podSet(pre.PDBViolators)
+	rec := &result.Preemption{Node: pre.Node, Victims: []string{}, PDBViolations: len(pre.PDBViolators)}
+	key := preemptor.Namespace + "/" + preemptor.Name
+	for _, v := range pre.Victims {
+		rec.Victims = append(rec.Victims, v.Namespace+"/"+v.Name)
+		var claims []*resourceapi.ResourceClaim
+		if r.dra != nil {
+			claims, _ = r.dra.PodClaims(v)
+			if st := v.Status.ExtendedResourceClaimStatus; st != nil {
+				if c, err := r.dra.State().Claim(v.Namespace, st.ResourceClaimName); err == nil {
+					claims = append(claims, c)
+				}
+			}
+		}
+		out := r.outcomes[v]
+		if out == nil {
+			out = &result.Pod{Namespace: v.Namespace, Name: v.Name, Priority: corev1helpers.PodPriority(v)}
+			r.outcomes[v] = out
+		}
+		out.Phase, out.Node, out.Message, out.Score, out.Attempt = result.PhasePreempted, v.Spec.NodeName, "", nil, 0
+		out.Claims = PodClaims(v, r.dra) // what it held, before the controllers release it
+		out.PreemptedBy = &result.PreemptedBy{Pod: key, Priority: prio, Node: pre.Node, PDBViolation: violators[v],
+			Reason: fmt.Sprintf(victimConditionMessageFmt, schedulerName(preemptor))}
+		r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventPreempted, Pod: v.Namespace + "/" + v.Name, Node: v.Spec.NodeName,
+			Message: fmt.Sprintf("Preempted by pod %s on node %s", key, pre.Node)})
+		r.c.DeletePod(v)
+		r.deleted = append(r.deleted, v)
+		r.countDisruption(v)
+		r.q.Event(t, framework.EventAssignedPodDelete, v, nil, nil)
+		// The controllers release the victim's claims a moment later:
+		// after the scheduler's next cycle (see Run).
+		r.deferred = append(r.deferred, func(t queue.Time) {
+			for _, ch := range r.c.ReleaseClaims(v, claims) {
+				if ch.New != nil {
+					r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, ch.Old, ch.New, nil)
+				} else {
+					r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Delete}, ch.Old, nil, nil)
+				}
+			}
+		})
+	}
+	r.preemptions[preemptor] = rec
+}
+
+// countDisruption does what the disruption controller would after a
+// covered pod is gone: one healthy pod less, one disruption less allowed.
+func (r *Replayer) countDisruption(pod *v1.Pod) {
+	for _, pdb := range r.c.PDBs {
+		if pdbSelects(pdb, pod) && pdb.Status.DisruptionsAllowed > 0 {
+			pdb.Status.DisruptionsAllowed--
+		}
+	}
+}
+
+func schedulerName(pod *v1.Pod) string {
+	if pod.Spec.SchedulerName != "" {
+		return pod.Spec.SchedulerName
+	}
+	return v1.DefaultSchedulerName
 }

@@ -36,6 +36,10 @@ type Profile struct {
 	all []framework.Plugin
 	// PercentageOfNodesToScore: 0 means kube's adaptive default.
 	PercentageOfNodesToScore int32
+	// Preemption is set when DefaultPreemption is enabled (PostFilter).
+	Preemption bool
+	// Gang is set when GangScheduling is enabled (GenericWorkload).
+	Gang bool
 }
 
 // TieBreak is the rule that picks among feasible nodes with the same top
@@ -90,6 +94,16 @@ type Options struct {
 	// failure domain's fork replays a few pods, and the rest of the result
 	// would cost more than the replay).
 	OnlyQueued bool
+	// Arrival says when the pending pods arrive (Replay); "" is batch.
+	Arrival Arrival
+	// NoParking lets the queue retry, on time, an entity whose retry
+	// could only fail as before (queue.Options.ParkStale); a caller that
+	// wants every attempt kube makes sets it, and bounds time itself.
+	NoParking bool
+	// Nominator knows the pods nominated to each node (by preemption);
+	// filters count those of equal or higher priority as running
+	// (nominated.go). Nil: no pod is nominated.
+	Nominator Nominator
 }
 
 // Scheduler runs scheduling cycles against one cluster.
@@ -110,6 +124,11 @@ type Scheduler struct {
 	direct    []uint64
 	markCycle uint64
 	buf       cycleBuffers
+	// cycleNominated are, per node, the nominated pods the current cycle
+	// counts as running (nominated.go); nil when there are none.
+	cycleNominated map[string][]*framework.PodInfo
+	// preemptRng draws kube's random choices in preemption.
+	preemptRng *rand.Rand
 }
 
 // New returns a scheduler for the cluster.
@@ -119,6 +138,9 @@ func New(c *cluster.Cluster, p *Profile, opts Options) *Scheduler {
 	}
 	return &Scheduler{c: c, profile: p, opts: opts, rng: rand.New(rand.NewPCG(uint64(opts.Seed), 0x64726173696d)), classifier: newClassifier()}
 }
+
+// KeepNodeStatuses switches Options.KeepNodeStatuses for the next cycles.
+func (s *Scheduler) KeepNodeStatuses(keep bool) { s.opts.KeepNodeStatuses = keep }
 
 // NodeResult is one node's outcome in a cycle.
 type NodeResult struct {
@@ -149,10 +171,21 @@ type Attempt struct {
 	// PreFilterStatus is set when PreFilter rejected the pod outright.
 	PreFilterStatus *framework.Status
 	// Rejections counts the filter rejections: plugin -> reason -> nodes.
-	Rejections     []Rejection
-	NumAllNodes    int
-	FeasibleNodes  int
-	EvaluatedNodes int
+	Rejections []Rejection
+	// UnschedulablePlugins are the plugins that rejected the pod on some
+	// node (kube's Diagnosis.UnschedulablePlugins), sorted: the queue
+	// retries the pod on the events they registered.
+	UnschedulablePlugins []string
+	// Potential are the nodes that rejected the pod with Unschedulable
+	// (not UnschedulableAndUnresolvable), in node order: the nodes where
+	// preemption might help.
+	Potential []*framework.NodeInfo
+	// OnNominatedNode is set when the pod fit its nominated node, which
+	// was tried first.
+	OnNominatedNode bool
+	NumAllNodes     int
+	FeasibleNodes   int
+	EvaluatedNodes  int
 	// Chosen is the chosen node's score breakdown.
 	Chosen *NodeResult
 	// Nodes holds every evaluated node (Options.KeepNodeStatuses).
@@ -261,6 +294,9 @@ func (s *Scheduler) reserveAndBind(ctx context.Context, pod *v1.Pod, a *Attempt,
 		}
 	}
 	pod.Spec.NodeName = node
+	// ClearingNominatedNodeNameAfterBinding (beta, on): a bound pod is
+	// nominated nowhere.
+	pod.Status.NominatedNodeName = ""
 	s.c.Node(node).AddPod(pod)
 	return nil
 }
@@ -291,6 +327,10 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 			st.WithPlugin(p.Name())
 			a.PreFilterStatus = st
 			a.Rejections = []Rejection{{Plugin: p.Name(), Reason: st.Message(), Nodes: len(nodes)}}
+			a.UnschedulablePlugins = []string{p.Name()}
+			if st.Code() == framework.Unschedulable {
+				a.Potential = nodes // preemption may help anywhere
+			}
 			a.Message = fmt.Sprintf("0/%d nodes are available: %s.", len(nodes), st.Message())
 			return a
 		}
@@ -320,10 +360,21 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 			msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", narrowingPlugins)
 			a.PreFilterStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, msg)
 			a.Rejections = []Rejection{{Plugin: strings.Join(narrowingPlugins, ","), Reason: msg, Nodes: len(nodes)}}
+			a.UnschedulablePlugins = narrowingPlugins
 			a.Message = fmt.Sprintf("0/%d nodes are available: %s.", len(nodes), msg)
 			return a
 		}
-	} else {
+	}
+	// The nominated pods of equal or higher priority count on their
+	// nodes (RunFilterPluginsWithNominatedPods); the pod's own nominated
+	// node is tried first and taken if it fits (evaluateNominatedNode).
+	s.prepareNominated(pod)
+	if s.tryNominatedNode(ctx, a, pod) {
+		return a
+	}
+	if narrowed == nil && s.cycleNominated == nil {
+		// Nodes with nominated pods are not like their equals: without
+		// classes while any are.
 		classes, classKeys = s.nodeClasses(state, pod, nil)
 	}
 
@@ -354,6 +405,9 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 		rejections[[2]string{strings.Join(narrowingPlugins, ","), fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", narrowingPlugins)}] += absent
 	}
 	a.Rejections = sortedRejections(rejections)
+	a.UnschedulablePlugins = unschedulablePlugins(f, narrowingPlugins)
+	a.Potential = f.potential
+	sort.Slice(a.Potential, func(i, j int) bool { return a.Potential[i].Index < a.Potential[j].Index })
 
 	if len(f.feasible) == 0 {
 		a.Message = fitMessage(len(nodes), a.Rejections)
@@ -439,7 +493,7 @@ func (s *Scheduler) ensureFiltered(ctx context.Context, state *framework.CycleSt
 	}
 	s.direct[f.feasibleIdx[j]] = s.markCycle
 	ni := f.feasible[j]
-	if st := s.runFilters(ctx, state, pod, ni); !st.IsSuccess() {
+	if st := s.filterNode(ctx, state, pod, ni); !st.IsSuccess() {
 		return fmt.Errorf("internal error: node %s is equivalent to a feasible node but %s rejects it: %s", ni.Node().Name, st.Plugin(), st.Message())
 	}
 	return nil
@@ -527,7 +581,9 @@ type filterResult struct {
 	rejectedList []NodeResult
 	// deviceRejected names the first nodes DynamicResources rejected.
 	deviceRejected []string
-	processed      int
+	// potential are the nodes rejected as Unschedulable, in node order.
+	potential []*framework.NodeInfo
+	processed int
 	// classes are the nodes' classes (nil: every node on its own), for
 	// the label keys classKeys.
 	classes   []uint32
@@ -589,7 +645,7 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 			repStatus = append(repStatus, nil)
 		}
 		s.parallel(len(reps)-first, func(k int) {
-			repStatus[first+k] = s.runFilters(ctx, state, pod, candidates[reps[first+k]])
+			repStatus[first+k] = s.filterNode(ctx, state, pod, candidates[reps[first+k]])
 		})
 		for k := first; k < len(reps); k++ {
 			st := repStatus[k]
@@ -632,6 +688,9 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 				return f, pluginError(st.Plugin(), candidates[i].Node().Name, fmt.Errorf("running %q filter plugin: %w", st.Plugin(), statusErr(st)))
 			default:
 				f.rejectedNodes[o]++
+				if f.rejected[o].Code() == framework.Unschedulable {
+					f.potential = append(f.potential, candidates[i])
+				}
 				if rejectedByDRA[o] && len(f.deviceRejected) < MaxDiagnosedNodes {
 					f.deviceRejected = append(f.deviceRejected, candidates[i].Node().Name)
 				}

@@ -9,6 +9,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 )
 
 // Source says where an object was read from. Doc is the zero-based index of
@@ -68,8 +69,14 @@ type Snapshot struct {
 	ResourceClaims         []*resourceapi.ResourceClaim
 	ResourceClaimTemplates []*resourceapi.ResourceClaimTemplate
 	DeviceTaintRules       []*resourceapi.DeviceTaintRule
-	// PodDisruptionBudgets limit voluntary evictions (what-if drains).
+	// PodDisruptionBudgets limit voluntary evictions (what-if drains) and
+	// guide preemption's choice of victims.
 	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
+	// Workloads and PodGroups (scheduling.k8s.io/v1beta1; v1alpha3 is
+	// read as the same shape) make gangs of the pods that name a pod
+	// group, when the GenericWorkload gate is on.
+	Workloads []*schedulingv1beta1.Workload
+	PodGroups []*schedulingv1beta1.PodGroup
 	// NodeGroups are drasim.io/v1alpha1 node groups for the autoscaler.
 	NodeGroups []*NodeGroup
 

@@ -86,6 +86,13 @@ const (
 	// CodeUnknownReservedForPod: a claim is reserved for a pod that is not in
 	// the snapshot (warning: the reservation keeps the claim in use).
 	CodeUnknownReservedForPod Code = "UnknownReservedForPod"
+	// CodeMissingPodGroup: a pending pod names a PodGroup that is not in
+	// its namespace in the snapshot (warning: with GenericWorkload on, the
+	// pod waits for it and is never scheduled).
+	CodeMissingPodGroup Code = "MissingPodGroup"
+	// CodePodGroupMismatch: a pod's priority differs from its PodGroup's
+	// (warning: kube-scheduler fails every attempt of the gang).
+	CodePodGroupMismatch Code = "PodGroupMismatch"
 )
 
 // Pool codes: the allocator looks at all slices of a (driver, pool) together.
@@ -148,7 +155,7 @@ func Codes() []Code {
 		CodeUnknownRequest, CodeUnknownPodClaim, CodeUnknownDeviceClass,
 		CodeMissingResourceClaim, CodeMissingResourceClaimTemplate,
 		CodeMissingPriorityClass, CodeUnknownNode, CodeUnknownAllocatedDevice,
-		CodeUnknownAllocatedPool, CodeUnknownReservedForPod,
+		CodeUnknownAllocatedPool, CodeUnknownReservedForPod, CodeMissingPodGroup, CodePodGroupMismatch,
 		CodePoolIncomplete, CodePoolSliceCountMismatch, CodePoolStaleGeneration,
 		CodePoolDuplicateDevice, CodePoolDuplicateCounterSet, CodeUnknownCounterSet,
 		CodeUnknownCounter,

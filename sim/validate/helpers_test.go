@@ -43,7 +43,7 @@ var fixedSeverity = map[Code]Severity{
 	CodeClassMatchesNoDevice: SeverityWarning, CodePodNeverSchedulable: SeverityWarning,
 	CodeTaintRuleMatchesNothing: SeverityWarning, CodeClaimOverDeviceLimit: SeverityWarning, CodeRequired: SeverityError,
 	CodeTooLong: SeverityError, CodeTooMany: SeverityError, CodeDuplicate: SeverityError,
-	CodeForbidden: SeverityError, CodeNothingToSimulate: SeverityWarning,
+	CodeForbidden: SeverityError, CodeNothingToSimulate: SeverityWarning, CodeMissingPodGroup: SeverityWarning, CodePodGroupMismatch: SeverityWarning,
 }
 
 type validateCase struct {

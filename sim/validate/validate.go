@@ -146,6 +146,7 @@ func (v *validator) checkObjects() {
 	v.checkResourceClaims()
 	v.checkResourceClaimTemplates()
 	v.checkPods()
+	v.checkPodGroups()
 	v.checkDeviceTaintRules()
 }
 

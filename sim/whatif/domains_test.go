@@ -30,9 +30,9 @@ func TestDomainsByNode(t *testing.T) {
 	}
 	want := &whatif.Resilience{Domain: "node", Domains: 3, Stranding: 2, Losses: []whatif.DomainLoss{
 		{Domain: "n2", Nodes: 1, Pods: 1, Stranded: 1, Priorities: []whatif.PriorityCount{{Priority: 0, Pods: 1}},
-			StrandedPods: []whatif.StrandedPod{{Pod: "default/db-0", Message: "0/2 nodes are available: 2 Insufficient cpu."}}},
+			StrandedPods: []whatif.StrandedPod{{Pod: "default/db-0", Message: "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."}}},
 		{Domain: "n3", Nodes: 1, Pods: 1, Stranded: 1, Priorities: []whatif.PriorityCount{{Priority: 0, Pods: 1}},
-			StrandedPods: []whatif.StrandedPod{{Pod: "default/batch-0", Message: "0/2 nodes are available: 2 Insufficient cpu."}}},
+			StrandedPods: []whatif.StrandedPod{{Pod: "default/batch-0", Message: "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."}}},
 		{Domain: "n1", Nodes: 1, Pods: 3},
 	}}
 	if diff := cmp.Diff(want, r); diff != "" {

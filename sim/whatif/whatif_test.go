@@ -171,7 +171,7 @@ func TestRemoveNodesBySelector(t *testing.T) {
 	if len(edited.Nodes) != 1 || len(edited.ResourceSlices) != 1 || edited.ResourceSlices[0].Name != "n3-gpu" {
 		t.Errorf("edited snapshot: want node n3 and slice n3-gpu only, got %d nodes and %d slices", len(edited.Nodes), len(edited.ResourceSlices))
 	}
-	if got := outcome(r, "web-b").Message; got != "0/1 nodes are available: 1 Insufficient cpu." {
+	if got := outcome(r, "web-b").Message; got != "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod." {
 		t.Errorf("web-b: want kube's message for a full node, got %q", got)
 	}
 }

@@ -12,7 +12,8 @@ const whatifCluster = "../../../sim/whatif/testdata/cluster.yaml"
 
 // TestEditsApplyInCommandLineOrder: a flag, then a file, then a flag; the
 // result echoes them in that order. Cordoning n3 after draining n1 leaves
-// n2 (1 CPU free) for the evicted pods.
+// n2 (1 CPU free) for the evicted pods; web-a (2 CPU), raised to priority
+// 5 by the last edit, fits there only by preempting db-0 (priority 0).
 func TestEditsApplyInCommandLineOrder(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	file := writeTemp(t, "edits.yaml", "apiVersion: drasim.io/v1alpha1\nkind: Edits\nedits:\n- drain: {nodes: [n1]}\n")
@@ -33,9 +34,18 @@ func TestEditsApplyInCommandLineOrder(t *testing.T) {
 		t.Errorf("edit sources: want %q, got %q", want, got)
 	}
 	for _, m := range res.Edits[1].Evicted {
-		if m.Pod == "default/web-a" && m.Phase != result.PhaseUnschedulable {
-			t.Errorf("web-a (2 CPU) with n1 and n3 cordoned: want pending, got %s on %q", m.Phase, m.Node)
+		if m.Pod == "default/web-a" && (m.Phase != result.PhaseScheduled || m.Node != "n2") {
+			t.Errorf("web-a (2 CPU, priority 5) with n1 and n3 cordoned: want scheduled on n2 by preemption, got %s on %q", m.Phase, m.Node)
 		}
+	}
+	preempted := false
+	for _, p := range res.Pods {
+		if p.Key() == "default/db-0" {
+			preempted = p.Phase == result.PhasePreempted
+		}
+	}
+	if !preempted {
+		t.Errorf("db-0 (priority 0 on n2): want preempted for web-a")
 	}
 }
 

@@ -131,7 +131,12 @@ func findPod(s *snapshot.Snapshot, ns, name string) error {
 
 func writeExplanation(w io.Writer, ex *sim.Explanation) error {
 	fmt.Fprintf(w, "Pod %s, position %d of %d in the queue.\n", ex.Pod, ex.QueuePosition, ex.QueueLength)
+	if ex.Attempts > 1 {
+		fmt.Fprintf(w, "Tried %d times; this is its last attempt.\n", ex.Attempts)
+	}
 	switch {
+	case ex.OnNominatedNode:
+		fmt.Fprintf(w, "Would be scheduled on %s, the node its preemption nominated it to (tried alone, first).\n", ex.Node)
 	case ex.Node != "":
 		fmt.Fprintf(w, "Would be scheduled on %s.\n", ex.Node)
 	case ex.Reason == result.ReasonSchedulerError:
@@ -178,5 +183,67 @@ func writeExplanation(w io.Writer, ex *sim.Explanation) error {
 		}
 		t.Append(n.Name, verdict, fmt.Sprint(n.Total), strings.Join(parts, " "))
 	}
-	return t.Write(w)
+	if err := t.Write(w); err != nil {
+		return err
+	}
+	if err := writePodGroup(w, ex.PodGroup); err != nil {
+		return err
+	}
+	return writePreemption(w, ex.Preemption)
+}
+
+// writePodGroup shows the gang's verdict, which decides the pod's.
+func writePodGroup(w io.Writer, g *sim.PodGroupExplanation) error {
+	if g == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nPOD GROUP %s/%s (minCount %d, %d of %d pods placed)\n", g.Namespace, g.Name, g.MinCount, g.Placed, g.Pods)
+	switch g.Phase {
+	case result.PodGroupScheduled:
+		fmt.Fprintln(w, "The gang was placed whole: its pods bound together.")
+		return nil
+	case result.PodGroupWaiting:
+		fmt.Fprintln(w, "Never tried: GangScheduling keeps the gang out of the activeQ until minCount of its pods exist.")
+		return nil
+	}
+	fmt.Fprintf(w, "The gang did not fit: %s\n", g.Message)
+	if g.Blocker != "" {
+		fmt.Fprintf(w, "In its last cycle %s fit nowhere; every pod the cycle had placed was taken back.\n", g.Blocker)
+	}
+	if !g.Reached {
+		fmt.Fprintln(w, "That cycle stopped before this pod (minCount could no longer be met); the nodes above are from the last cycle that tried it.")
+	}
+	fmt.Fprintf(w, "This pod's message: %s\n", g.PodMessage)
+	return nil
+}
+
+// writePreemption shows DefaultPreemption's decision: the candidate nodes,
+// their victims and why each one not chosen lost, and the nodes where
+// deleting lower-priority pods would not have helped.
+func writePreemption(w io.Writer, p *sim.PreemptionExplanation) error {
+	if p == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nPREEMPTION (attempt %d): %s\n", p.Attempt, p.Message)
+	if len(p.Candidates) > 0 {
+		t := report.Table{Header: []string{"Node", "Verdict", "Victims", "PDB violations", "Why not"}}
+		for _, c := range p.Candidates {
+			verdict, why := "candidate", c.LostOn
+			if c.Chosen {
+				verdict, why = "CHOSEN", "-"
+			}
+			t.Append(c.Node, verdict, strings.Join(c.Victims, ", "), fmt.Sprint(c.PDBViolations), why)
+		}
+		if err := t.Write(w); err != nil {
+			return err
+		}
+	}
+	if len(p.Rejected) > 0 {
+		t := report.Table{Header: []string{"Node", "Why preemption does not help"}}
+		for _, r := range p.Rejected {
+			t.Append(r.Name, r.Plugin+": "+r.Reason)
+		}
+		return t.Write(w)
+	}
+	return nil
 }

@@ -23,6 +23,7 @@ type engineFlags struct {
 	SchedulerConfig string
 	Parallelism     int
 	Engine          string
+	Arrival         string
 }
 
 func (f *engineFlags) add(fs *pflag.FlagSet) {
@@ -34,6 +35,7 @@ func (f *engineFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Parallelism, "parallelism", 0, "filter workers (default: number of CPUs)")
 	fs.StringVar(&f.Engine, "engine", "fast", "fast, or reference: ask the allocator on every node with no shortcut (same decisions, for comparison)")
 	markInput(fs, "scheduler-config")
+	fs.StringVar(&f.Arrival, "arrival", "batch", "when pending pods reach the scheduler: batch (all at once) or sequential (one at a time in file order, each placed before the next, as the oracle replays them)")
 }
 
 func (f *engineFlags) options(files []string) (sim.Options, error) {
@@ -48,7 +50,10 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 	if f.Engine != "fast" && f.Engine != "reference" {
 		return sim.Options{}, usageErrorf("--engine %q: use fast or reference", f.Engine)
 	}
-	opts := sim.Options{Gates: gates, TieBreak: tieBreak, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Files: files, Reference: f.Engine == "reference"}
+	if f.Arrival != string(schedule.ArrivalBatch) && f.Arrival != string(schedule.ArrivalSequential) {
+		return sim.Options{}, usageErrorf("--arrival %q: use batch or sequential", f.Arrival)
+	}
+	opts := sim.Options{Gates: gates, TieBreak: tieBreak, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Files: files, Reference: f.Engine == "reference", Arrival: schedule.Arrival(f.Arrival)}
 	if f.SchedulerConfig != "" {
 		cfg, err := sim.LoadSchedulerConfig(f.SchedulerConfig)
 		if err != nil {

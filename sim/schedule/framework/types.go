@@ -35,6 +35,21 @@ func (c *CycleState) Write(key string, v any) { c.data[key] = v }
 // Read returns the value under key, or nil.
 func (c *CycleState) Read(key string) any { return c.data[key] }
 
+// Clone returns a state that can be changed without touching c: values
+// that implement StateCloner are copied, the others (read-only once
+// PreFilter has written them) are shared. The preemption dry run and the
+// nominated-pods pass work on clones.
+func (c *CycleState) Clone() *CycleState {
+	out := &CycleState{data: make(map[string]any, len(c.data)), SkipFilterPlugins: c.SkipFilterPlugins, SkipScorePlugins: c.SkipScorePlugins}
+	for k, v := range c.data {
+		if sc, ok := v.(StateCloner); ok {
+			v = sc.CloneState()
+		}
+		out.data[k] = v
+	}
+	return out
+}
+
 // NodeScore is one node's score from one plugin.
 type NodeScore struct {
 	Name  string

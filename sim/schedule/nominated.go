@@ -1,0 +1,140 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/drasim/drasim/sim/schedule/framework"
+)
+
+// Nominator knows which pending pods are nominated to which node: pods
+// that preempted others there and wait for the room (the queue's
+// nominator implements it).
+type Nominator interface {
+	// NominatedNodes lists the nodes with nominated pods, sorted.
+	NominatedNodes() []string
+	// NominatedPodsForNode lists the pods nominated to a node.
+	NominatedPodsForNode(node string) []*v1.Pod
+}
+
+// prepareNominated collects, for the cycle of pod, the nominated pods of
+// equal or higher priority on each node: filters treat them as running,
+// since pod must not take the room a preemption freed for them.
+func (s *Scheduler) prepareNominated(pod *v1.Pod) {
+	s.cycleNominated = nil
+	if s.opts.Nominator == nil {
+		return
+	}
+	prio := corev1helpers.PodPriority(pod)
+	for _, node := range s.opts.Nominator.NominatedNodes() {
+		for _, p := range s.opts.Nominator.NominatedPodsForNode(node) {
+			if p.UID == pod.UID || corev1helpers.PodPriority(p) < prio {
+				continue
+			}
+			if s.cycleNominated == nil {
+				s.cycleNominated = map[string][]*framework.PodInfo{}
+			}
+			s.cycleNominated[node] = append(s.cycleNominated[node], framework.NewPodInfo(p))
+		}
+	}
+}
+
+// filterNode runs the filters as kube's RunFilterPluginsWithNominatedPods
+// does: when the node has nominated pods that count, first with them
+// added (on a copy of the node and of the cycle state), then, if that
+// passes, once more without them, because filters such as inter-pod
+// affinity may need the nominated pods to be absent as much as present.
+func (s *Scheduler) filterNode(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
+	nominated := s.cycleNominated[ni.Node().Name]
+	if len(nominated) == 0 {
+		return s.runFilters(ctx, state, pod, ni)
+	}
+	withState, withNode := state.Clone(), ni.Clone()
+	for _, pi := range nominated {
+		withNode.AddPodInfo(pi)
+		if err := s.addPodToState(withState, pod, pi, withNode); err != nil {
+			return framework.AsStatus(err)
+		}
+	}
+	if st := s.runFilters(ctx, withState, pod, withNode); !st.IsSuccess() {
+		return st
+	}
+	return s.runFilters(ctx, state, pod, ni)
+}
+
+// tryNominatedNode schedules the pod on its nominated node when that node
+// passes the filters (kube's evaluateNominatedNode): no other node is
+// looked at and nothing is scored.
+func (s *Scheduler) tryNominatedNode(ctx context.Context, a *Attempt, pod *v1.Pod) bool {
+	name := pod.Status.NominatedNodeName
+	if name == "" {
+		return false
+	}
+	ni := s.c.Node(name)
+	if ni == nil {
+		return false
+	}
+	if st := s.filterNode(ctx, a.State, pod, ni); !st.IsSuccess() {
+		return false
+	}
+	a.Node, a.Chosen, a.OnNominatedNode = name, &NodeResult{Node: name}, true
+	a.FeasibleNodes, a.EvaluatedNodes = 1, 1
+	if s.opts.KeepNodeStatuses {
+		a.Nodes = append(a.Nodes, *a.Chosen)
+	}
+	return true
+}
+
+// addPodToState tells the PreFilter plugins with extensions that pi now
+// runs on node (kube's RunPreFilterExtensionAddPod).
+func (s *Scheduler) addPodToState(state *framework.CycleState, pod *v1.Pod, pi *framework.PodInfo, node *framework.NodeInfo) error {
+	for _, p := range s.profile.PreFilter {
+		ext, ok := p.(framework.PreFilterExtensions)
+		if !ok || state.SkipFilterPlugins[p.Name()] {
+			continue
+		}
+		if st := ext.AddPod(state, pod, pi, node); !st.IsSuccess() {
+			return fmt.Errorf("running AddPod on PreFilter plugin %q: %s", p.Name(), st.Message())
+		}
+	}
+	return nil
+}
+
+// removePodFromState tells the PreFilter plugins with extensions that pi
+// no longer runs on node (kube's RunPreFilterExtensionRemovePod).
+func (s *Scheduler) removePodFromState(state *framework.CycleState, pod *v1.Pod, pi *framework.PodInfo, node *framework.NodeInfo) error {
+	for _, p := range s.profile.PreFilter {
+		ext, ok := p.(framework.PreFilterExtensions)
+		if !ok || state.SkipFilterPlugins[p.Name()] {
+			continue
+		}
+		if st := ext.RemovePod(state, pod, pi, node); !st.IsSuccess() {
+			return fmt.Errorf("running RemovePod on PreFilter plugin %q: %s", p.Name(), st.Message())
+		}
+	}
+	return nil
+}
+
+// unschedulablePlugins lists the plugins that rejected some node in the
+// cycle, with the PreFilter plugins that narrowed the nodes, sorted.
+func unschedulablePlugins(f *filterResult, narrowing []string) []string {
+	set := map[string]bool{}
+	for _, p := range narrowing {
+		set[p] = true
+	}
+	for i, st := range f.rejected {
+		if f.rejectedNodes[i] > 0 && st.Plugin() != "" {
+			set[st.Plugin()] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}

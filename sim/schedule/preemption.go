@@ -1,0 +1,413 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/schedule/queue"
+)
+
+// The DefaultPreemption PostFilter of kube-scheduler v1.37.2
+// (framework/plugins/defaultpreemption and framework/preemption): when a
+// pod fits nowhere, find nodes where deleting lower-priority pods would let
+// it pass every filter, pick one, delete the fewest and least important
+// pods there and nominate the pod to the node.
+//
+// What the dry run frees: removing a victim gives back its CPU, memory,
+// pods and ports (NodeInfo.RemovePod) and changes what topology spread and
+// inter-pod affinity count (their PreFilter extensions). It does NOT free
+// the victim's devices: DynamicResources has no PreFilter extensions in
+// v1.37.2 and its allocator keeps the allocated devices it saw in PreFilter,
+// so a node where the pod needs the victims' devices fails the dry run
+// ("cannot allocate all claims"), and a node DynamicResources rejected is
+// UnschedulableAndUnresolvable and never a candidate.
+
+// PreemptionPlugin is DefaultPreemption's name in kube's profile.
+const PreemptionPlugin = "DefaultPreemption"
+
+// kube's DefaultPreemptionArgs defaults.
+const (
+	minCandidateNodesPercentage = 10
+	minCandidateNodesAbsolute   = 100
+)
+
+// kube's words.
+const (
+	preemptionPrefix          = "preemption: "
+	msgPolicyNever            = "not eligible due to preemptionPolicy=Never."
+	msgNoVictims              = "No preemption victims found for incoming pod"
+	msgNotHelpful             = "Preemption is not helpful for scheduling"
+	msgFoundPlacement         = "found a potential placement for pod on node %v, preempting %d victims"
+	victimConditionMessageFmt = "%s: preempting to accommodate a higher priority pod"
+)
+
+// Preemption is what DefaultPreemption decided for a pod that fit nowhere.
+type Preemption struct {
+	// Node is the node the pod is nominated to; empty when preemption did
+	// not help (or the pod may not preempt).
+	Node string
+	// Victims are the pods to delete on Node, most important first.
+	Victims []*v1.Pod
+	// PDBViolators are the victims whose deletion a PodDisruptionBudget
+	// did not allow.
+	PDBViolators []*v1.Pod
+	// Candidates are the nodes where the dry run found victims, in the
+	// order it visited them.
+	Candidates []PreemptionCandidate
+	// Rejected are the nodes where it did not, with the reason.
+	Rejected []NodeResult
+	// Message is kube's PostFilter message ("preemption: ..."), which
+	// follows the pod's FitError message.
+	Message string
+	// Nomination is what happens to the pod's nominated node: nil keeps
+	// it, otherwise it is set to Node (cleared when Node is empty).
+	Nomination *queue.Nomination
+}
+
+// PreemptionCandidate is one node where deleting victims would let the
+// pod fit.
+type PreemptionCandidate struct {
+	Node         string
+	Victims      []*v1.Pod
+	PDBViolators []*v1.Pod
+	// LostOn names the rule that ruled the node out when another was
+	// chosen: "pdb-violations", "highest-priority", "sum-of-priorities",
+	// "number-of-victims", "start-time" or "random" (kube's last
+	// tie-break is the order of a map).
+	LostOn string
+}
+
+// victim is a pod the dry run may delete.
+type victim struct {
+	pi       *framework.PodInfo
+	priority int32
+	// start orders victims of equal priority: the pod's start time, or,
+	// for a pod that has none, "now" in the order of the node's pod list
+	// (kube reads time.Now() for each such pod as it lists them).
+	started bool
+	start   time.Time
+	index   int
+}
+
+// moreImportant is kube's MoreImportantVictim for single pods: higher
+// priority, then the one that started first.
+func moreImportant(a, b *victim) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	if a.started != b.started {
+		return a.started
+	}
+	if a.started && !a.start.Equal(b.start) {
+		return a.start.Before(b.start)
+	}
+	return a.index < b.index
+}
+
+// Preempt runs DefaultPreemption's PostFilter for a pod whose attempt a
+// found no node. It decides; it deletes nothing.
+func (s *Scheduler) Preempt(ctx context.Context, pod *v1.Pod, a *Attempt) (*Preemption, error) {
+	p := &Preemption{}
+	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
+		p.Message = preemptionPrefix + msgPolicyNever
+		return p, nil
+	}
+	// kube also holds back a pod whose nominated node still has a victim
+	// terminating; a replay deletes victims at once, so none is.
+	nodes := s.c.Nodes
+	potential := a.Potential
+	if len(potential) > 0 && a.State != nil {
+		if err := s.dryRun(ctx, pod, a.State, potential, p); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.Candidates) == 0 {
+		p.Nomination = &queue.Nomination{Override: true}
+		rejections := map[[2]string]int{}
+		for _, r := range p.Rejected {
+			for _, reason := range r.Status.Reasons() {
+				rejections[[2]string{r.Status.Plugin(), reason}]++
+			}
+		}
+		if absent := len(nodes) - len(p.Rejected); absent > 0 {
+			rejections[[2]string{PreemptionPlugin, msgNotHelpful}] += absent
+		}
+		p.Message = preemptionPrefix + fitMessage(len(nodes), sortedRejections(rejections))
+		return p, nil
+	}
+	best := s.pickOneNodeForPreemption(p.Candidates)
+	c := p.Candidates[best]
+	p.Node, p.Victims, p.PDBViolators = c.Node, c.Victims, c.PDBViolators
+	p.Nomination = &queue.Nomination{Override: true, Node: c.Node}
+	p.Message = preemptionPrefix + fmt.Sprintf(msgFoundPlacement, c.Node, len(c.Victims))
+	return p, nil
+}
+
+// dryRun visits the potential nodes from a random offset, as kube does,
+// until it has enough candidates (at least one without PDB violations),
+// and records each node's outcome in p. kube visits the nodes with 16
+// workers; drasim's outcome is the one a sequential visit gives.
+func (s *Scheduler) dryRun(ctx context.Context, pod *v1.Pod, state *framework.CycleState, potential []*framework.NodeInfo, p *Preemption) error {
+	n := len(potential)
+	want := min(max(n*minCandidateNodesPercentage/100, minCandidateNodesAbsolute), n)
+	offset := s.preemptionRand().IntN(n)
+	var nonViolating, violating []PreemptionCandidate
+	for i := 0; i < n; i++ {
+		if len(nonViolating) > 0 && len(nonViolating)+len(violating) >= want {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ni := potential[(offset+i)%n]
+		victims, violators, st, err := s.selectVictimsOnNode(ctx, state.Clone(), pod, ni)
+		if err != nil {
+			return fmt.Errorf("preemption dry run on node %s: %w", ni.Node().Name, err)
+		}
+		if st.IsSuccess() {
+			if len(victims) == 0 {
+				return fmt.Errorf("preemption dry run: expected at least one victim pod on node %q", ni.Node().Name)
+			}
+			c := PreemptionCandidate{Node: ni.Node().Name, Victims: victims, PDBViolators: violators}
+			if len(violators) == 0 {
+				nonViolating = append(nonViolating, c)
+			} else {
+				violating = append(violating, c)
+			}
+			continue
+		}
+		if st.Code() == framework.Error {
+			return fmt.Errorf("preemption dry run on node %s: %w", ni.Node().Name, st.Err())
+		}
+		if st.Plugin() == "" {
+			st.WithPlugin(PreemptionPlugin)
+		}
+		p.Rejected = append(p.Rejected, NodeResult{Node: ni.Node().Name, Status: st})
+	}
+	p.Candidates = append(nonViolating, violating...)
+	return nil
+}
+
+// preemptionRand is the source of kube's random choices in preemption
+// (the dry run's offset, the last tie between candidates), seeded by the
+// run's seed apart from the host tie-break's source.
+func (s *Scheduler) preemptionRand() *rand.Rand {
+	if s.preemptRng == nil {
+		s.preemptRng = rand.New(rand.NewPCG(uint64(s.opts.Seed), 0x707265656d7074))
+	}
+	return s.preemptRng
+}
+
+// selectVictimsOnNode is kube's SelectVictimsOnNode: remove every
+// lower-priority pod, check that the pod then fits, and give back
+// ("reprieve") as many of them as possible, most important first, those
+// whose deletion would violate a PodDisruptionBudget before the others.
+// nodeInfo is not changed; the dry run works on a copy.
+func (s *Scheduler) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (victimPods, violators []*v1.Pod, _ *framework.Status, _ error) {
+	prio := corev1helpers.PodPriority(pod)
+	ni := nodeInfo.Clone()
+	var potential []*victim
+	for i, pi := range nodeInfo.Pods {
+		vp := corev1helpers.PodPriority(pi.Pod)
+		if vp >= prio {
+			continue
+		}
+		v := &victim{pi: pi, priority: vp, index: i}
+		if st := pi.Pod.Status.StartTime; st != nil {
+			v.started, v.start = true, st.Time
+		}
+		potential = append(potential, v)
+	}
+	if len(potential) == 0 {
+		return nil, nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims), nil
+	}
+	remove := func(v *victim) error {
+		if err := ni.RemovePod(v.pi.Pod); err != nil {
+			return err
+		}
+		return s.removePodFromState(state, pod, v.pi, ni)
+	}
+	for _, v := range potential {
+		if err := remove(v); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if st := s.filterNode(ctx, state, pod, ni); !st.IsSuccess() {
+		return nil, nil, st, nil
+	}
+	sort.SliceStable(potential, func(i, j int) bool { return moreImportant(potential[i], potential[j]) })
+	violating, nonViolating := filterVictimsWithPDBViolation(potential, s.c.PDBs)
+	var victims []*victim
+	reprieve := func(v *victim) (bool, error) {
+		ni.AddPodInfo(v.pi)
+		if err := s.addPodToState(state, pod, v.pi, ni); err != nil {
+			return false, err
+		}
+		if st := s.filterNode(ctx, state, pod, ni); st.IsSuccess() {
+			return true, nil
+		}
+		if err := remove(v); err != nil {
+			return false, err
+		}
+		victims = append(victims, v)
+		return false, nil
+	}
+	for _, v := range violating {
+		fits, err := reprieve(v)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !fits {
+			violators = append(violators, v.pi.Pod)
+		}
+	}
+	for _, v := range nonViolating {
+		if _, err := reprieve(v); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if len(violating) > 0 && len(nonViolating) > 0 {
+		sort.SliceStable(victims, func(i, j int) bool { return moreImportant(victims[i], victims[j]) })
+	}
+	victimPods = make([]*v1.Pod, len(victims))
+	for i, v := range victims {
+		victimPods[i] = v.pi.Pod
+	}
+	return victimPods, violators, nil, nil
+}
+
+// filterVictimsWithPDBViolation splits the victims, in order, into those
+// whose deletion would exceed a PodDisruptionBudget's disruptionsAllowed
+// (counting down as it goes) and the others.
+func filterVictimsWithPDBViolation(victims []*victim, pdbs []*policyv1.PodDisruptionBudget) (violating, nonViolating []*victim) {
+	allowed := make([]int32, len(pdbs))
+	for i, pdb := range pdbs {
+		allowed[i] = pdb.Status.DisruptionsAllowed
+	}
+	for _, v := range victims {
+		if podViolatesPDB(v.pi.Pod, pdbs, allowed) {
+			violating = append(violating, v)
+		} else {
+			nonViolating = append(nonViolating, v)
+		}
+	}
+	return violating, nonViolating
+}
+
+func podViolatesPDB(pod *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, allowed []int32) bool {
+	if len(pod.Labels) == 0 {
+		return false
+	}
+	for i, pdb := range pdbs {
+		if !pdbSelects(pdb, pod) {
+			continue
+		}
+		if _, disrupted := pdb.Status.DisruptedPods[pod.Name]; disrupted {
+			continue
+		}
+		allowed[i]--
+		if allowed[i] < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pdbSelects reports whether the budget covers the pod: same namespace, a
+// non-empty selector that matches.
+func pdbSelects(pdb *policyv1.PodDisruptionBudget, pod *v1.Pod) bool {
+	if pdb.Namespace != pod.Namespace {
+		return false
+	}
+	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	if err != nil || sel.Empty() {
+		return false
+	}
+	return sel.Matches(labels.Set(pod.Labels))
+}
+
+// pickOneNodeForPreemption is kube's choice among candidates: fewest PDB
+// violations, then the lowest highest-victim priority, the lowest sum of
+// priorities, the fewest victims, the latest start of the most important
+// victims; what is still tied is kube's map order, drawn here from the
+// seeded source. It records in each losing candidate why it lost.
+func (s *Scheduler) pickOneNodeForPreemption(cands []PreemptionCandidate) int {
+	if len(cands) == 1 {
+		return 0
+	}
+	now := time.Unix(math.MaxInt32, 0) // later than any start time in a dump
+	startOf := func(p *v1.Pod) time.Time {
+		if p.Status.StartTime != nil {
+			return p.Status.StartTime.Time
+		}
+		return now
+	}
+	rules := []struct {
+		name  string
+		score func(c *PreemptionCandidate) int64
+	}{
+		{"pdb-violations", func(c *PreemptionCandidate) int64 { return -int64(len(c.PDBViolators)) }},
+		{"highest-priority", func(c *PreemptionCandidate) int64 { return -int64(corev1helpers.PodPriority(c.Victims[0])) }},
+		{"sum-of-priorities", func(c *PreemptionCandidate) int64 {
+			var sum int64
+			for _, p := range c.Victims {
+				sum += int64(corev1helpers.PodPriority(p)) + int64(math.MaxInt32+1)
+			}
+			return -sum
+		}},
+		{"number-of-victims", func(c *PreemptionCandidate) int64 { return -int64(len(c.Victims)) }},
+		{"start-time", func(c *PreemptionCandidate) int64 {
+			// The earliest start among the victims of the highest priority.
+			earliest, maxPrio := startOf(c.Victims[0]), corev1helpers.PodPriority(c.Victims[0])
+			for _, p := range c.Victims {
+				switch prio := corev1helpers.PodPriority(p); {
+				case prio == maxPrio && startOf(p).Before(earliest):
+					earliest = startOf(p)
+				case prio > maxPrio:
+					maxPrio, earliest = prio, startOf(p)
+				}
+			}
+			return earliest.UnixNano()
+		}},
+	}
+	alive := make([]int, len(cands))
+	for i := range alive {
+		alive[i] = i
+	}
+	for _, rule := range rules {
+		best := int64(math.MinInt64)
+		for _, i := range alive {
+			best = max(best, rule.score(&cands[i]))
+		}
+		var kept []int
+		for _, i := range alive {
+			if rule.score(&cands[i]) == best {
+				kept = append(kept, i)
+			} else {
+				cands[i].LostOn = rule.name
+			}
+		}
+		alive = kept
+		if len(alive) == 1 {
+			return alive[0]
+		}
+	}
+	chosen := alive[s.preemptionRand().IntN(len(alive))]
+	for _, i := range alive {
+		if i != chosen {
+			cands[i].LostOn = "random"
+		}
+	}
+	return chosen
+}

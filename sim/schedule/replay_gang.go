@@ -1,0 +1,526 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
+	"github.com/drasim/drasim/sim/schedule/queue"
+)
+
+// errPodGroupUnschedulable is the error kube wraps a gang's failure in; a
+// status that carries it starts its message with these words.
+const errPodGroupUnschedulable = "pod group is unschedulable"
+
+// groupView shows the cluster's pod groups to the queue (which pods form
+// a gang) and to GangScheduling (how many of a gang's pods exist).
+type groupView struct{ r *Replayer }
+
+func (g groupView) GroupOf(pod *v1.Pod) (*queue.Group, bool) {
+	pg, name := g.r.c.PodGroupOf(pod)
+	if name == "" {
+		return nil, false
+	}
+	if pg == nil {
+		return nil, true
+	}
+	return &queue.Group{Namespace: pg.Namespace, Name: pg.Name, Priority: cluster.PodGroupPriority(pg)}, true
+}
+
+func (g groupView) PodGroup(namespace, name string) *schedulingv1beta1.PodGroup {
+	return g.r.c.PodGroup(namespace, name)
+}
+
+// AllPodsCount counts the pods of the group that are bound or have
+// arrived in the queue: those kube-scheduler's cache knows.
+func (g groupView) AllPodsCount(namespace, name string) int {
+	n := 0
+	for _, p := range g.r.c.GroupMembers(namespace, name) {
+		if p.Spec.NodeName != "" || g.r.arrived[p] {
+			n++
+		}
+	}
+	return n
+}
+
+// groupStatus is the status of a pod group cycle as kube builds it: a
+// code, the reasons, and whether it wraps errPodGroupUnschedulable.
+type groupStatus struct {
+	code    framework.Code
+	reasons []string
+	wrapped bool
+}
+
+func (gs groupStatus) message() string {
+	parts := gs.reasons
+	if gs.wrapped {
+		parts = append([]string{errPodGroupUnschedulable}, parts...)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// groupTry is one pod's attempt in a pod group cycle.
+type groupTry struct {
+	a            *Attempt
+	placed       bool
+	nominated    string
+	claimsBefore map[string]*resourceapi.ResourceClaim
+}
+
+// scheduleGroup runs the pod group cycle of a gang (kube's
+// scheduleOnePodGroup with the default algorithm): each pod, in the
+// gang's order, is filtered and scored on the cluster as the pods before
+// it left it, and assumed on its node; after each, GangScheduling checks
+// that minCount can still be met. When the gang is placed, every pod
+// binds; when not, every pod is taken back, PodGroupPostFilter runs once
+// for the gang (no pod runs PostFilter on its own), and the pods wait
+// together for the gang's next attempt.
+func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.Time) error {
+	g := e.Group
+	pods := make([]*v1.Pod, len(e.Pods))
+	for i, pi := range e.Pods {
+		pods[i] = pi.Pod
+	}
+	pg := r.c.PodGroup(g.Namespace, g.Name)
+	if pg == nil {
+		return fmt.Errorf("internal error: pod group %s/%s is queued but not in the cluster", g.Namespace, g.Name)
+	}
+	if err := r.validateGroup(pg, pods); err != nil {
+		for _, pod := range pods {
+			r.groupPodFailed(pod, result.ReasonSchedulerError, err.Error(), nil)
+		}
+		r.setGroupCondition(pg, result.PodGroupError, err.Error())
+		r.q.GroupAttempted(e, t, pods, queue.Result{Error: true}, queue.GroupError)
+		return nil
+	}
+
+	if r.BeforeGroupAttempt != nil {
+		r.BeforeGroupAttempt(pods)
+	}
+	minCount := cluster.MinCount(pg)
+	scheduled := r.c.ScheduledMembers(g.Namespace, g.Name)
+	remaining := len(pods)
+	feasible := func() groupStatus {
+		if r.gang == nil {
+			return groupStatus{}
+		}
+		st := gangscheduling.PlacementFeasible(minCount, scheduled, remaining)
+		return groupStatus{code: st.Code(), reasons: st.Reasons()}
+	}
+	st := feasible()
+	var tries []*groupTry
+	var pluginErr *SchedulingError
+	anyScheduled := false
+	if st.code == framework.Unschedulable {
+		st.wrapped = true
+	} else {
+		for _, pod := range pods {
+			if r.BeforeAttempt != nil {
+				r.BeforeAttempt(pod)
+			}
+			try := &groupTry{nominated: pod.Status.NominatedNodeName, claimsBefore: r.claimStatuses(pod)}
+			a := r.s.Evaluate(ctx, pod)
+			if a.Err != nil {
+				return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+			}
+			if r.Follow != nil && a.Node != "" && a.Error == nil {
+				r.follow(pod, a)
+			}
+			if a.Node != "" && a.Error == nil {
+				if err := r.s.Assume(ctx, pod, a); err != nil {
+					a.fail(err)
+					if a.Err != nil {
+						return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+					}
+				} else {
+					try.placed = true
+					r.q.DeleteNominated(pod)
+				}
+			}
+			try.a = a
+			tries = append(tries, try)
+			if r.OnAttempt != nil {
+				r.OnAttempt(pod, a)
+			}
+			if a.Error != nil {
+				pluginErr = a.Error
+				break
+			}
+			remaining--
+			if try.placed {
+				scheduled++
+			}
+			if st = feasible(); st.code == framework.Unschedulable {
+				break
+			}
+			anyScheduled = anyScheduled || try.placed
+		}
+		if st.code == framework.Wait {
+			st = groupStatus{code: framework.Unschedulable, reasons: st.reasons, wrapped: true}
+		}
+	}
+	success := pluginErr == nil && st.code == framework.Success
+	if success && !anyScheduled {
+		success, st = false, groupStatus{code: framework.Unschedulable, wrapped: true}
+	}
+	if !success {
+		for i := len(tries) - 1; i >= 0; i-- {
+			if tries[i].placed {
+				r.s.Forget(ctx, pods[i], tries[i].a, tries[i].nominated)
+				if tries[i].nominated != "" {
+					r.q.AddNominated(pods[i], &queue.Nomination{Override: true, Node: tries[i].nominated})
+				}
+				tries[i].placed = false
+			}
+		}
+	}
+
+	// The pods the cycle did not reach get the gang's status as it stood
+	// at the end of the algorithm; PodGroupPostFilter's verdict is then
+	// appended to the gang's own status, which the pods placed in vain
+	// report.
+	unreached := st.message()
+	var deallocate []*resourceapi.ResourceClaim
+	if !success && pluginErr == nil {
+		var pf string
+		pf, deallocate = r.podGroupPostFilter(pg, pods, tries)
+		st.reasons = append(st.reasons, pf)
+	}
+
+	res := queue.Result{UnschedulablePlugins: map[string]sets.Set[string]{}}
+	var back []*v1.Pod
+	for i, pod := range pods {
+		switch {
+		case pluginErr != nil:
+			msg := "failed to schedule other pod from a pod group: " + pluginErr.Error()
+			if i < len(tries) && tries[i].a.Error != nil {
+				msg = tries[i].a.Error.Error()
+			}
+			r.groupPodFailed(pod, result.ReasonSchedulerError, msg, tryAt(tries, i))
+		case i >= len(tries):
+			r.groupPodFailed(pod, "", unreached, nil)
+		case tries[i].a.Node != "" && tries[i].a.Error == nil:
+			if success {
+				out := r.groupPodOutcome(pod, tries[i].a)
+				r.scheduled(pod, tries[i].a, out, e.Pods[i].Attempts, tries[i].claimsBefore, t)
+				continue
+			}
+			r.groupPodFailed(pod, "", errPodGroupUnschedulable+", "+st.message(), tries[i])
+		default:
+			r.groupPodFailed(pod, "", tries[i].a.Message, tries[i])
+			res.UnschedulablePlugins[pod.Namespace+"/"+pod.Name] = sets.New(tries[i].a.UnschedulablePlugins...)
+		}
+		back = append(back, pod)
+	}
+	outcome := queue.GroupScheduled
+	switch {
+	case pluginErr != nil:
+		outcome = queue.GroupError
+		res.Error = true
+		r.setGroupCondition(pg, result.PodGroupError, "failed to schedule other pod from a pod group: "+pluginErr.Error())
+	case !success:
+		outcome = queue.GroupUnschedulable
+		r.setGroupCondition(pg, result.PodGroupUnschedulable, st.message())
+	default:
+		r.setGroupCondition(pg, result.PodGroupScheduled, "")
+	}
+	r.setGroupBlocker(pg, pods, tries)
+	r.q.GroupAttempted(e, t, back, res, outcome)
+	for _, claim := range deallocate {
+		old := r.dra.State().Deallocate(claim)
+		r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, old, claim, nil)
+	}
+	return nil
+}
+
+// groupPodOutcome is the result entry of a gang's pod after an attempt.
+func (r *Replayer) groupPodOutcome(pod *v1.Pod, a *Attempt) *result.Pod {
+	out := &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod)}
+	if a != nil {
+		out.FeasibleNodes, out.EvaluatedNodes = a.FeasibleNodes, a.EvaluatedNodes
+	}
+	r.outcomes[pod] = out
+	return out
+}
+
+func tryAt(tries []*groupTry, i int) *groupTry {
+	if i < len(tries) {
+		return tries[i]
+	}
+	return nil
+}
+
+// groupPodFailed records a gang's pod that stays pending with kube's
+// message; try, when the cycle reached the pod, is its attempt.
+func (r *Replayer) groupPodFailed(pod *v1.Pod, reason, msg string, try *groupTry) {
+	var a *Attempt
+	if try != nil {
+		a = try.a
+	}
+	out := r.groupPodOutcome(pod, a)
+	out.Phase, out.Reason, out.Message = result.PhaseUnschedulable, reason, msg
+	if a == nil || a.Node != "" {
+		return
+	}
+	if a.Error != nil {
+		out.Reasons = []result.Reason{{Plugin: a.Error.Plugin, Reason: result.ReasonSchedulerError}}
+		return
+	}
+	out.DeviceReasons = diagnose(context.Background(), r.c, r.dra, a)
+	for _, rj := range a.Rejections {
+		out.Reasons = append(out.Reasons, result.Reason{Plugin: rj.Plugin, Reason: rj.Reason, Nodes: rj.Nodes})
+	}
+}
+
+// setGroupCondition records the pod group's PodGroupInitiallyScheduled
+// condition; once the gang was placed, a later failure (of pods added
+// after it) does not take that back, as in kube.
+func (r *Replayer) setGroupCondition(pg *schedulingv1beta1.PodGroup, phase, msg string) {
+	key := pg.Namespace + "/" + pg.Name
+	if prev := r.groupPhases[key]; prev != nil && prev.Phase == result.PodGroupScheduled && phase != result.PodGroupScheduled {
+		return
+	}
+	r.groupPhases[key] = &result.PodGroup{Phase: phase, Message: msg}
+	setPodGroupCondition(pg, phase, msg)
+}
+
+// setGroupBlocker names the member that fit nowhere in the last attempt.
+func (r *Replayer) setGroupBlocker(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod, tries []*groupTry) {
+	ph := r.groupPhases[pg.Namespace+"/"+pg.Name]
+	if ph == nil || ph.Phase == result.PodGroupScheduled {
+		return
+	}
+	ph.Blocker = ""
+	for i, try := range tries {
+		if try.a.Node == "" || try.a.Error != nil {
+			ph.Blocker = pods[i].Namespace + "/" + pods[i].Name
+			return
+		}
+	}
+}
+
+// validateGroup is kube's validatePodGroup with PodGroupPreemptionPolicy
+// off: every pod of the gang, pending or placed, has the gang's priority,
+// and they all have the same preemption policy.
+func (r *Replayer) validateGroup(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod) error {
+	prio := cluster.PodGroupPriority(pg)
+	var policy v1.PreemptionPolicy
+	check := func(pod *v1.Pod) error {
+		if p := corev1helpers.PodPriority(pod); p != prio {
+			return fmt.Errorf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", p, prio)
+		}
+		pp := v1.PreemptLowerPriority
+		if pod.Spec.PreemptionPolicy != nil {
+			pp = *pod.Spec.PreemptionPolicy
+		}
+		if policy == "" {
+			policy = pp
+		} else if pp != policy {
+			return fmt.Errorf("all pods in a single pod group should have the same preemption policy, got %v and %v", pp, policy)
+		}
+		return nil
+	}
+	for _, pod := range pods {
+		if err := check(pod); err != nil {
+			return err
+		}
+	}
+	for _, pod := range r.c.GroupMembers(pg.Namespace, pg.Name) {
+		if pod.Spec.NodeName == "" {
+			continue
+		}
+		if err := check(pod); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// podGroupPostFilter runs the PodGroupPostFilter plugins for a gang that
+// did not fit (kube's RunPodGroupPostFilterPlugins): DynamicResources
+// frees the allocated claims of the gang's pods that no node could use,
+// as its PostFilter does for one pod, then DefaultPreemption looks for
+// victims for the whole gang. It returns the verdict's message and the
+// claims to deallocate.
+func (r *Replayer) podGroupPostFilter(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod, tries []*groupTry) (string, []*resourceapi.ResourceClaim) {
+	var reasons []string
+	var deallocate []*resourceapi.ResourceClaim
+	if r.dra != nil && r.s.profile.hasPlugin(dra.Name) {
+		for i, try := range tries {
+			if try.a.State == nil {
+				continue
+			}
+			if claim := r.dra.PostFilter(try.a.State, pods[i]); claim != nil {
+				deallocate = append(deallocate, claim)
+			}
+		}
+		reasons = append(reasons, dra.ReasonGroupDeallocated)
+	}
+	if r.s.profile.Preemption {
+		msg, unresolvable := r.groupPreemption(pg, pods)
+		if unresolvable {
+			return msg, deallocate
+		}
+		reasons = append(reasons, msg)
+	}
+	return strings.Join(reasons, ", "), deallocate
+}
+
+// groupPreemption is DefaultPreemption's PodGroupPostFilter: whether the
+// gang may preempt, and whom. unresolvable is set when its status is
+// UnschedulableAndUnresolvable, which silences the plugins before it.
+func (r *Replayer) groupPreemption(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod) (msg string, unresolvable bool) {
+	const prefix = "pod group preemption: "
+	for _, pod := range pods {
+		if p := pod.Spec.PreemptionPolicy; p != nil && *p == v1.PreemptNever {
+			return prefix + "not eligible due to preemptionPolicy=Never.", false
+		}
+	}
+	prio := cluster.PodGroupPriority(pg)
+	for _, ni := range r.c.Nodes {
+		for _, pi := range ni.Pods {
+			if r.victimPriority(pi.Pod) < prio {
+				r.c.Warnings = appendOnce(r.c.Warnings, "a pod group that does not fit could preempt lower-priority pods: drasim does not model the preemption of pod groups yet, the gang stays pending")
+				return prefix + "drasim does not model the preemption of pod groups", false
+			}
+		}
+	}
+	return prefix + "No preemption victims found for incoming preemptor", true
+}
+
+// victimPriority is a running pod's priority as preemption weighs it: its
+// pod group's, when it has one (kube's GetPodPriority).
+func (r *Replayer) victimPriority(pod *v1.Pod) int32 {
+	if pg, _ := r.c.PodGroupOf(pod); pg != nil {
+		return cluster.PodGroupPriority(pg)
+	}
+	return corev1helpers.PodPriority(pod)
+}
+
+// setPodGroupCondition sets the PodGroupInitiallyScheduled condition the
+// scheduler writes to a pod group after each attempt.
+func setPodGroupCondition(pg *schedulingv1beta1.PodGroup, phase, msg string) {
+	cond := metav1.Condition{Type: schedulingv1beta1.PodGroupInitiallyScheduled, Status: metav1.ConditionFalse, Reason: phase, Message: msg, ObservedGeneration: pg.Generation}
+	if phase == result.PodGroupScheduled {
+		cond.Status = metav1.ConditionTrue
+	}
+	for i := range pg.Status.Conditions {
+		if pg.Status.Conditions[i].Type == cond.Type {
+			pg.Status.Conditions[i] = cond
+			return
+		}
+	}
+	pg.Status.Conditions = append(pg.Status.Conditions, cond)
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// gangResults gives the gangs' pods that were never tried (GangScheduling
+// kept them out of the activeQ, or their PodGroup does not exist) an
+// outcome: pending, with PreEnqueue's word for why.
+func (r *Replayer) gangResults() {
+	if !r.c.GangsEnabled() {
+		return
+	}
+	for _, pod := range r.c.Queue {
+		if r.outcomes[pod] != nil || pod.Spec.NodeName != "" {
+			continue
+		}
+		pg, name := r.c.PodGroupOf(pod)
+		if name == "" {
+			continue
+		}
+		msg := fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
+		if pg != nil {
+			msg = gangscheduling.WaitingMessage
+		}
+		r.outcomes[pod] = &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), Phase: result.PhaseGated, Message: msg}
+	}
+}
+
+// addPodGroups lists the pod groups in the result, and each pod's group.
+// With the gate off they are listed as the snapshot has them (phase
+// GateOff), to show which gangs were placed only in part.
+func (r *Replayer) addPodGroups(res *result.Result) {
+	gangs := r.c.GangsEnabled()
+	groups := r.c.PodGroups
+	if !gangs {
+		groups = r.c.Snapshot.PodGroups
+	}
+	index := map[string]*result.PodGroup{}
+	for _, pg := range groups {
+		key := pg.Namespace + "/" + pg.Name
+		out := result.PodGroup{Namespace: pg.Namespace, Name: pg.Name, MinCount: cluster.MinCount(pg), Priority: cluster.PodGroupPriority(pg), Phase: result.PodGroupWaiting}
+		if !gangs {
+			out.Phase = result.PodGroupGateOff
+		}
+		if ph := r.groupPhases[key]; ph != nil {
+			out.Phase, out.Message, out.Blocker = ph.Phase, ph.Message, ph.Blocker
+		}
+		res.PodGroups = append(res.PodGroups, out)
+	}
+	for i := range res.PodGroups {
+		index[res.PodGroups[i].Namespace+"/"+res.PodGroups[i].Name] = &res.PodGroups[i]
+	}
+	groupOf := map[string]string{}
+	if gangs {
+		for _, list := range [][]*v1.Pod{r.c.Pods, r.deleted} {
+			for _, pod := range list {
+				if name := cluster.PodGroupName(pod); name != "" {
+					groupOf[pod.Namespace+"/"+pod.Name] = name
+				}
+			}
+		}
+	} else {
+		// The cluster's pods lost the field, as the API server drops it;
+		// the snapshot's still have it.
+		for _, pod := range r.c.Snapshot.Pods {
+			if name := cluster.PodGroupName(pod); name != "" {
+				groupOf[pod.Namespace+"/"+pod.Name] = name
+			}
+		}
+	}
+	for i := range res.Pods {
+		p := &res.Pods[i]
+		name := groupOf[p.Namespace+"/"+p.Name]
+		if name == "" {
+			continue
+		}
+		if gangs {
+			p.PodGroup = name
+		}
+		g := index[p.Namespace+"/"+name]
+		if g == nil || p.Phase == result.PhasePreempted {
+			continue
+		}
+		g.Pods++
+		if p.Node != "" {
+			g.Placed++
+		} else {
+			g.Pending++
+		}
+	}
+	for i := range res.PodGroups {
+		g := &res.PodGroups[i]
+		g.Partial = g.Phase == result.PodGroupGateOff && g.Placed > 0 && g.Placed < g.MinCount
+	}
+}
