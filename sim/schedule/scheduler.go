@@ -314,6 +314,21 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	// every node, a Skip switches the plugin's Filter off for this pod.
 	var narrowed map[string]bool
 	var narrowingPlugins []string
+	// An Unschedulable PreFilter status does not stop the others (kube
+	// runs them all, so that preemption has their state); the first one
+	// is the cycle's verdict unless an UnschedulableAndUnresolvable one
+	// or an empty node set comes first.
+	var rejected *framework.Status
+	reject := func(st *framework.Status, plugins []string) *Attempt {
+		a.PreFilterStatus = st
+		a.Rejections = []Rejection{{Plugin: st.Plugin(), Reason: st.Message(), Nodes: len(nodes)}}
+		a.UnschedulablePlugins = plugins
+		if st.Code() == framework.Unschedulable {
+			a.Potential = nodes // preemption may help anywhere
+		}
+		a.Message = fmt.Sprintf("0/%d nodes are available: %s.", len(nodes), st.Message())
+		return a
+	}
 	for _, p := range s.profile.PreFilter {
 		res, st := p.PreFilter(ctx, state, pod, nodes)
 		switch {
@@ -323,16 +338,13 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 		case st.Code() == framework.Error:
 			a.fail(pluginError(p.Name(), "", fmt.Errorf("running PreFilter plugin %q: %w", p.Name(), statusErr(st))))
 			return a
-		case !st.IsSuccess():
-			st.WithPlugin(p.Name())
-			a.PreFilterStatus = st
-			a.Rejections = []Rejection{{Plugin: p.Name(), Reason: st.Message(), Nodes: len(nodes)}}
-			a.UnschedulablePlugins = []string{p.Name()}
-			if st.Code() == framework.Unschedulable {
-				a.Potential = nodes // preemption may help anywhere
+		case st.Code() == framework.Unschedulable:
+			if rejected == nil {
+				rejected = st.WithPlugin(p.Name())
 			}
-			a.Message = fmt.Sprintf("0/%d nodes are available: %s.", len(nodes), st.Message())
-			return a
+			continue
+		case !st.IsSuccess():
+			return reject(st.WithPlugin(p.Name()), []string{p.Name()})
 		}
 		if !res.AllNodes() {
 			narrowingPlugins = append(narrowingPlugins, p.Name())
@@ -341,7 +353,20 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 			} else {
 				narrowed = intersect(narrowed, res.NodeNames)
 			}
+			if len(narrowed) == 0 {
+				// kube's RunPreFilterPlugins stops here, before the
+				// remaining plugins, with its own wording.
+				names := slices.Sorted(slices.Values(narrowingPlugins))
+				msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", names)
+				if len(names) == 1 {
+					msg = "node(s) didn't satisfy plugin " + names[0]
+				}
+				return reject(framework.NewStatus(framework.UnschedulableAndUnresolvable, msg).WithPlugin(strings.Join(names, ",")), names)
+			}
 		}
+	}
+	if rejected != nil {
+		return reject(rejected, []string{rejected.Plugin()})
 	}
 	candidates := nodes
 	absent := 0
@@ -356,12 +381,15 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 		}
 		absent = len(nodes) - len(candidates)
 		if len(candidates) == 0 {
+			// The names PreFilter kept are not nodes of the cluster: every
+			// node gets the absent nodes' status, counted as kube's
+			// FitError counts it.
 			sort.Strings(narrowingPlugins)
 			msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", narrowingPlugins)
-			a.PreFilterStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, msg)
+			a.PreFilterStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, msg).WithPlugin(strings.Join(narrowingPlugins, ","))
 			a.Rejections = []Rejection{{Plugin: strings.Join(narrowingPlugins, ","), Reason: msg, Nodes: len(nodes)}}
 			a.UnschedulablePlugins = narrowingPlugins
-			a.Message = fmt.Sprintf("0/%d nodes are available: %s.", len(nodes), msg)
+			a.Message = fitMessage(len(nodes), a.Rejections)
 			return a
 		}
 	}
