@@ -8,7 +8,6 @@ import (
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -303,7 +302,7 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 		if tmplNode != nil {
 			g.Template = sanitizeNode(tmplNode, ng)
 			g.Slices = tmplSlices
-			g.daemonPods = append(daemonSetPods(snap.DaemonSets, g.Template), g.daemonPods...)
+			g.daemonPods = append(daemonSetPods(snap, g.Template), g.daemonPods...)
 			if sel != nil && !sel.Matches(labels.Set(g.Template.Labels)) {
 				field := "spec.template.node.metadata.labels"
 				if s.TemplateFrom != "" {
@@ -341,7 +340,7 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 			g.Template = sanitizeNode(ex, ng)
 			g.Slices = nodeSlices(snap, ex.Name)
 			g.oldName = ex.Name
-			g.daemonPods = append(daemonSetPods(snap.DaemonSets, g.Template), staticAndOrphanDaemonPods(snap, ex.Name)...)
+			g.daemonPods = append(daemonSetPods(snap, g.Template), staticAndOrphanDaemonPods(snap, ex.Name)...)
 			g.TemplateFrom = ex.Name
 			if differ := templatesDiffer(g.made, g.planned()); differ != "" {
 				what := "spec.template"
@@ -469,11 +468,13 @@ func sanitizeNode(src *v1.Node, ng *snapshot.NodeGroup) *v1.Node {
 	return n
 }
 
-// daemonSetPods are the pods of every DaemonSet that would run on the
-// node, as the DaemonSet controller would create them.
-func daemonSetPods(dss []*appsv1.DaemonSet, node *v1.Node) []*v1.Pod {
+// daemonSetPods are the pods of every DaemonSet of the snapshot that would
+// run on the node, as the DaemonSet controller would create them and the
+// API server would admit them (priority from their PriorityClass).
+func daemonSetPods(snap *snapshot.Snapshot, node *v1.Node) []*v1.Pod {
+	admit := load.PriorityAdmission(snap)
 	var out []*v1.Pod
-	for _, ds := range dss {
+	for _, ds := range snap.DaemonSets {
 		if !load.DaemonShouldRun(ds, node) {
 			continue
 		}
@@ -488,6 +489,7 @@ func daemonSetPods(dss []*appsv1.DaemonSet, node *v1.Node) []*v1.Pod {
 		pod.Status = v1.PodStatus{Phase: v1.PodPending}
 		load.AddDaemonTolerations(pod)
 		load.DefaultPod(pod)
+		admit(pod)
 		out = append(out, pod)
 	}
 	return out

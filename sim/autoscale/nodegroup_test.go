@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -219,5 +220,31 @@ func TestExampleNode(t *testing.T) {
 				t.Errorf("got %d warning(s) %q, want %d", len(warnings), warnings, tt.wantWarnings)
 			}
 		})
+	}
+}
+
+// TestDaemonPodsArePriorityAdmitted: the pods a DaemonSet would put on a
+// new node get their priority from their PriorityClass, as the Priority
+// admission plugin gives it when the DaemonSet controller creates them
+// (here the built-in system-node-critical).
+func TestDaemonPodsArePriorityAdmitted(t *testing.T) {
+	s := snapshotOf(makeGroup("g").Obj())
+	s.DaemonSets = append(s.DaemonSets, &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "node-agent", Namespace: "kube-system"},
+		Spec: appsv1.DaemonSetSpec{Template: v1.PodTemplateSpec{Spec: v1.PodSpec{
+			PriorityClassName: "system-node-critical",
+			Containers:        []v1.Container{{Name: "agent", Image: "agent"}},
+		}}},
+	})
+	groups, _, err := Resolve(s)
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	_, _, pods := groups[0].newNode("g-template-1")
+	if len(pods) != 1 {
+		t.Fatalf("daemon pods on a new node: want 1, got %d", len(pods))
+	}
+	if got := pods[0].Spec.Priority; got == nil || *got != 2000001000 {
+		t.Errorf("daemon pod priority: want 2000001000 (system-node-critical), got %v", got)
 	}
 }
