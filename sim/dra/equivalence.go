@@ -236,5 +236,10 @@ func (s *State) forgetFact(ref poolRef, fact string) {
 	if !s.equivalence {
 		return
 	}
-	delete(s.poolFacts[ref], fact)
+	if facts := s.poolFacts[ref]; facts != nil {
+		delete(facts, fact)
+		if len(facts) == 0 {
+			delete(s.poolFacts, ref)
+		}
+	}
 }
