@@ -30,6 +30,7 @@ type list struct {
 // in the shape `kubectl get -o yaml` writes, so that drasim can load it
 // again and it can be compared with a real cluster's dump.
 func (c *Cluster) WriteSnapshot(w io.Writer) error {
+	c.compactPods()
 	s := *c.Snapshot
 	s.ResourceClaims = c.DRA.Claims()
 	s.Pods = c.Pods

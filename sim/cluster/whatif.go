@@ -1,0 +1,128 @@
+package cluster
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+)
+
+// Journal records what a what-if run changes on the live cluster, so that
+// Undo takes it back: cluster-autoscaler's snapshot Fork and Revert, for
+// callers that ask many small questions in a row (is this node's removal
+// possible? would this pod fit somewhere?) where copying the whole cluster
+// (Fork) for each would cost more than the questions. Every change made
+// between NewJournal and Undo must go through the journal.
+type Journal struct {
+	c   *Cluster
+	ops []func()
+}
+
+// NewJournal starts recording changes to the cluster.
+func (c *Cluster) NewJournal() *Journal { return &Journal{c: c} }
+
+// claimState is a claim's status as it was before a change.
+type claimState struct {
+	claim      *resourceapi.ResourceClaim
+	status     resourceapi.ResourceClaimStatus
+	finalizers []string
+}
+
+func (j *Journal) saveClaims(pod *v1.Pod) []claimState {
+	var out []claimState
+	seen := map[*resourceapi.ResourceClaim]bool{}
+	add := func(c *resourceapi.ResourceClaim) {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, claimState{claim: c, status: *c.Status.DeepCopy(), finalizers: append([]string(nil), c.Finalizers...)})
+		}
+	}
+	for _, c := range j.c.DRA.ClaimsInUse(pod) {
+		add(c)
+	}
+	return out
+}
+
+// restoreClaims puts the saved claims back, in reverse order.
+func (j *Journal) restoreClaims(saved []claimState) {
+	for i := len(saved) - 1; i >= 0; i-- {
+		s := saved[i]
+		j.c.DRA.Restore(s.claim, *s.status.DeepCopy(), s.finalizers)
+	}
+}
+
+// Unschedule takes a bound pod off its node, as cluster-autoscaler's
+// snapshot UnschedulePod does with DRA: the pod leaves its claims'
+// reservedFor, and a claim made for the pod, or used by no other pod, is
+// deallocated (not deleted: the pod still refers to it).
+func (j *Journal) Unschedule(pod *v1.Pod) error {
+	node := pod.Spec.NodeName
+	ni := j.c.byName[node]
+	if ni == nil {
+		return fmt.Errorf("pod %s/%s is not on a node of the cluster", pod.Namespace, pod.Name)
+	}
+	saved := j.saveClaims(pod)
+	if err := ni.RemovePod(pod); err != nil {
+		return err
+	}
+	for _, s := range saved {
+		j.c.DRA.Unreserve(s.claim, pod)
+		if len(s.claim.Status.ReservedFor) == 0 {
+			j.c.DRA.DeallocateInPlace(s.claim)
+		}
+	}
+	pod.Spec.NodeName = ""
+	j.ops = append(j.ops, func() {
+		j.restoreClaims(saved)
+		pod.Spec.NodeName = node
+		if ni := j.c.byName[node]; ni != nil {
+			ni.AddPod(pod)
+		}
+	})
+	return nil
+}
+
+// Bind records a binding that bind makes (a scheduling cycle's Reserve and
+// the pod's placement on node): Undo takes the pod off the node again and
+// gives its claims their earlier status; an extended-resource claim the
+// binding created is deleted.
+func (j *Journal) Bind(pod *v1.Pod, bind func() error) error {
+	saved := j.saveClaims(pod)
+	extended := pod.Status.ExtendedResourceClaimStatus
+	err := bind()
+	node := pod.Spec.NodeName
+	j.ops = append(j.ops, func() {
+		if node != "" {
+			if ni := j.c.byName[node]; ni != nil {
+				_ = ni.RemovePod(pod)
+			}
+		}
+		pod.Spec.NodeName = ""
+		if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st != extended {
+			j.c.DRA.DeleteClaim(pod.Namespace, st.ResourceClaimName)
+		}
+		pod.Status.ExtendedResourceClaimStatus = extended
+		j.restoreClaims(saved)
+	})
+	return err
+}
+
+// AddNode adds a node (and its slices) for the what-if run; Undo deletes
+// it again.
+func (j *Journal) AddNode(node *v1.Node, slices []*resourceapi.ResourceSlice) {
+	j.c.AddNode(node, slices)
+	name := node.Name
+	j.ops = append(j.ops, func() { _, _, _ = j.c.RemoveNode(name) })
+}
+
+// Undo takes back every recorded change, newest first. The journal is
+// empty afterwards and can record again.
+func (j *Journal) Undo() {
+	for i := len(j.ops) - 1; i >= 0; i-- {
+		j.ops[i]()
+	}
+	j.ops = j.ops[:0]
+}
+
+// Len is the number of changes recorded.
+func (j *Journal) Len() int { return len(j.ops) }
