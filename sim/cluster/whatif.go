@@ -126,3 +126,27 @@ func (j *Journal) Undo() {
 
 // Len is the number of changes recorded.
 func (j *Journal) Len() int { return len(j.ops) }
+
+// SetNode replaces a node's object (e.g. with a tainted copy) for the
+// what-if run; Undo puts the old object back.
+func (j *Journal) SetNode(name string, node *v1.Node) {
+	ni := j.c.byName[name]
+	if ni == nil {
+		return
+	}
+	old := ni.Node()
+	ni.SetNode(node)
+	j.ops = append(j.ops, func() {
+		if ni := j.c.byName[name]; ni != nil {
+			ni.SetNode(old)
+		}
+	})
+}
+
+// Commit keeps what another journal of the same cluster recorded: its
+// changes become this journal's, to be taken back by this journal's Undo
+// (CA's snapshot Commit of a fork into its parent).
+func (j *Journal) Commit(sub *Journal) {
+	j.ops = append(j.ops, sub.ops...)
+	sub.ops = nil
+}

@@ -166,3 +166,18 @@ func (s *State) Restore(c *resourceapi.ResourceClaim, status resourceapi.Resourc
 	c.Finalizers = finalizers
 	s.markAllocated(c)
 }
+
+// LocalSlices returns the slices published for one node (spec.nodeName),
+// in snapshot order.
+func (s *State) LocalSlices(node string) []*resourceapi.ResourceSlice {
+	if s.equivalence {
+		return s.nodeSlices[node]
+	}
+	var out []*resourceapi.ResourceSlice
+	for _, sl := range s.slices {
+		if sl.Spec.NodeName != nil && *sl.Spec.NodeName == node {
+			out = append(out, sl)
+		}
+	}
+	return out
+}
