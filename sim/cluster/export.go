@@ -30,10 +30,24 @@ type list struct {
 // in the shape `kubectl get -o yaml` writes, so that drasim can load it
 // again and it can be compared with a real cluster's dump.
 func (c *Cluster) WriteSnapshot(w io.Writer) error {
+	return c.WriteSnapshotOf(w, nil)
+}
+
+// WriteSnapshotOf writes the cluster as WriteSnapshot does, with only the
+// pods keep keeps (all when keep is nil).
+func (c *Cluster) WriteSnapshotOf(w io.Writer, keep func(*v1.Pod) bool) error {
 	c.compactPods()
 	s := *c.Snapshot
 	s.ResourceClaims = c.DRA.Claims()
 	s.Pods = c.Pods
+	if keep != nil {
+		s.Pods = nil
+		for _, p := range c.Pods {
+			if keep(p) {
+				s.Pods = append(s.Pods, p)
+			}
+		}
+	}
 	s.PodDisruptionBudgets = c.PDBs
 	// The cluster's pod groups carry the scheduler's condition; with the
 	// gate off they are the snapshot's, untouched.
