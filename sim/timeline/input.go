@@ -34,9 +34,8 @@ func Prepare(snap *snapshot.Snapshot, files []string, traces []TraceFile) (*Inpu
 	in := &Input{Snapshot: work, Initial: initial, Arrivals: later, Workloads: map[string]bool{}, Files: files}
 	for _, t := range traces {
 		in.Files = append(in.Files, t.Name)
-		header, _, _ := bufio.NewReader(bytes.NewReader(t.Data)).ReadLine()
 		var arr Arrivals
-		switch DetectFormat(strings.TrimPrefix(string(header), "\ufeff")) {
+		switch DetectFormat(headerLine(t.Data)) {
 		case FormatOpenbNodes:
 			err = ReadOpenbNodes(t.Name, bytes.NewReader(t.Data), work)
 		case FormatOpenbPods:
@@ -73,6 +72,18 @@ func ownerJob(a Arrival) string {
 	for _, or := range a.Pod.OwnerReferences {
 		if or.Kind == "Job" {
 			return or.Name
+		}
+	}
+	return ""
+}
+
+// headerLine is a CSV file's first line that is no comment.
+func headerLine(data []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(strings.TrimPrefix(sc.Text(), "\ufeff"))
+		if line != "" && !strings.HasPrefix(line, "#") {
+			return line
 		}
 	}
 	return ""

@@ -3,7 +3,6 @@ package timeline
 import (
 	"math"
 	"sort"
-	"strconv"
 
 	"github.com/drasim/drasim/sim"
 )
@@ -174,21 +173,19 @@ func (e *engine) summarize() Summary {
 		case PhasePending:
 			s.Pending++
 		}
-		placed := rec.Bound != nil || rec.Finished != nil || rec.Evictions > 0
-		if placed {
+		if placed(&rec) {
 			s.Placed++
-		}
-		arrivedPending := rec.Attempts > 0 || rec.Bound == nil || *rec.Bound > 0 || rec.Arrival > 0
-		if !arrivedPending {
-			continue // running at the start: no wait to speak of
-		}
-		workloads[rec.Workload], prios[rec.Priority] = true, true
-		if !placed {
+		} else {
+			workloads[rec.Workload], prios[rec.Priority] = true, true
 			s.NeverPlaced++
 			neverW[rec.Workload]++
 			neverP[rec.Priority]++
 			continue
 		}
+		if !waited(&rec) {
+			continue // running at the start: no wait to speak of
+		}
+		workloads[rec.Workload], prios[rec.Priority] = true, true
 		all = append(all, rec.Wait)
 		byWorkload[rec.Workload] = append(byWorkload[rec.Workload], rec.Wait)
 		byPrio[rec.Priority] = append(byPrio[rec.Priority], rec.Wait)
@@ -253,19 +250,4 @@ func (e *engine) summarize() Summary {
 		s.FirstChoiceShare = &share
 	}
 	return s
-}
-
-// rankName names a prioritized-list rank: 1st, 2nd, ...
-func rankName(r int) string {
-	suffix := "th"
-	switch {
-	case r%100 >= 11 && r%100 <= 13:
-	case r%10 == 1:
-		suffix = "st"
-	case r%10 == 2:
-		suffix = "nd"
-	case r%10 == 3:
-		suffix = "rd"
-	}
-	return strconv.Itoa(r) + suffix
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/analysis"
@@ -103,16 +102,7 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 	if err := writeVerdicts(streams.Out, g.Output, verdicts, rep); err != nil {
 		return err
 	}
-	if verdicts.Passed {
-		return nil
-	}
-	var failed []string
-	for _, r := range results {
-		if !r.Passed {
-			failed = append(failed, fmt.Sprintf("%q", r.Name))
-		}
-	}
-	return &ExitError{Code: ExitGateFailed, Err: fmt.Errorf("%d of %d gate(s) failed: %s", verdicts.Failed, len(results), strings.Join(failed, ", "))}
+	return gateFailure(verdicts)
 }
 
 func writeVerdicts(w io.Writer, format string, verdicts *analysis.GateReport, rep *analysis.Report) error {
@@ -135,12 +125,20 @@ func writeVerdicts(w io.Writer, format string, verdicts *analysis.GateReport, re
 // appendStepSummary appends the verdicts and the capacity report, in
 // markdown, to the job summary file.
 func appendStepSummary(path string, results []analysis.GateResult, rep *analysis.Report) error {
+	return appendMarkdown(path, func(w io.Writer) error {
+		if err := report.WriteGateMarkdown(w, results); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return report.WriteCapacityMarkdown(w, rep)
+	})
+}
+
+// appendMarkdown appends what write writes, and a blank line, to a file
+// (the job summary).
+func appendMarkdown(path string, write func(io.Writer) error) error {
 	var b bytes.Buffer
-	if err := report.WriteGateMarkdown(&b, results); err != nil {
-		return err
-	}
-	b.WriteString("\n")
-	if err := report.WriteCapacityMarkdown(&b, rep); err != nil {
+	if err := write(&b); err != nil {
 		return err
 	}
 	b.WriteString("\n")
