@@ -59,7 +59,6 @@ type Inputs struct {
 	FragmentationEvery Seconds `json:"fragmentationEvery"`
 	Arrivals           int     `json:"arrivals"`
 	Nodes              int     `json:"nodes"`
-	Queue              string  `json:"queue"`
 	ScoringStrategy    string  `json:"scoringStrategy"`
 	// Autoscaler is nil when the autoscaler is off.
 	Autoscaler *AutoscalerInputs `json:"autoscaler,omitempty"`

@@ -16,6 +16,8 @@ import (
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/schedule/queue"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -63,8 +65,6 @@ type Options struct {
 	Tail time.Duration
 	// Start is the wall-clock time of time 0 (DefaultStart when zero).
 	Start time.Time
-	// Queue makes the scheduling queue (the project's default when nil).
-	Queue NewQueue
 	// Cycle, when set, is called before every scheduling cycle with the
 	// moment, which can be exported (the exactness test uses it).
 	Cycle func(*Moment)
@@ -84,9 +84,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Start.IsZero() {
 		o.Start = DefaultStart
-	}
-	if o.Queue == nil {
-		o.Queue = defaultQueue
 	}
 	return o
 }
@@ -176,14 +173,14 @@ type upcomingNode struct {
 }
 
 type engine struct {
-	ctx   context.Context
-	opts  Options
-	in    *Input
-	work  *snapshot.Snapshot
-	c     *cluster.Cluster
-	sched *schedule.Scheduler
-	q     Queue
-	as    *autoscale.Autoscaler
+	ctx  context.Context
+	opts Options
+	in   *Input
+	work *snapshot.Snapshot
+	c    *cluster.Cluster
+	r    *schedule.Replayer
+	q    *queue.Queue
+	as   *autoscale.Autoscaler
 
 	now    time.Duration
 	seq    uint64
@@ -197,8 +194,10 @@ type engine struct {
 
 	pods          map[*v1.Pod]*podState
 	unschedulable map[*v1.Pod]bool
-	records       []*PodRecord
-	running       int
+	// daemons are the DaemonSet pods made for each new node.
+	daemons map[string][]*v1.Pod
+	records []*PodRecord
+	running int
 
 	upcoming   []upcomingNode
 	billed     map[string]billing
@@ -238,7 +237,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	work := copySnapshot(in.Snapshot)
 	e := &engine{
 		ctx: ctx, opts: opts, in: in, work: work,
-		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{},
+		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{}, daemons: map[string][]*v1.Pod{},
 		billed: map[string]billing{}, nodeHours: map[string]float64{}, groupCost: map[string]float64{},
 		workload: analysis.WorkloadNamer(work),
 	}
@@ -248,8 +247,12 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler profile: %w", err)
 	}
-	e.sched = schedule.New(e.c, profile, schedule.Options{Seed: opts.Sim.Seed, ScoreAllNodes: opts.Sim.ScoreAllNodes, Parallelism: opts.Sim.Parallelism, Reference: opts.Sim.Reference})
-	e.q = opts.Queue(e.clock)
+	// The scheduling queue and the scheduler are the replay's: kube's
+	// queue on the timeline's clock, one scheduler for the whole run.
+	e.r = schedule.NewReplayer(e.c, profile, schedule.Options{Seed: opts.Sim.Seed, ScoreAllNodes: opts.Sim.ScoreAllNodes, Parallelism: opts.Sim.Parallelism, Reference: opts.Sim.Reference}, draPlugin)
+	e.q = e.r.Queue()
+	e.r.BeforeAttempt = e.beforeAttempt
+	e.r.OnAttempt = e.onAttempt
 	e.res = &Result{APIVersion: APIVersion, Kind: Kind, Pods: []PodRecord{}, Series: []Sample{}, ScaleUps: []ScaleUpRecord{}, ScaleDowns: []ScaleDownRecord{}}
 	e.res.Warnings = append(e.res.Warnings, in.Warnings...)
 	e.res.Warnings = append(e.res.Warnings, e.c.Warnings...)
@@ -374,7 +377,7 @@ func (e *engine) start() error {
 		case skipped[pod]:
 			ps.rec.Message = fmt.Sprintf("pod is for scheduler %q", pod.Spec.SchedulerName)
 		default:
-			e.q.Add(pod)
+			e.r.Add(pod, 0)
 		}
 	}
 	for i := range e.in.Arrivals {
@@ -500,24 +503,18 @@ func (e *engine) arrive(a Arrival) error {
 		return fmt.Errorf("%s: %w", a.Source, err)
 	}
 	e.track(pod, a)
-	e.q.Add(pod)
+	e.r.Add(pod, e.now)
 	return nil
 }
 
 // scheduleReady runs scheduling cycles for every pod the queue has ready
 // now, then books a wake-up for the next pod the queue holds back.
 func (e *engine) scheduleReady() error {
-	for pod := e.q.Pop(); pod != nil; pod = e.q.Pop() {
-		ps := e.pods[pod]
-		if ps == nil || pod.Spec.NodeName != "" {
-			continue
-		}
-		if err := e.cycle(ps); err != nil {
-			return err
-		}
+	if err := e.r.Run(e.ctx, e.now); err != nil {
+		return fmt.Errorf("at %s: %w", e.now, err)
 	}
-	if t, ok := e.q.NextWake(); ok {
-		at := max(t.Sub(e.opts.Start), e.now)
+	if at, ok := e.q.NextWake(e.now); ok {
+		at = max(at, e.now)
 		if !e.waking || at < e.wakeAt {
 			e.waking, e.wakeAt = true, at
 			e.push(event{at: at, kind: evWake})
@@ -541,16 +538,20 @@ func (m *Moment) WriteSnapshot(w io.Writer) error {
 	return m.c.WriteSnapshotOf(w, func(p *v1.Pod) bool { return p == m.Pod || p.Spec.NodeName != "" })
 }
 
-func (e *engine) cycle(ps *podState) error {
-	pod := ps.pod
+func (e *engine) beforeAttempt(pod *v1.Pod) {
 	if e.opts.Cycle != nil {
-		e.opts.Cycle(&Moment{Time: e.now, Pod: pod, Checkpoint: e.sched.Checkpoint(), c: e.c})
+		e.opts.Cycle(&Moment{Time: e.now, Pod: pod, Checkpoint: e.r.Scheduler().Checkpoint(), c: e.c})
 	}
-	a := e.sched.SchedulePod(e.ctx, pod)
-	if a.Err != nil {
-		return fmt.Errorf("pod %s/%s at %s: %w", pod.Namespace, pod.Name, e.now, a.Err)
-	}
+}
+
+// onAttempt records a scheduling cycle's outcome; the replayer has told
+// the queue.
+func (e *engine) onAttempt(pod *v1.Pod, a *schedule.Attempt) {
 	e.cycles++
+	ps := e.pods[pod]
+	if ps == nil {
+		return
+	}
 	rec := ps.rec
 	if rec != nil {
 		rec.Attempts++
@@ -559,15 +560,12 @@ func (e *engine) cycle(ps *podState) error {
 		}
 	}
 	if a.Node == "" {
-		setCondition(pod, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: a.Message})
 		if rec != nil {
 			rec.Message = a.Message
 		}
 		e.unschedulable[pod] = true
-		e.q.Unschedulable(pod, a)
-		return nil
+		return
 	}
-	setCondition(pod, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionTrue})
 	delete(e.unschedulable, pod)
 	if rec != nil {
 		rec.Message = ""
@@ -575,10 +573,7 @@ func (e *engine) cycle(ps *podState) error {
 		rec.Node = a.Node
 		rec.Wait += secondsOf(e.now - ps.pendingSince)
 	}
-	e.q.Done(pod)
-	e.q.Event(Event{Kind: EventAssignedPodAdd, Pod: pod})
 	e.bound(ps)
-	return nil
 }
 
 // bound starts a bound pod's run: its devices and alternatives are
@@ -627,16 +622,6 @@ func claimDevices(c *resourceapi.ResourceClaim) ([]string, []int) {
 	return devs, ranks
 }
 
-func setCondition(pod *v1.Pod, cond v1.PodCondition) {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == cond.Type {
-			pod.Status.Conditions[i] = cond
-			return
-		}
-	}
-	pod.Status.Conditions = append(pod.Status.Conditions, cond)
-}
-
 // finishPod ends a pod's run: it leaves its node, its claims are released.
 func (e *engine) finishPod(ps *podState) error {
 	if err := e.removePod(ps); err != nil {
@@ -657,14 +642,18 @@ func (e *engine) removePod(ps *podState) error {
 		return fmt.Errorf("pod %s/%s at %s: %w", pod.Namespace, pod.Name, e.now, err)
 	}
 	delete(e.pods, pod)
-	e.running--
-	e.q.Event(Event{Kind: EventAssignedPodDelete, Pod: pod})
-	if len(changes) > 0 {
-		var released []*resourceapi.ResourceClaim
-		for _, ch := range changes {
-			released = append(released, ch.Old)
+	if pod.Spec.NodeName != "" {
+		e.running--
+	}
+	// What the informers tell the queue: the pod is gone, then its claims
+	// changed (unreserved, deallocated) or were deleted.
+	e.q.Event(e.now, framework.EventAssignedPodDelete, pod, nil, nil)
+	for _, ch := range changes {
+		if ch.New == nil {
+			e.q.Event(e.now, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Delete}, ch.Old, nil, nil)
+		} else {
+			e.q.Event(e.now, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, ch.Old, ch.New, nil)
 		}
-		e.q.Event(Event{Kind: EventClaimChange, Claims: released})
 	}
 	return nil
 }
@@ -693,7 +682,7 @@ func (e *engine) evict(ps *podState) error {
 		ps.rec.Phase = PhasePending
 		ps.rec.Node, ps.rec.Bound, ps.rec.Started = "", nil, nil
 	}
-	e.q.Add(pod)
+	e.r.Add(pod, e.now)
 	return nil
 }
 
@@ -717,15 +706,20 @@ func (e *engine) nodeReady(name string) error {
 	e.c.Reorder()
 	e.work.Nodes = append(e.work.Nodes, node)
 	e.work.ResourceSlices = append(e.work.ResourceSlices, slices...)
+	e.q.Event(e.now, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add}, nil, node, nil)
+	for _, sl := range slices {
+		e.q.Event(e.now, framework.ClusterEvent{Resource: framework.ResourceSlice, ActionType: framework.Add}, nil, sl, nil)
+	}
+	// The DaemonSet controller makes the node's daemon pods.
 	for _, p := range daemons {
 		p.CreationTimestamp = metav1.NewTime(e.clock())
 		if err := e.c.AddPod(p); err != nil {
 			return err
 		}
 		e.pods[p] = &podState{pod: p, arr: Arrival{At: e.now, Endless: true}, pendingSince: e.now}
-		e.q.Add(p)
+		e.daemons[name] = append(e.daemons[name], p)
+		e.r.Add(p, e.now)
 	}
-	e.q.Event(Event{Kind: EventNodeAdd, Node: node, Slices: slices})
 	return nil
 }
 
@@ -804,6 +798,18 @@ func (e *engine) deleteNode(d autoscale.Deletion) error {
 			e.running--
 		}
 	}
+	// Daemon pods made for the node that never ran there go with it.
+	for _, p := range e.daemons[d.Node] {
+		if p.Spec.NodeName == "" && e.pods[p] != nil {
+			e.q.Delete(p)
+			delete(e.unschedulable, p)
+			if _, err := e.c.RemovePod(p); err != nil {
+				return err
+			}
+			delete(e.pods, p)
+		}
+	}
+	delete(e.daemons, d.Node)
 	node, slices, err := e.c.RemoveNode(d.Node)
 	if err != nil {
 		return err
@@ -812,7 +818,10 @@ func (e *engine) deleteNode(d autoscale.Deletion) error {
 	e.removeFromSnapshot(d.Node, slices)
 	e.as.NodeDeleted(d.Node)
 	e.stopBilling(d.Node)
-	e.q.Event(Event{Kind: EventNodeDelete, Node: node})
+	e.q.Event(e.now, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Delete}, node, nil, nil)
+	for _, sl := range slices {
+		e.q.Event(e.now, framework.ClusterEvent{Resource: framework.ResourceSlice, ActionType: framework.Delete}, sl, nil, nil)
+	}
 	e.res.ScaleDowns = append(e.res.ScaleDowns, ScaleDownRecord{Time: secondsOf(e.now), Node: d.Node, Group: d.Group, UnneededFor: secondsOf(d.UnneededFor), Evicted: len(d.Evict)})
 	e.lastActivity = e.now
 	return nil

@@ -122,7 +122,7 @@ func (e *engine) inputs() Inputs {
 	in := Inputs{
 		Name: o.Name, Files: e.in.Files, KubernetesVersion: sim.KubernetesVersion, Seed: o.Sim.Seed, Start: o.Start,
 		End: secondsOf(e.now), Resolution: secondsOf(o.Resolution), FragmentationEvery: secondsOf(o.FragmentationEvery),
-		Arrivals: len(e.in.Arrivals), Nodes: len(e.in.Snapshot.Nodes), Queue: queueName, ScoringStrategy: scoringStrategy(o.Sim),
+		Arrivals: len(e.in.Arrivals), Nodes: len(e.in.Snapshot.Nodes), ScoringStrategy: scoringStrategy(o.Sim),
 	}
 	if e.as != nil {
 		a := &AutoscalerInputs{Expanders: o.Autoscale.Expanders, ScanInterval: secondsOf(o.ScanInterval),
