@@ -9,8 +9,10 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/generate"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 )
@@ -117,5 +119,55 @@ func TestJournalUndo(t *testing.T) {
 				t.Errorf("allocated devices after Undo: got %d, want %d", got, allocated)
 			}
 		})
+	}
+}
+
+// TestAnswerFromRemovedNode: the allocator's answer for a class of equal
+// nodes is computed on one node and translated for the others; after that
+// node is removed, answers cached on it must still name the pools of the
+// node they are used for.
+func TestAnswerFromRemovedNode(t *testing.T) {
+	snap, err := generate.Generate(generate.Options{Seed: 1, Nodes: 3, Pods: 2, Profiles: map[string]int{generate.ProfileL4: 1}, Workloads: map[string]int{generate.WorkloadInference: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := snap.Pods[0], snap.Pods[1]
+	only := *snap
+	only.Pods = []*v1.Pod{first}
+	c := cluster.Build(&only, dra.DefaultGates())
+	p := dra.New(c.DRA)
+	profile, err := schedule.NewProfile(c, p, schedule.PluginConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := schedule.New(c, profile, schedule.Options{})
+	// The nodes are equal: the first cycle asks the allocator on the
+	// first node only, and caches the answer for the class.
+	asked := c.Nodes[0].Node().Name
+	pod := c.Queue[0]
+	a := s.SchedulePod(context.Background(), pod)
+	if a.Node == "" {
+		t.Fatalf("the first pod does not fit: %s", a.Message)
+	}
+	if _, err := c.RemovePod(pod); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.RemoveNode(asked); err != nil {
+		t.Fatal(err)
+	}
+	next := second.DeepCopy()
+	if err := c.AddPod(next); err != nil {
+		t.Fatal(err)
+	}
+	b := s.SchedulePod(context.Background(), next)
+	if b.Node == "" || b.Node == asked {
+		t.Fatalf("the second pod went to %q, want a remaining node", b.Node)
+	}
+	for _, claim := range c.DRA.ClaimsInUse(next) {
+		for _, r := range claim.Status.Allocation.Devices.Results {
+			if r.Pool != b.Node {
+				t.Errorf("device %s/%s/%s allocated for a pod on node %s: the pool is not the node's", r.Driver, r.Pool, r.Device, b.Node)
+			}
+		}
 	}
 }

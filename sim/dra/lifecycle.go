@@ -87,6 +87,12 @@ func (s *State) RemoveNodeSlices(node string) []*resourceapi.ResourceSlice {
 	// A fork may share the list with its parent: kept is a new array.
 	s.slices = kept
 	if np := s.nodes[node]; np != nil {
+		// Allocator answers cached for the node's class may have been
+		// computed on this node: keep its pools to translate them.
+		if s.retired == nil {
+			s.retired = map[string][]poolRef{}
+		}
+		s.retired[node] = np.pools
 		for _, ref := range np.pools {
 			delete(s.poolNode, ref)
 			delete(s.poolFacts, ref)

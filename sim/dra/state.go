@@ -60,6 +60,9 @@ type State struct {
 	// changedBase counts the entries dropped from its front.
 	changedPools []*nodePools
 	changedBase  int
+	// retired keeps the sorted pools of nodes whose slices were removed
+	// (lifecycle.go): answers cached on them are translated from them.
+	retired map[string][]poolRef
 }
 
 // NewState builds the DRA state from the snapshot's objects. Claims are
@@ -397,6 +400,10 @@ func (s *State) Clone() *State {
 	c.poolNode = make(map[poolRef]string, len(s.poolNode))
 	for k, v := range s.poolNode {
 		c.poolNode[k] = v
+	}
+	c.retired = make(map[string][]poolRef, len(s.retired))
+	for k, v := range s.retired {
+		c.retired[k] = v
 	}
 	c.poolFacts = make(map[poolRef]map[string]bool, len(s.poolFacts))
 	for k, v := range s.poolFacts {
