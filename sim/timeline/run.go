@@ -65,9 +65,11 @@ type Options struct {
 	Tail time.Duration
 	// Start is the wall-clock time of time 0 (DefaultStart when zero).
 	Start time.Time
-	// Cycle, when set, is called before every scheduling cycle with the
-	// moment, which can be exported (the exactness test uses it).
-	Cycle func(*Moment)
+	// Cycle and Attempt, when set, are called before and after every
+	// scheduling cycle with the moment, which can be exported (the
+	// exactness test replays moments with drasim simulate's engine).
+	Cycle   func(*Moment)
+	Attempt func(*Moment, *schedule.Attempt)
 	// Progress, when set, is called now and then with the time reached.
 	Progress func(now time.Duration)
 }
@@ -213,6 +215,7 @@ type engine struct {
 
 	res           *Result
 	cycles        int
+	moment        *Moment
 	initialGroups []GroupInputs
 }
 
@@ -535,19 +538,44 @@ type Moment struct {
 // pending pod: what drasim simulate, resumed at Checkpoint, would decide
 // on.
 func (m *Moment) WriteSnapshot(w io.Writer) error {
-	return m.c.WriteSnapshotOf(w, func(p *v1.Pod) bool { return p == m.Pod || p.Spec.NodeName != "" })
+	return m.c.WriteSnapshotOf(w, m.keep)
 }
 
+// WriteSnapshotJSON writes the same as one JSON document (faster).
+func (m *Moment) WriteSnapshotJSON(w io.Writer) error {
+	return m.c.WriteSnapshotJSON(w, m.keep)
+}
+
+func (m *Moment) keep(p *v1.Pod) bool { return p == m.Pod || p.Spec.NodeName != "" }
+
 func (e *engine) beforeAttempt(pod *v1.Pod) {
-	if e.opts.Cycle != nil {
-		e.opts.Cycle(&Moment{Time: e.now, Pod: pod, Checkpoint: e.r.Scheduler().Checkpoint(), c: e.c})
+	e.moment = nil
+	if e.opts.Cycle != nil || e.opts.Attempt != nil {
+		e.moment = &Moment{Time: e.now, Pod: pod, Checkpoint: e.r.Scheduler().Checkpoint(), c: e.c}
 	}
+	if e.opts.Cycle != nil {
+		e.opts.Cycle(e.moment)
+	}
+}
+
+// Devices lists the devices the moment's pod holds now, as
+// driver/pool/device.
+func (m *Moment) Devices() []string {
+	var out []string
+	for _, c := range m.c.DRA.ClaimsInUse(m.Pod) {
+		devs, _ := claimDevices(c)
+		out = append(out, devs...)
+	}
+	return out
 }
 
 // onAttempt records a scheduling cycle's outcome; the replayer has told
 // the queue.
 func (e *engine) onAttempt(pod *v1.Pod, a *schedule.Attempt) {
 	e.cycles++
+	if e.opts.Attempt != nil && e.moment != nil {
+		e.opts.Attempt(e.moment, a)
+	}
 	ps := e.pods[pod]
 	if ps == nil {
 		return
