@@ -41,7 +41,12 @@ type Autoscaler struct {
 
 	lastScaleUp, lastDelete time.Time
 	loops                   int
+	// templateFit caches whether a pod shape passes the filters on an
+	// empty template node of a group (see groupsThatMayHelp).
+	templateFit map[fitKey]bool
 }
+
+type fitKey struct{ group, shape string }
 
 // LoopInput is what the caller knows at a loop that the cluster does not
 // hold: the pods the scheduler marked unschedulable and the nodes being
@@ -120,7 +125,7 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opt
 	eval := schedule.New(c, k.profile, schedule.Options{Seed: opts.Sim.Seed, Parallelism: opts.Sim.Parallelism, Reference: opts.Sim.Reference})
 	order := &lastIndex{last: -1}
 	a := &Autoscaler{
-		ctx: ctx, c: c, groups: groups, byNode: map[string]*Group{}, opts: opts, sd: sd,
+		ctx: ctx, c: c, groups: groups, byNode: map[string]*Group{}, opts: opts, sd: sd, templateFit: map[fitKey]bool{},
 		fos: newPlacer(k, eval, order),
 		scaler: &scaler{ctx: ctx, opts: opts, groups: groups, cur: c, draPlugin: k.dra, chain: ch,
 			matcher: newMatcher(ctx, gates, c.Snapshot.DeviceClasses), excluded: map[types.UID]string{}},
@@ -285,7 +290,16 @@ func requestsGPU(p *v1.Pod) bool {
 func (a *Autoscaler) scaleUp(help []*v1.Pod) (*ScaleUpDecision, string, error) {
 	s := a.scaler
 	s.pending = s.stillPending(help)
+	groups, err := a.groupsThatMayHelp(s.pending)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(groups) == 0 {
+		return nil, "no node group can help the unschedulable pods", nil
+	}
+	s.groups = groups
 	p, err := s.evaluate()
+	s.groups = a.groups
 	if err != nil {
 		return nil, "", err
 	}
@@ -313,6 +327,102 @@ func (a *Autoscaler) scaleUp(help []*v1.Pod) (*ScaleUpDecision, string, error) {
 	lp.Added = names
 	lp.Triggered = chosen.opt.PodKeys
 	return &ScaleUpDecision{Group: g.Name, Nodes: names, Loop: lp}, "", nil
+}
+
+// groupsThatMayHelp leaves out of a scale-up's evaluation the groups with
+// room whose empty template node no pending pod passes the filters on:
+// their evaluation (a fork of the cluster each) could only end in "no
+// pending pod fits its template". Whether a pod shape fits a template is
+// cached while it cannot depend on the rest of the cluster: the pod has no
+// required (anti-)affinity or hard topology spread, no pod in the cluster
+// has required anti-affinity, and every ResourceSlice is node-local.
+func (a *Autoscaler) groupsThatMayHelp(pods []*v1.Pod) ([]*Group, error) {
+	cacheable := len(a.c.HavePodsWithRequiredAntiAffinityList()) == 0
+	for _, sl := range a.c.DRA.Slices() {
+		if sl.Spec.NodeName == nil {
+			cacheable = false
+			break
+		}
+	}
+	var out []*Group
+	for _, g := range a.groups {
+		if g.Size() >= g.MaxSize {
+			out = append(out, g) // evaluate reports the limit, at no cost
+			continue
+		}
+		for _, p := range pods {
+			if _, excluded := a.scaler.excluded[p.UID]; excluded {
+				continue
+			}
+			if !cacheable || a.crossNode(p) {
+				out = append(out, g)
+				break
+			}
+			k := fitKey{g.Name, a.fos.key(p)}
+			fits, ok := a.templateFit[k]
+			if !ok {
+				var err error
+				if fits, err = a.fitsTemplate(g, p); err != nil {
+					return nil, fmt.Errorf("node group %s: %w", g.Name, err)
+				}
+				if len(a.templateFit) > 1<<16 {
+					a.templateFit = map[fitKey]bool{}
+				}
+				a.templateFit[k] = fits
+			}
+			if fits {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// crossNode reports whether what fits on a node for the pod can depend on
+// the other nodes' pods.
+func (a *Autoscaler) crossNode(pod *v1.Pod) bool {
+	if af := pod.Spec.Affinity; af != nil {
+		if af.PodAffinity != nil && len(af.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return true
+		}
+		if af.PodAntiAffinity != nil && len(af.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return true
+		}
+	}
+	constraints := pod.Spec.TopologySpreadConstraints
+	if len(constraints) == 0 {
+		constraints = a.opts.Sim.Plugins.PodTopologySpread.DefaultConstraints
+	}
+	for _, c := range constraints {
+		if c.WhenUnsatisfiable == v1.DoNotSchedule {
+			return true
+		}
+	}
+	return false
+}
+
+// fitsTemplate is evaluateGroup's fit check on the live cluster: the
+// group's next node, empty but for its daemon pods, is added for the
+// question and taken away again.
+func (a *Autoscaler) fitsTemplate(g *Group, pod *v1.Pod) (bool, error) {
+	j := a.c.NewJournal()
+	defer j.Undo()
+	name := g.nextNames(1)[0]
+	node, slices, daemons := g.newNode(name)
+	j.AddNode(node, slices)
+	ni := a.c.Node(name)
+	for _, p := range daemons {
+		p.Spec.NodeName = name
+		ni.AddPod(p)
+	}
+	k := a.fos.k
+	cy, err := k.preFilter(a.ctx, pod)
+	if err != nil {
+		return false, err
+	}
+	st, err := k.filter(a.ctx, cy, pod, name)
+	return err == nil && st == nil, err
 }
 
 // scaleDown is StaticAutoscaler.scaleDown: the planner's update on the
