@@ -136,6 +136,11 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opt
 		controllerExists: controllerExists,
 	}
 	a.planner = newPlanner(sd, rules, newPlacer(k, eval, order))
+	for _, c := range opts.Sim.Plugins.PodTopologySpread.DefaultConstraints {
+		a.planner.hardSpread = a.planner.hardSpread || c.WhenUnsatisfiable == v1.DoNotSchedule
+	}
+	// The reference engine takes no shortcut: every removal simulated.
+	a.planner.noMemo = opts.Sim.Reference
 	for _, g := range groups {
 		for _, n := range g.Nodes {
 			a.byNode[n] = g
@@ -158,6 +163,7 @@ func (a *Autoscaler) NodeDeleted(name string) {
 		delete(a.byNode, name)
 	}
 	delete(a.planner.unneeded, name)
+	delete(a.planner.memo, name)
 }
 
 // NewNode makes the node name of the group (a name a scale-up reserved),
@@ -337,6 +343,9 @@ func (a *Autoscaler) scaleUp(help []*v1.Pod) (*ScaleUpDecision, string, error) {
 // required (anti-)affinity or hard topology spread, no pod in the cluster
 // has required anti-affinity, and every ResourceSlice is node-local.
 func (a *Autoscaler) groupsThatMayHelp(pods []*v1.Pod) ([]*Group, error) {
+	if a.opts.Sim.Reference {
+		return a.groups, nil // the reference engine evaluates every group
+	}
 	cacheable := len(a.c.HavePodsWithRequiredAntiAffinityList()) == 0
 	for _, sl := range a.c.DRA.Slices() {
 		if sl.Spec.NodeName == nil {

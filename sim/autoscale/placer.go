@@ -33,6 +33,9 @@ type placer struct {
 	current, old map[types.UID]string
 	// keys caches the pods' equivalence keys (similar pods).
 	keys map[*v1.Pod]string
+	// beforeBind, when set, hears of every placement just before it is
+	// made (the scale-down memo records the node's state then).
+	beforeBind func(pod *v1.Pod, node string)
 }
 
 // lastIndex is CA's lastIndexOrderMapping with offset 1: first-fit starts
@@ -52,10 +55,11 @@ func (p *placer) dropOldHints() {
 	}
 }
 
-// placement is one pod put on a node.
+// placement is one pod put on a node; hinted when on its hinted node.
 type placement struct {
-	pod  *v1.Pod
-	node string
+	pod    *v1.Pod
+	node   string
+	hinted bool
 }
 
 // trySchedule places the pods one after another (CA's TrySchedulePods) on
@@ -72,6 +76,7 @@ func (p *placer) trySchedule(ctx context.Context, j *cluster.Journal, pods []*v1
 		if err != nil {
 			return nil, err
 		}
+		hinted := node != ""
 		if node == "" {
 			similar := ""
 			if controllerRef(pod) != nil {
@@ -92,7 +97,7 @@ func (p *placer) trySchedule(ctx context.Context, j *cluster.Journal, pods []*v1
 			continue
 		}
 		p.current[pod.UID] = node
-		out = append(out, placement{pod: pod, node: node})
+		out = append(out, placement{pod: pod, node: node, hinted: hinted})
 	}
 	return out, nil
 }
@@ -106,13 +111,19 @@ func (p *placer) key(pod *v1.Pod) string {
 	return k
 }
 
-// tryHint places the pod on its hinted node if it is still there,
-// acceptable and fits.
-func (p *placer) tryHint(ctx context.Context, j *cluster.Journal, pod *v1.Pod, acceptable func(string) bool) (string, error) {
+// hint returns the node the pod went to in this loop or the previous one.
+func (p *placer) hint(pod *v1.Pod) (string, bool) {
 	node, ok := p.current[pod.UID]
 	if !ok {
 		node, ok = p.old[pod.UID]
 	}
+	return node, ok
+}
+
+// tryHint places the pod on its hinted node if it is still there,
+// acceptable and fits.
+func (p *placer) tryHint(ctx context.Context, j *cluster.Journal, pod *v1.Pod, acceptable func(string) bool) (string, error) {
+	node, ok := p.hint(pod)
 	if !ok || p.k.c.Node(node) == nil || (acceptable != nil && !acceptable(node)) {
 		return "", nil
 	}
@@ -159,5 +170,8 @@ func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, 
 }
 
 func (p *placer) bind(ctx context.Context, j *cluster.Journal, cy *cycle, pod *v1.Pod, node string) error {
+	if p.beforeBind != nil {
+		p.beforeBind(pod, node)
+	}
 	return j.Bind(pod, func() error { return p.k.bind(ctx, cy, pod, node) })
 }

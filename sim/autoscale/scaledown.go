@@ -3,7 +3,9 @@ package autoscale
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/drasim/drasim/sim/cluster"
@@ -121,15 +123,24 @@ type planner struct {
 	// between updates (CA's loop interval estimate).
 	latest      time.Time
 	minInterval time.Duration
-	// utilCache keeps each node's utilization by its NodeInfo generation.
+	// utilCache keeps each node's utilization by its state.
 	utilCache map[string]cachedUtil
 	// reasons are the last loop's unremovable nodes with why.
 	reasons map[string]UnremovableReason
+	// memo holds each node's last successful removal simulation (see
+	// replay); memoOK is whether the cluster allows it this loop.
+	memo   map[string]*simMemo
+	memoOK bool
+	// hardSpread: the profile's default topology spread constraints
+	// filter (a pod without its own is then cross-node).
+	hardSpread bool
+	// noMemo switches the memo off (the reference engine).
+	noMemo bool
 }
 
 type cachedUtil struct {
-	generation int64
-	util       Utilization
+	state nodeState
+	util  Utilization
 }
 
 func newPlanner(opts ScaleDownOptions, rules drainRules, place *placer) *planner {
@@ -137,7 +148,8 @@ func newPlanner(opts ScaleDownOptions, rules drainRules, place *placer) *planner
 	if min == 0 {
 		min = time.Nanosecond
 	}
-	return &planner{opts: opts, rules: rules, place: place, unneeded: map[string]*unneededNode{}, unremovable: map[string]time.Time{}, minInterval: min, utilCache: map[string]cachedUtil{}}
+	return &planner{opts: opts, rules: rules, place: place, unneeded: map[string]*unneededNode{}, unremovable: map[string]time.Time{}, minInterval: min,
+		utilCache: map[string]cachedUtil{}, memo: map[string]*simMemo{}}
 }
 
 // update is the planner's UpdateClusterState: the candidates (in CA's
@@ -153,6 +165,7 @@ func (p *planner) update(ctx context.Context, j *cluster.Journal, c *cluster.Clu
 	}
 	p.latest = now
 	p.reasons = map[string]UnremovableReason{}
+	p.memoOK = !p.noMemo && memoizable(c)
 	for name, ttl := range p.unremovable {
 		if !ttl.After(now) || c.Node(name) == nil {
 			delete(p.unremovable, name)
@@ -230,14 +243,15 @@ func (p *planner) ineligible(ni *framework.NodeInfo, c *cluster.Cluster) Unremov
 
 func (p *planner) utilization(ni *framework.NodeInfo, c *cluster.Cluster) Utilization {
 	name := ni.Node().Name
-	if cu, ok := p.utilCache[name]; ok && cu.generation == ni.Generation {
+	st := stateOf(ni, c)
+	if cu, ok := p.utilCache[name]; ok && st.valid && cu.state == st {
 		return cu.util
 	}
 	u := nodeUtilization(ni, c.DRA, p.opts.IgnoreDaemonSetsUtilization)
 	if len(p.utilCache) > 1<<16 {
 		p.utilCache = map[string]cachedUtil{}
 	}
-	p.utilCache[name] = cachedUtil{generation: ni.Generation, util: u}
+	p.utilCache[name] = cachedUtil{state: st, util: u}
 	return u
 }
 
@@ -266,6 +280,17 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	}
 	name := ni.Node().Name
 	c := p.place.k.c
+	memoOK := p.memoOK && movable(move.pods, p.hardSpread)
+	st := stateOf(ni, c)
+	if m := p.memo[name]; memoOK && m != nil && st.valid && m.state == st && slices.Equal(m.pods, move.pods) && slices.Equal(m.daemons, move.daemonSet) {
+		if ok, err := p.replay(j, m, now, destinations); err != nil {
+			return nil, "", err
+		} else if ok {
+			u := *m.result
+			return &u, "", nil
+		}
+	}
+	delete(p.memo, name)
 	sub := c.NewJournal()
 	pods := append(append([]*v1.Pod(nil), move.pods...), move.daemonSet...)
 	for _, pod := range pods {
@@ -276,7 +301,12 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	}
 	sub.SetNode(name, taintedForDeletion(ni.Node(), now))
 	acceptable := func(n string) bool { return n != name && destinations[n] }
+	before := map[*v1.Pod]nodeState{}
+	if memoOK {
+		p.place.beforeBind = func(pod *v1.Pod, node string) { before[pod] = stateOf(c.Node(node), c) }
+	}
 	placed, err := p.place.trySchedule(ctx, sub, move.pods, true, acceptable)
+	p.place.beforeBind = nil
 	if err != nil {
 		sub.Undo()
 		return nil, "", err
@@ -285,8 +315,146 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 		sub.Undo()
 		return nil, ReasonNoPlaceToMovePods, nil
 	}
+	u := &unneededNode{toMove: move.pods, daemons: move.daemonSet, complete: move.onCompletion}
+	if memoOK && st.valid {
+		m := &simMemo{state: st, pods: move.pods, daemons: move.daemonSet, result: u}
+		for _, pl := range placed {
+			pi, claims := c.Placed(pl.pod)
+			m.places = append(m.places, memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], pi: pi, claims: claims})
+		}
+		p.memo[name] = m
+	}
 	j.Commit(sub)
-	return &unneededNode{toMove: move.pods, daemons: move.daemonSet, complete: move.onCompletion}, "", nil
+	r := *u
+	return &r, "", nil
+}
+
+// simMemo is a node's last successful removal simulation: the node's
+// state and pods then, and where each pod went, with the state its new
+// node had just before. A later loop that finds the node and each
+// destination, in turn, in the same state, and each pod's hint still on
+// its destination, would run the same filters on the same inputs (CA
+// tries a pod's hint first): it makes the same placements (replay)
+// without a scheduling cycle.
+type simMemo struct {
+	state   nodeState
+	pods    []*v1.Pod
+	daemons []*v1.Pod
+	places  []memoPlace
+	result  *unneededNode
+}
+
+type memoPlace struct {
+	pod    *v1.Pod
+	node   string
+	before nodeState
+	pi     *framework.PodInfo
+	claims []cluster.PlacedClaim
+}
+
+// replay makes a memo's placements again, committed into j, when every
+// destination is still acceptable and in the state it had; otherwise it
+// changes nothing and reports false.
+func (p *planner) replay(j *cluster.Journal, m *simMemo, now time.Time, destinations map[string]bool) (bool, error) {
+	c := p.place.k.c
+	name := m.state.node.Name
+	sub := c.NewJournal()
+	for _, pod := range append(append([]*v1.Pod(nil), m.pods...), m.daemons...) {
+		if err := sub.Unschedule(pod); err != nil {
+			sub.Undo()
+			return false, err
+		}
+	}
+	sub.SetNode(name, taintedForDeletion(m.state.node, now))
+	for _, pl := range m.places {
+		dst := c.Node(pl.node)
+		// CA tries the pod's hint first: the memo holds only while the
+		// hint is still the node the pod went to (another simulation may
+		// have moved the pod since).
+		if hint, ok := p.place.hint(pl.pod); !ok || hint != pl.node {
+			sub.Undo()
+			return false, nil
+		}
+		if pl.node == name || !destinations[pl.node] || dst == nil {
+			sub.Undo()
+			return false, nil
+		}
+		if st := stateOf(dst, c); !st.valid || st != pl.before {
+			sub.Undo()
+			return false, nil
+		}
+		if err := sub.Place(pl.pod, pl.node, pl.pi, pl.claims); err != nil {
+			sub.Undo()
+			return false, err
+		}
+		p.place.current[pl.pod.UID] = pl.node
+	}
+	j.Commit(sub)
+	return true, nil
+}
+
+// nodeState is what the filters of a pod without cross-node constraints
+// read of a node, as comparable values: the node object (labels, taints,
+// allocatable), the resources its pods request and how many they are,
+// its host ports in use, and its devices' allocation class.
+type nodeState struct {
+	node              *v1.Node
+	cpu, mem, storage int64
+	scalars           string
+	pods, ports       int
+	static, dynamic   uint64
+	poolCount         int
+	valid             bool
+}
+
+func stateOf(ni *framework.NodeInfo, c *cluster.Cluster) nodeState {
+	r := ni.Requested
+	st := nodeState{node: ni.Node(), cpu: r.MilliCPU, mem: r.Memory, storage: r.EphemeralStorage, pods: len(ni.Pods), ports: ni.UsedPorts.Len()}
+	if len(r.ScalarResources) > 0 {
+		names := make([]string, 0, len(r.ScalarResources))
+		for n := range r.ScalarResources {
+			names = append(names, string(n))
+		}
+		sort.Strings(names)
+		var b strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&b, "%s=%d;", n, r.ScalarResources[v1.ResourceName(n)])
+		}
+		st.scalars = b.String()
+	}
+	st.static, st.dynamic, st.poolCount, st.valid = c.DRA.NodeKey(ni.Node().Name)
+	return st
+}
+
+// memoizable reports whether removal simulations may be replayed this
+// loop: a pod's fit on a node must depend on that node alone, so no pod
+// anywhere may have required anti-affinity (every slice being node-local
+// is nodeState.valid).
+func memoizable(c *cluster.Cluster) bool {
+	return len(c.HavePodsWithRequiredAntiAffinityList()) == 0
+}
+
+// movable reports whether where the pods fit depends on one node at a
+// time: no (anti-)affinity, no hard topology spread (their own, or the
+// profile's defaults), no host ports.
+func movable(pods []*v1.Pod, hardSpreadByDefault bool) bool {
+	for _, pod := range pods {
+		if a := pod.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+			return false
+		}
+		if len(pod.Spec.TopologySpreadConstraints) == 0 && hardSpreadByDefault {
+			return false
+		}
+		for _, tsc := range pod.Spec.TopologySpreadConstraints {
+			if tsc.WhenUnsatisfiable == v1.DoNotSchedule {
+				return false
+			}
+		}
+		if len(framework.HostPorts(pod)) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // toBeDeletedTaint is the taint CA puts on a node it deletes.

@@ -13,7 +13,9 @@ import (
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/snapshot"
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -169,5 +171,44 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 				t.Errorf("device %s/%s/%s allocated for a pod on node %s: the pool is not the node's", r.Driver, r.Pool, r.Device, b.Node)
 			}
 		}
+	}
+}
+
+// TestJournalKeepsPodOrder: after Undo every node lists its pods in the
+// order it had.
+func TestJournalKeepsPodOrder(t *testing.T) {
+	snap, err := generate.Generate(generate.Options{Seed: 2, Nodes: 4, Pods: 60, Profiles: map[string]int{generate.ProfileCPU: 1}, Workloads: map[string]int{generate.WorkloadCPU: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := sim.Simulate(context.Background(), snap, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := func() []string {
+		var out []string
+		for _, ni := range run.Cluster.Nodes {
+			for _, pi := range ni.Pods {
+				out = append(out, ni.Node().Name+"/"+pi.Pod.Name)
+			}
+		}
+		return out
+	}
+	before := order()
+	j := run.Cluster.NewJournal()
+	for _, ni := range run.Cluster.Nodes {
+		// Every other pod, from the front: each removal moves the last
+		// pod into the gap.
+		for i, pi := range append([]*framework.PodInfo(nil), ni.Pods...) {
+			if i%2 == 0 {
+				if err := j.Unschedule(pi.Pod); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	j.Undo()
+	if diff := cmp.Diff(before, order()); diff != "" {
+		t.Errorf("pod order after Undo (-before +after):\n%s", diff)
 	}
 }

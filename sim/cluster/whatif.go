@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 
+	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 )
@@ -62,6 +63,9 @@ func (j *Journal) Unschedule(pod *v1.Pod) error {
 		return fmt.Errorf("pod %s/%s is not on a node of the cluster", pod.Namespace, pod.Name)
 	}
 	saved := j.saveClaims(pod)
+	pi, at := podIndex(ni.Pods, pod)
+	_, atAffinity := podIndex(ni.PodsWithAffinity, pod)
+	_, atAnti := podIndex(ni.PodsWithRequiredAntiAffinity, pod)
 	if err := ni.RemovePod(pod); err != nil {
 		return err
 	}
@@ -75,11 +79,38 @@ func (j *Journal) Unschedule(pod *v1.Pod) error {
 	j.ops = append(j.ops, func() {
 		j.restoreClaims(saved)
 		pod.Spec.NodeName = node
-		if ni := j.c.byName[node]; ni != nil {
-			ni.AddPod(pod)
+		ni := j.c.byName[node]
+		if ni == nil {
+			return
 		}
+		// The PodInfo the pod had (parsing the pod again costs more than
+		// the rest of the undo), back at its place: RemovePod moved the
+		// last pod into the gap, AddPodInfo appends; swapping the two
+		// gives the node its pods in their order again.
+		ni.AddPodInfo(pi)
+		unswap(ni.Pods, at)
+		unswap(ni.PodsWithAffinity, atAffinity)
+		unswap(ni.PodsWithRequiredAntiAffinity, atAnti)
 	})
 	return nil
+}
+
+// podIndex finds the pod's PodInfo in a list, and its index (-1: absent).
+func podIndex(list []*framework.PodInfo, pod *v1.Pod) (*framework.PodInfo, int) {
+	for i, pi := range list {
+		if pi.Pod == pod {
+			return pi, i
+		}
+	}
+	return nil, -1
+}
+
+// unswap moves the list's last element back to index i, and the element
+// there to the end: the inverse of a removal at i followed by an append.
+func unswap(list []*framework.PodInfo, i int) {
+	if last := len(list) - 1; i >= 0 && i < last {
+		list[i], list[last] = list[last], list[i]
+	}
 }
 
 // Bind records a binding that bind makes (a scheduling cycle's Reserve and
@@ -149,4 +180,50 @@ func (j *Journal) SetNode(name string, node *v1.Node) {
 func (j *Journal) Commit(sub *Journal) {
 	j.ops = append(j.ops, sub.ops...)
 	sub.ops = nil
+}
+
+// PlacedClaim is a claim's status after a placement, to make the same
+// placement again without a scheduling cycle (Journal.Place).
+type PlacedClaim struct {
+	claim      *resourceapi.ResourceClaim
+	status     resourceapi.ResourceClaimStatus
+	finalizers []string
+}
+
+// Placed records how a bound pod holds its node: its PodInfo there and its
+// claims' statuses.
+func (c *Cluster) Placed(pod *v1.Pod) (*framework.PodInfo, []PlacedClaim) {
+	var pi *framework.PodInfo
+	if ni := c.byName[pod.Spec.NodeName]; ni != nil {
+		for _, x := range ni.Pods {
+			if x.Pod == pod {
+				pi = x
+				break
+			}
+		}
+	}
+	var claims []PlacedClaim
+	for _, cl := range c.DRA.ClaimsInUse(pod) {
+		claims = append(claims, PlacedClaim{claim: cl, status: *cl.Status.DeepCopy(), finalizers: append([]string(nil), cl.Finalizers...)})
+	}
+	return pi, claims
+}
+
+// Place binds the pod to the node as an earlier placement did (its PodInfo
+// and its claims' statuses from Placed), without a scheduling cycle: what
+// a what-if run knows will come out of the same cycle on the same state.
+// Undo takes it back as it takes back Bind.
+func (j *Journal) Place(pod *v1.Pod, node string, pi *framework.PodInfo, claims []PlacedClaim) error {
+	ni := j.c.byName[node]
+	if ni == nil || pi == nil || pi.Pod != pod {
+		return fmt.Errorf("internal error: cannot place pod %s/%s on node %s again", pod.Namespace, pod.Name, node)
+	}
+	return j.Bind(pod, func() error {
+		for _, pc := range claims {
+			j.c.DRA.Restore(pc.claim, *pc.status.DeepCopy(), append([]string(nil), pc.finalizers...))
+		}
+		pod.Spec.NodeName = node
+		ni.AddPodInfo(pi)
+		return nil
+	})
 }

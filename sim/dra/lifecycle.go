@@ -187,3 +187,11 @@ func (s *State) LocalSlices(node string) []*resourceapi.ResourceSlice {
 	}
 	return out
 }
+
+// NodeKey is the node's allocation class (equivalence.go): the content of
+// its pools and which of their devices are allocated, without names. ok is
+// false when nodes cannot be compared so (slices that are not node-local).
+func (s *State) NodeKey(node string) (static, dynamic uint64, pools int, ok bool) {
+	k, ok := s.nodeClass(node)
+	return k.static, k.dynamic, k.pools, ok
+}

@@ -256,6 +256,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	e.q = e.r.Queue()
 	e.r.BeforeAttempt = e.beforeAttempt
 	e.r.OnAttempt = e.onAttempt
+	e.r.NoDiagnosis = true // the records keep the message only
 	e.res = &Result{APIVersion: APIVersion, Kind: Kind, Pods: []PodRecord{}, Series: []Sample{}, ScaleUps: []ScaleUpRecord{}, ScaleDowns: []ScaleDownRecord{}}
 	e.res.Warnings = append(e.res.Warnings, in.Warnings...)
 	e.res.Warnings = append(e.res.Warnings, e.c.Warnings...)
