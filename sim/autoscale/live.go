@@ -98,8 +98,10 @@ type UnremovableNode struct {
 // NewAutoscaler returns the loop for the cluster c (which it reads and, for
 // the length of a loop, changes and restores) with the resolved groups
 // (Resolve). controllerExists tells the drain rules whether a pod's
-// controller exists (nil: every controller does).
-func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opts Options, sd ScaleDownOptions, controllerExists func(kind, namespace, name string) bool) (*Autoscaler, error) {
+// controller exists (nil: every controller does). draPlugin, when set, is
+// the scheduler's DynamicResources plugin on c: the loop's predicate
+// checks share its cached allocator answers.
+func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opts Options, sd ScaleDownOptions, controllerExists func(kind, namespace, name string) bool, draPlugin *dra.Plugin) (*Autoscaler, error) {
 	opts = opts.withDefaults()
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -114,7 +116,10 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opt
 	if err != nil {
 		return nil, err
 	}
-	k, err := newChecker(c, opts.Sim.Plugins)
+	if draPlugin == nil {
+		draPlugin = dra.New(c.DRA, dra.Options{Reference: opts.Sim.Reference})
+	}
+	k, err := newCheckerWith(c, opts.Sim.Plugins, draPlugin)
 	if err != nil {
 		return nil, err
 	}

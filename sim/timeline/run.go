@@ -215,6 +215,7 @@ type engine struct {
 
 	res           *Result
 	cycles        int
+	draPlugin     *dra.Plugin
 	moment        *Moment
 	initialGroups []GroupInputs
 }
@@ -246,6 +247,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	}
 	e.c = cluster.Build(work, gates)
 	draPlugin := dra.New(e.c.DRA, dra.Options{Reference: opts.Sim.Reference})
+	e.draPlugin = draPlugin
 	profile, err := schedule.NewProfile(e.c, draPlugin, opts.Sim.Plugins)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler profile: %w", err)
@@ -270,7 +272,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 			e.initialGroups = append(e.initialGroups, GroupInputs{GroupInfo: g.Info(), ProvisioningDelay: secondsOf(g.ProvisioningDelay)})
 		}
 		exists := controllerCheck(work, in.Workloads)
-		if e.as, err = autoscale.NewAutoscaler(ctx, e.c, groups, *opts.Autoscale, opts.ScaleDown, exists); err != nil {
+		if e.as, err = autoscale.NewAutoscaler(ctx, e.c, groups, *opts.Autoscale, opts.ScaleDown, exists, e.draPlugin); err != nil {
 			return nil, err
 		}
 	}
