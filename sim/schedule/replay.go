@@ -194,6 +194,10 @@ func NewReplayer(c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Pl
 	return r
 }
 
+// Outcome is what the pod's last cycle decided, PostFilter's message
+// included (nil before its first cycle). The caller must not change it.
+func (r *Replayer) Outcome(pod *v1.Pod) *result.Pod { return r.outcomes[pod] }
+
 // Queue is the replay's scheduling queue.
 func (r *Replayer) Queue() *queue.Queue { return r.q }
 
