@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,8 +67,12 @@ func timelineHeadline(r *timeline.Result) string {
 			scaler += ", no scale-down"
 		}
 	}
-	return fmt.Sprintf("Timeline of %s: %d node(s) at the start, %d arrival(s), %s (kube-scheduler %s, seed %d).",
-		durationCell(in.End), in.Nodes, in.Arrivals, scaler, in.KubernetesVersion, in.Seed)
+	note := tieBreakNote(in.TieBreak, in.Seed)
+	if a := in.Autoscaler; note == "" && a != nil && slices.Contains(a.Expanders, "random") {
+		note = fmt.Sprintf(", seed %d", in.Seed) // the random expander's
+	}
+	return fmt.Sprintf("Timeline of %s: %d node(s) at the start, %d arrival(s), %s (kube-scheduler %s%s).",
+		durationCell(in.End), in.Nodes, in.Arrivals, scaler, in.KubernetesVersion, note)
 }
 
 // timelineFacts are the key numbers, first in every format.
@@ -75,8 +80,8 @@ func timelineFacts(r *timeline.Result) []string {
 	s := r.Summary
 	w := s.Wait
 	facts := []string{
-		fmt.Sprintf("Pods: %d followed, %d placed, %d finished, %d running and %d pending at the end (%d never placed), %d eviction(s)",
-			s.Pods, s.Placed, s.Finished, s.Running, s.Pending, s.NeverPlaced, s.Evictions),
+		fmt.Sprintf("Pods: %d followed, %d placed, %d finished, %d running and %d pending at the end (%d never placed), %d eviction(s), %d preemption(s)",
+			s.Pods, s.Placed, s.Finished, s.Running, s.Pending, s.NeverPlaced, s.Evictions, s.Preemptions),
 		fmt.Sprintf("Wait from arrival to binding (%d placed pods): p50 %s, p95 %s, p99 %s, max %s",
 			w.Pods, durationCell(w.P50), durationCell(w.P95), durationCell(w.P99), durationCell(w.Max)),
 		fmt.Sprintf("Cost: %s for %s node-hours; %d scale-up(s) adding %d node(s), %d scale-down(s)",
@@ -179,7 +184,7 @@ func timelineSections(r *timeline.Result, seriesLimit int) []section {
 
 	never := Table{Header: []string{"Pod", "Workload", "Arrival", "Waited", "Attempts", "Why"}}
 	for _, p := range r.Pods {
-		if p.Phase == timeline.PhasePending && p.Bound == nil && p.Evictions == 0 {
+		if p.Phase == timeline.PhasePending && p.Bound == nil && p.Evictions == 0 && p.Preemptions == 0 {
 			never.Append(p.Namespace+"/"+p.Name, p.Workload, durationCell(p.Arrival), durationCell(p.Wait), fmt.Sprint(p.Attempts), orDash(p.Message))
 		}
 	}
@@ -251,7 +256,7 @@ const (
 
 var timelineCSVHeader = []string{
 	"record", "time", "namespace", "name", "workload", "priority", "phase", "arrival", "first_attempt", "bound", "finished", "wait", "attempts",
-	"node", "devices", "alternatives", "evictions", "pending", "running", "nodes", "provisioning", "cost_rate", "cost", "devices_allocated",
+	"node", "devices", "alternatives", "evictions", "preemptions", "pending", "running", "nodes", "provisioning", "cost_rate", "cost", "devices_allocated",
 	"devices_total", "fragmentation", "first_choice", "message",
 }
 
@@ -280,7 +285,7 @@ func WriteTimelineCSV(w io.Writer, r *timeline.Result) error {
 		arrival := p.Arrival
 		copy(row, []string{csvTimelinePod, "", p.Namespace, p.Name, p.Workload, fmt.Sprint(p.Priority), p.Phase, secondsField(&arrival),
 			secondsField(p.FirstAttempt), secondsField(p.Bound), secondsField(p.Finished), strconv.FormatFloat(float64(p.Wait), 'f', -1, 64),
-			fmt.Sprint(p.Attempts), p.Node, strings.Join(p.Devices, " "), strings.Join(ranks, " "), fmt.Sprint(p.Evictions)})
+			fmt.Sprint(p.Attempts), p.Node, strings.Join(p.Devices, " "), strings.Join(ranks, " "), fmt.Sprint(p.Evictions), fmt.Sprint(p.Preemptions)})
 		row[len(row)-1] = p.Message
 		if err := cw.Write(row); err != nil {
 			return err

@@ -127,7 +127,9 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opt
 	if gates == nil {
 		gates = dra.DefaultGates()
 	}
-	eval := schedule.New(c, k.profile, schedule.Options{Seed: opts.Sim.Seed, Parallelism: opts.Sim.Parallelism, Reference: opts.Sim.Reference})
+	so := opts.Sim.ScheduleOptions()
+	so.Progress, so.Resume = nil, nil
+	eval := schedule.New(c, k.profile, so)
 	order := &lastIndex{last: -1}
 	a := &Autoscaler{
 		ctx: ctx, c: c, groups: groups, byNode: map[string]*Group{}, opts: opts, sd: sd, templateFit: map[fitKey]bool{},

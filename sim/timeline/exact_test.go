@@ -97,7 +97,7 @@ func sampleMoments(t *testing.T, in *Input, opts Options, cycles, want int) []*m
 		}
 		cur.got = decision{Node: a.Node, Devices: m.Devices()}
 		if a.Node == "" {
-			cur.got.Message, cur.got.Devices = a.Message, nil
+			cur.got.Message, cur.got.Devices = m.Message, nil
 		}
 		sort.Strings(cur.got.Devices)
 	}

@@ -16,7 +16,9 @@ type measures struct{ r *Result }
 var _ analysis.TimelineMeasures = measures{}
 
 // placed reports whether the pod was bound at some time.
-func placed(p *PodRecord) bool { return p.Bound != nil || p.Finished != nil || p.Evictions > 0 }
+func placed(p *PodRecord) bool {
+	return p.Bound != nil || p.Finished != nil || p.Evictions > 0 || p.Preemptions > 0
+}
 
 // waited reports whether the pod arrived pending and was placed: its wait
 // counts in the waiting times.

@@ -49,7 +49,10 @@ type Inputs struct {
 	Name              string   `json:"name,omitempty"`
 	Files             []string `json:"files,omitempty"`
 	KubernetesVersion string   `json:"kubernetesVersion"`
-	Seed              int64    `json:"seed"`
+	// TieBreak is the scheduler's tie-break (kube or random); Seed drives
+	// the random tie-break and the random expander.
+	TieBreak string `json:"tieBreak"`
+	Seed     int64  `json:"seed"`
 	// Start is the wall-clock time the timeline's time 0 stands for.
 	Start      time.Time `json:"start"`
 	End        Seconds   `json:"end"`
@@ -97,6 +100,9 @@ const (
 	PhaseFinished = "Finished"
 	PhaseRunning  = "Running"
 	PhasePending  = "Pending"
+	// PhasePreempted: deleted by a preemption, with no controller to make
+	// it again.
+	PhasePreempted = "Preempted"
 )
 
 // PodRecord is what happened to one pod. Times are seconds from the start;
@@ -123,11 +129,11 @@ type PodRecord struct {
 	// Alternatives are the prioritized-list ranks (1 = first choice) of
 	// the pod's requests with firstAvailable, in claim order.
 	Alternatives []int `json:"alternatives,omitempty"`
-	// Evictions counts the scale-downs that evicted the pod; Preempted is
-	// set when a preemption took its node.
-	Evictions int    `json:"evictions,omitempty"`
-	Preempted bool   `json:"preempted,omitempty"`
-	Phase     string `json:"phase"`
+	// Evictions counts the scale-downs that evicted the pod, Preemptions
+	// the preemptions that deleted it.
+	Evictions   int    `json:"evictions,omitempty"`
+	Preemptions int    `json:"preemptions,omitempty"`
+	Phase       string `json:"phase"`
 	// Message is kube's message of the pod's last failed cycle, for a pod
 	// still pending at the end.
 	Message string `json:"message,omitempty"`

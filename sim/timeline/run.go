@@ -67,7 +67,9 @@ type Options struct {
 	Start time.Time
 	// Cycle and Attempt, when set, are called before and after every
 	// scheduling cycle with the moment, which can be exported (the
-	// exactness test replays moments with drasim simulate's engine).
+	// exactness test replays moments with drasim simulate's engine). For a
+	// cycle that failed, Attempt is called once the PostFilter plugins
+	// (preemption) have run, with the pod's message in Moment.Message.
 	Cycle   func(*Moment)
 	Attempt func(*Moment, *schedule.Attempt)
 	// Progress, when set, is called now and then with the time reached.
@@ -196,6 +198,11 @@ type engine struct {
 
 	pods          map[*v1.Pod]*podState
 	unschedulable map[*v1.Pod]bool
+	// victims are the pods the replayer's preemptions deleted, to follow
+	// up after its cycles; controllerExists says whether a deleted pod's
+	// controller makes it again.
+	victims          []*v1.Pod
+	controllerExists func(kind, ns, name string) bool
 	// daemons are the DaemonSet pods made for each new node.
 	daemons map[string][]*v1.Pod
 	records []*PodRecord
@@ -217,6 +224,7 @@ type engine struct {
 	cycles        int
 	draPlugin     *dra.Plugin
 	moment        *Moment
+	failedCycle   *failedCycle
 	initialGroups []GroupInputs
 }
 
@@ -243,7 +251,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 		ctx: ctx, opts: opts, in: in, work: work,
 		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{}, daemons: map[string][]*v1.Pod{},
 		billed: map[string]billing{}, nodeHours: map[string]float64{}, groupCost: map[string]float64{},
-		workload: analysis.WorkloadNamer(work),
+		workload: analysis.WorkloadNamer(work), controllerExists: controllerCheck(work, in.Workloads),
 	}
 	e.c = cluster.Build(work, gates)
 	draPlugin := dra.New(e.c.DRA, dra.Options{Reference: opts.Sim.Reference})
@@ -254,10 +262,13 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	}
 	// The scheduling queue and the scheduler are the replay's: kube's
 	// queue on the timeline's clock, one scheduler for the whole run.
-	e.r = schedule.NewReplayer(e.c, profile, schedule.Options{Seed: opts.Sim.Seed, ScoreAllNodes: opts.Sim.ScoreAllNodes, Parallelism: opts.Sim.Parallelism, Reference: opts.Sim.Reference}, draPlugin)
+	so := opts.Sim.ScheduleOptions()
+	so.Progress, so.Arrival = nil, ""
+	e.r = schedule.NewReplayer(e.c, profile, so, draPlugin)
 	e.q = e.r.Queue()
 	e.r.BeforeAttempt = e.beforeAttempt
 	e.r.OnAttempt = e.onAttempt
+	e.r.OnPreemption = e.onPreemption
 	e.r.NoDiagnosis = true // the records keep the message only
 	e.res = &Result{APIVersion: APIVersion, Kind: Kind, Pods: []PodRecord{}, Series: []Sample{}, ScaleUps: []ScaleUpRecord{}, ScaleDowns: []ScaleDownRecord{}}
 	e.res.Warnings = append(e.res.Warnings, in.Warnings...)
@@ -271,8 +282,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 		for _, g := range groups {
 			e.initialGroups = append(e.initialGroups, GroupInputs{GroupInfo: g.Info(), ProvisioningDelay: secondsOf(g.ProvisioningDelay)})
 		}
-		exists := controllerCheck(work, in.Workloads)
-		if e.as, err = autoscale.NewAutoscaler(ctx, e.c, groups, *opts.Autoscale, opts.ScaleDown, exists, e.draPlugin); err != nil {
+		if e.as, err = autoscale.NewAutoscaler(ctx, e.c, groups, *opts.Autoscale, opts.ScaleDown, e.controllerExists, e.draPlugin); err != nil {
 			return nil, err
 		}
 	}
@@ -284,7 +294,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 		mix = append(mix, in.Arrivals[i].Pod)
 	}
 	if opts.FragmentationEvery > 0 {
-		e.sampler = analysis.NewSampler(ctx, e.c, mix, analysis.Options{Plugins: opts.Sim.Plugins, Seed: opts.Sim.Seed, Parallelism: opts.Sim.Parallelism})
+		e.sampler = analysis.NewSampler(ctx, e.c, mix, analysis.Options{Plugins: opts.Sim.Plugins, TieBreak: opts.Sim.TieBreak, Seed: opts.Sim.Seed, Parallelism: opts.Sim.Parallelism})
 	} else {
 		e.sampler = analysis.NewSampler(ctx, e.c, nil, analysis.Options{Plugins: opts.Sim.Plugins})
 	}
@@ -516,8 +526,23 @@ func (e *engine) arrive(a Arrival) error {
 // scheduleReady runs scheduling cycles for every pod the queue has ready
 // now, then books a wake-up for the next pod the queue holds back.
 func (e *engine) scheduleReady() error {
-	if err := e.r.Run(e.ctx, e.now); err != nil {
-		return fmt.Errorf("at %s: %w", e.now, err)
+	for {
+		if err := e.r.Run(e.ctx, e.now); err != nil {
+			return fmt.Errorf("at %s: %w", e.now, err)
+		}
+		e.settle()
+		if len(e.victims) == 0 {
+			break
+		}
+		// Preemption victims' controllers make them again, and the new
+		// pods are tried at once.
+		victims := e.victims
+		e.victims = nil
+		for _, v := range victims {
+			if err := e.preempted(v); err != nil {
+				return err
+			}
+		}
 	}
 	if at, ok := e.q.NextWake(e.now); ok {
 		at = max(at, e.now)
@@ -534,7 +559,10 @@ type Moment struct {
 	Time       time.Duration
 	Pod        *v1.Pod
 	Checkpoint schedule.Checkpoint
-	c          *cluster.Cluster
+	// Message is kube's message of a failed cycle, PostFilter's
+	// included (set for Options.Attempt).
+	Message string
+	c       *cluster.Cluster
 }
 
 // WriteSnapshot writes the cluster of the moment with the pod as its only
@@ -552,6 +580,7 @@ func (m *Moment) WriteSnapshotJSON(w io.Writer) error {
 func (m *Moment) keep(p *v1.Pod) bool { return p == m.Pod || p.Spec.NodeName != "" }
 
 func (e *engine) beforeAttempt(pod *v1.Pod) {
+	e.settle()
 	e.moment = nil
 	if e.opts.Cycle != nil || e.opts.Attempt != nil {
 		e.moment = &Moment{Time: e.now, Pod: pod, Checkpoint: e.r.Scheduler().Checkpoint(), c: e.c}
@@ -576,7 +605,10 @@ func (m *Moment) Devices() []string {
 // the queue.
 func (e *engine) onAttempt(pod *v1.Pod, a *schedule.Attempt) {
 	e.cycles++
-	if e.opts.Attempt != nil && e.moment != nil {
+	if a.Node == "" {
+		// PostFilter has yet to run: see settle.
+		e.failedCycle = &failedCycle{pod: pod, a: a, moment: e.moment}
+	} else if e.opts.Attempt != nil && e.moment != nil {
 		e.opts.Attempt(e.moment, a)
 	}
 	ps := e.pods[pod]
@@ -591,9 +623,6 @@ func (e *engine) onAttempt(pod *v1.Pod, a *schedule.Attempt) {
 		}
 	}
 	if a.Node == "" {
-		if rec != nil {
-			rec.Message = a.Message
-		}
 		e.unschedulable[pod] = true
 		return
 	}
@@ -607,10 +636,45 @@ func (e *engine) onAttempt(pod *v1.Pod, a *schedule.Attempt) {
 	e.bound(ps)
 }
 
+// failedCycle is a cycle that found no node, until its PostFilter plugins
+// have run.
+type failedCycle struct {
+	pod    *v1.Pod
+	a      *schedule.Attempt
+	moment *Moment
+}
+
+// settle records the message of the last failed cycle, once the replayer
+// is done with it: kube's message, with what preemption found.
+func (e *engine) settle() {
+	f := e.failedCycle
+	if f == nil {
+		return
+	}
+	e.failedCycle = nil
+	msg := f.a.Message
+	if out := e.r.Outcome(f.pod); out != nil {
+		msg = out.Message
+	}
+	if ps := e.pods[f.pod]; ps != nil && ps.rec != nil {
+		ps.rec.Message = msg
+	}
+	if e.opts.Attempt != nil && f.moment != nil {
+		f.moment.Message = msg
+		e.opts.Attempt(f.moment, f.a)
+	}
+}
+
 // bound starts a bound pod's run: its devices and alternatives are
 // recorded, its completion booked.
 func (e *engine) bound(ps *podState) {
 	e.running++
+	if ps.pod.Status.StartTime == nil {
+		// The kubelet's start time (preemption ranks victims by it), in
+		// the API's precision.
+		t := metav1.NewTime(e.clock().Truncate(time.Second))
+		ps.pod.Status.StartTime = &t
+	}
 	if ps.rec != nil {
 		ps.rec.Phase = PhaseRunning
 		ps.rec.Devices, ps.rec.Alternatives = nil, nil
@@ -690,12 +754,20 @@ func (e *engine) removePod(ps *podState) error {
 }
 
 // evict deletes a pod a scale-down drains and has its controller make it
-// again: a new pod of the same name, pending now, that runs its whole
-// duration once bound again.
+// again.
 func (e *engine) evict(ps *podState) error {
 	if err := e.removePod(ps); err != nil {
 		return err
 	}
+	if ps.rec != nil {
+		ps.rec.Evictions++
+	}
+	return e.recreate(ps)
+}
+
+// recreate is a controller making a deleted pod again: a new pod of the
+// same name, pending now, that runs its whole duration once bound again.
+func (e *engine) recreate(ps *podState) error {
 	old := ps.pod
 	pod := old.DeepCopy()
 	pod.Spec.NodeName = ""
@@ -709,12 +781,44 @@ func (e *engine) evict(ps *podState) error {
 	ps.pod, ps.pendingSince = pod, e.now
 	e.pods[pod] = ps
 	if ps.rec != nil {
-		ps.rec.Evictions++
 		ps.rec.Phase = PhasePending
 		ps.rec.Node, ps.rec.Bound, ps.rec.Started = "", nil, nil
 	}
 	e.r.Add(pod, e.now)
 	return nil
+}
+
+// onPreemption hears of the replayer's preemptions: the victims it is
+// about to delete are followed up once its cycles are done (preempted).
+func (e *engine) onPreemption(_ *v1.Pod, p *schedule.Preemption) {
+	if p.Node != "" {
+		e.victims = append(e.victims, p.Victims...)
+	}
+}
+
+// preempted follows up a victim the replayer deleted (its claims released
+// by then): its run ends, and its controller makes it again as after an
+// eviction; a pod without one is gone for good. A DaemonSet pod made for a
+// new node is not made again.
+func (e *engine) preempted(v *v1.Pod) error {
+	ps := e.pods[v]
+	if ps == nil {
+		return nil
+	}
+	delete(e.pods, v)
+	e.running--
+	e.lastActivity = e.now
+	if ps.rec == nil {
+		return nil
+	}
+	ps.rec.Preemptions++
+	if ref := metav1.GetControllerOf(v); ref == nil || !e.controllerExists(ref.Kind, v.Namespace, ref.Name) {
+		ps.gen++ // its completion event is void
+		ps.rec.Phase = PhasePreempted
+		ps.rec.Finished = ptrSeconds(e.now)
+		return nil
+	}
+	return e.recreate(ps)
 }
 
 // nodeReady brings a node a scale-up asked for into the cluster: Ready,
@@ -770,7 +874,12 @@ func (e *engine) group(name string) *autoscale.Group {
 func (e *engine) loop() error {
 	in := autoscale.LoopInput{Now: e.clock(), Upcoming: map[string][]string{}}
 	for pod := range e.unschedulable {
-		in.Unschedulable = append(in.Unschedulable, pod)
+		// A pod nominated to a node by preemption waits for its victims:
+		// cluster-autoscaler counts it as allocated, not as unschedulable
+		// (ArrangePodsBySchedulability).
+		if pod.Status.NominatedNodeName == "" {
+			in.Unschedulable = append(in.Unschedulable, pod)
+		}
 	}
 	// The loop sees the pods in the cluster's order, not map order.
 	sort.Slice(in.Unschedulable, func(i, j int) bool { return e.c.Order(in.Unschedulable[i]) < e.c.Order(in.Unschedulable[j]) })

@@ -5,13 +5,14 @@ import (
 	"sort"
 
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/schedule"
 )
 
 // Summary sums a timeline up.
 type Summary struct {
 	// Pods counts the pods followed (arrivals and the snapshot's pods);
-	// Placed those bound at least once; Finished, Running and Pending
-	// their phase at the end; NeverPlaced the pods that waited to the
+	// Placed those bound at least once; Finished, Running, Pending (and
+	// Preempted, below) their phase at the end; NeverPlaced the pods that waited to the
 	// end without ever being bound.
 	Pods        int `json:"pods"`
 	Placed      int `json:"placed"`
@@ -20,6 +21,10 @@ type Summary struct {
 	Pending     int `json:"pending"`
 	NeverPlaced int `json:"neverPlaced"`
 	Evictions   int `json:"evictions"`
+	// Preemptions counts the pods preemption deleted (Preempted: those no
+	// controller made again).
+	Preemptions int `json:"preemptions"`
+	Preempted   int `json:"preempted"`
 	// Cycles counts scheduling cycles.
 	Cycles int `json:"cycles"`
 	// Wait is the waiting time of the pods that arrived pending and were
@@ -120,7 +125,7 @@ func (e *engine) finish() *Result {
 func (e *engine) inputs() Inputs {
 	o := e.opts
 	in := Inputs{
-		Name: o.Name, Files: e.in.Files, KubernetesVersion: sim.KubernetesVersion, Seed: o.Sim.Seed, Start: o.Start,
+		Name: o.Name, Files: e.in.Files, KubernetesVersion: sim.KubernetesVersion, TieBreak: tieBreak(o.Sim.TieBreak), Seed: o.Sim.Seed, Start: o.Start,
 		End: secondsOf(e.now), Resolution: secondsOf(o.Resolution), FragmentationEvery: secondsOf(o.FragmentationEvery),
 		Arrivals: len(e.in.Arrivals), Nodes: len(e.in.Snapshot.Nodes), ScoringStrategy: scoringStrategy(o.Sim),
 	}
@@ -165,7 +170,10 @@ func (e *engine) summarize() Summary {
 	for _, rec := range e.res.Pods {
 		s.Pods++
 		s.Evictions += rec.Evictions
+		s.Preemptions += rec.Preemptions
 		switch rec.Phase {
+		case PhasePreempted:
+			s.Preempted++
 		case PhaseFinished:
 			s.Finished++
 		case PhaseRunning:
@@ -250,4 +258,13 @@ func (e *engine) summarize() Summary {
 		s.FirstChoiceShare = &share
 	}
 	return s
+}
+
+// tieBreak names the scheduler's tie-break as drasim simulate's result
+// does.
+func tieBreak(t schedule.TieBreak) string {
+	if t == schedule.TieBreakRandom {
+		return string(schedule.TieBreakRandom)
+	}
+	return string(schedule.TieBreakKube)
 }

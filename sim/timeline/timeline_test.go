@@ -264,3 +264,30 @@ func TestDrainThreshold(t *testing.T) {
 		t.Errorf("scale-downs %+v, want none: utilization 0.5 is above 0.49", r.ScaleDowns)
 	}
 }
+
+// TestPreemptionHandComputed: testdata/preempt.yaml's comment works the
+// times out.
+func TestPreemptionHandComputed(t *testing.T) {
+	r := run(t, loadInput(t, "preempt.yaml"), Options{})
+	got := map[string]string{}
+	for _, p := range r.Pods {
+		got[p.Name] = fmt.Sprintf("%s bound %s finished %s attempts %d wait %v preemptions %d", p.Phase, secs(p.Bound), secs(p.Finished), p.Attempts, p.Wait, p.Preemptions)
+	}
+	var batch string
+	for name := range got {
+		if name != "scratch" && name != "urgent" {
+			batch = name
+		}
+	}
+	want := map[string]string{
+		batch:     "Finished bound 360 finished 960 attempts 3 wait 300 preemptions 1",
+		"scratch": "Preempted bound 0 finished 60 attempts 1 wait 0 preemptions 1",
+		"urgent":  "Finished bound 60 finished 360 attempts 2 wait 0 preemptions 0",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pods (-want +got):\n%s", diff)
+	}
+	if s := r.Summary; s.Preemptions != 2 || s.Preempted != 1 || s.Placed != 3 {
+		t.Errorf("summary: %d preemptions, %d preempted, %d placed; want 2, 1, 3", s.Preemptions, s.Preempted, s.Placed)
+	}
+}
