@@ -13,6 +13,7 @@ import (
 	"github.com/drasim/drasim/sim/analysis"
 	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/drasim/drasim/sim/timeline"
 	"github.com/spf13/cobra"
@@ -92,6 +93,8 @@ type timelineFlags struct {
 func (f *timelineFlags) add(fs *pflag.FlagSet) {
 	f.input.add(fs)
 	f.engine.add(fs)
+	// Arrivals come from annotations and traces: --arrival is simulate's.
+	_ = fs.MarkHidden("arrival")
 	f.scale.addScaleUp(fs)
 	f.scaleDown.add(fs)
 	fs.StringArrayVar(&f.Traces, "trace", nil, "arrival trace: drasim's CSV, or the Alibaba openb pod or node list (told apart by the header); repeatable")
@@ -293,6 +296,9 @@ func (f *timelineFlags) options(in *timeline.Input, name string) (timeline.Optio
 	simOpts, err := f.engine.options(in.Files)
 	if err != nil {
 		return timeline.Options{}, err
+	}
+	if simOpts.Arrival != schedule.ArrivalBatch {
+		return timeline.Options{}, usageErrorf("--arrival does not apply to a timeline: pods arrive at their drasim.io/arrival time or the trace's")
 	}
 	for _, d := range []struct {
 		name string
