@@ -264,6 +264,10 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	// queue on the timeline's clock, one scheduler for the whole run.
 	so := opts.Sim.ScheduleOptions()
 	so.Progress, so.Arrival = nil, ""
+	// Every retry kube makes, the 5-minute flush of the unschedulable pool
+	// included, whether or not an event came since: a timeline's attempts
+	// are kube's, and its end bounds time.
+	so.NoParking = true
 	e.r = schedule.NewReplayer(e.c, profile, so, draPlugin)
 	e.q = e.r.Queue()
 	e.r.BeforeAttempt = e.beforeAttempt
