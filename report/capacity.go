@@ -218,7 +218,7 @@ func capacitySections(r *analysis.Report) []section {
 	}
 
 	if pg := r.Fit.PodGroups; pg != nil {
-		groups := Table{Header: []string{"Pod group", "MinCount", "Placed", "Status", "Blocker"}}
+		groups := Table{Header: []string{"Pod group", "Min count", "Placed", "Status", "Blocker"}}
 		for _, g := range pg.Groups {
 			status := strings.ToLower(g.Phase)
 			if g.Partial {

@@ -124,7 +124,7 @@ func writeInspectPools(b *bytes.Buffer, s *inspect.Summary) error {
 	}
 	// Pools are sorted by driver; the driver heads its pools instead of
 	// taking a column, which keeps long node names within 100 columns.
-	t := Table{Header: []string{"driver/pool", "node", "gen", "slices", "devices", "complete"}}
+	t := Table{Header: []string{"driver / pool", "node", "gen", "slices", "devices", "complete"}}
 	driver := ""
 	for i, p := range s.Pools {
 		if !show[i] {

@@ -136,7 +136,7 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 // writePodGroups lists the pod groups: placed whole, pending whole (and
 // the member that did not fit), or, with the gate off, placed in part.
 func writePodGroups(w io.Writer, r *result.Result) error {
-	groups := Table{Header: []string{"Pod group", "MinCount", "Placed", "Status", "Why"}}
+	groups := Table{Header: []string{"Pod group", "Min count", "Placed", "Status", "Why"}}
 	for _, g := range r.PodGroups {
 		status, why := g.Phase, g.Message
 		switch {

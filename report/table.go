@@ -64,7 +64,7 @@ func (t *Table) Write(w io.Writer) error {
 		tablewriter.WithConfig(tablewriter.Config{
 			Header: tw.CellConfig{
 				Alignment:  tw.CellAlignment{Global: tw.AlignLeft},
-				Formatting: tw.CellFormatting{AutoFormat: tw.On, AutoWrap: tw.WrapNone},
+				Formatting: tw.CellFormatting{AutoFormat: tw.Off, AutoWrap: tw.WrapNone},
 				Padding:    tw.CellPadding{Global: tw.Padding{Left: "", Right: "   "}},
 			},
 			Row: tw.CellConfig{
@@ -74,7 +74,13 @@ func (t *Table) Write(w io.Writer) error {
 			},
 		}),
 	)
-	table.Header(t.Header)
+	// Headers are upper-cased here rather than by tablewriter, whose
+	// formatting splits words at digits and dashes ("P95" -> "P 95").
+	header := make([]string, len(t.Header))
+	for i, h := range t.Header {
+		header[i] = strings.ToUpper(h)
+	}
+	table.Header(header)
 	if err := table.Bulk(rows); err != nil {
 		return err
 	}

@@ -15,3 +15,22 @@ func Demo() []byte { return demo }
 
 //go:embed 00-demo.yaml
 var demo []byte
+
+// TimelineDemoName and TimelineDemoTraceName are the files of the
+// embedded timeline demo (drasim timeline without -f or --trace).
+const (
+	TimelineDemoName      = "timeline/demo.yaml"
+	TimelineDemoTraceName = "timeline/demo-trace.csv"
+)
+
+// TimelineDemo returns the timeline demo's cluster and node groups.
+func TimelineDemo() []byte { return timelineDemo }
+
+// TimelineDemoTrace returns the timeline demo's four hours of arrivals.
+func TimelineDemoTrace() []byte { return timelineDemoTrace }
+
+//go:embed timeline/demo.yaml
+var timelineDemo []byte
+
+//go:embed timeline/demo-trace.csv
+var timelineDemoTrace []byte

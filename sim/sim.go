@@ -42,6 +42,9 @@ type Options struct {
 	Reference bool
 	// OnlyQueued limits the result to the queued pods (schedule.Options).
 	OnlyQueued bool
+	// Resume starts the scheduler where another one stood (see
+	// schedule.Checkpoint), to replay a moment of a longer run.
+	Resume *schedule.Checkpoint
 }
 
 // Run is a finished replay: the cluster after it and the result.
@@ -75,7 +78,7 @@ func profileFor(c *cluster.Cluster, opts Options) (*dra.Plugin, *schedule.Profil
 // ScheduleOptions are the scheduler options of a replay with these
 // options; every replay of a run (autoscaler loops included) uses them.
 func (o Options) ScheduleOptions() schedule.Options {
-	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival}
+	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival, Resume: o.Resume}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself

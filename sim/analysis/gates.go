@@ -52,6 +52,14 @@ type Gate struct {
 	// MaxPendingPodGroups fails when more pod groups (of a namespace)
 	// were not placed whole than Max.
 	MaxPendingPodGroups *PendingPodGroupsGate `json:"maxPendingPodGroups,omitempty"`
+
+	// Gates on timelines (drasim timeline --gates, drasim check
+	// --timeline): MaxWait fails when a percentile of the pods' waiting
+	// time is above Max; MaxCost when the timeline cost more than Max;
+	// MaxNeverPlaced when more pods than Max were never placed.
+	MaxWait        *WaitGate        `json:"maxWait,omitempty"`
+	MaxCost        *CostGate        `json:"maxCost,omitempty"`
+	MaxNeverPlaced *NeverPlacedGate `json:"maxNeverPlaced,omitempty"`
 }
 
 // PendingPodGroupsGate bounds the pod groups not placed whole: pending
@@ -69,6 +77,30 @@ type PreemptedPodsGate struct {
 	Max         *int   `json:"max"`
 	MinPriority *int32 `json:"minPriority,omitempty"`
 	Namespace   string `json:"namespace,omitempty"`
+}
+
+// WaitGate bounds a percentile (0 < p <= 100, nearest rank) of the time
+// placed pods waited from arrival to binding, of one workload and/or
+// priority when set.
+type WaitGate struct {
+	Percentile float64          `json:"percentile"`
+	Max        *metav1.Duration `json:"max"`
+	Workload   string           `json:"workload,omitempty"`
+	Priority   *int32           `json:"priority,omitempty"`
+}
+
+// CostGate bounds the cost of a timeline, of one node group when Group is
+// set.
+type CostGate struct {
+	Max   *float64 `json:"max"`
+	Group string   `json:"group,omitempty"`
+}
+
+// NeverPlacedGate bounds the pods that waited to the end of a timeline
+// without being placed, of one workload when set.
+type NeverPlacedGate struct {
+	Max      *int   `json:"max"`
+	Workload string `json:"workload,omitempty"`
 }
 
 // PendingPodsGate bounds the pending pods, optionally only those of a
@@ -128,6 +160,9 @@ const (
 	GateDomainLoss           = "domainLoss"
 	GateMaxPreemptedPods     = "maxPreemptedPods"
 	GateMaxPendingPodGroups  = "maxPendingPodGroups"
+	GateMaxWait              = "maxWait"
+	GateMaxCost              = "maxCost"
+	GateMaxNeverPlaced       = "maxNeverPlaced"
 )
 
 // GateReportKind is the kind of a marshalled GateReport.
@@ -296,6 +331,28 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 			} else if *a.Max < 0 {
 				fail(i, GateMaxPendingPodGroups+".max", "must not be negative, got %d", *a.Max)
 			}
+		case gate.MaxWait != nil:
+			a := gate.MaxWait
+			if a.Percentile <= 0 || a.Percentile > 100 {
+				fail(i, GateMaxWait+".percentile", "want a percentile above 0 and at most 100 (e.g. 95), got %g", a.Percentile)
+			}
+			if a.Max == nil {
+				fail(i, GateMaxWait+".max", "required: a duration such as 10m")
+			} else if a.Max.Duration < 0 {
+				fail(i, GateMaxWait+".max", "must not be negative, got %s", a.Max.Duration)
+			}
+		case gate.MaxCost != nil:
+			if a := gate.MaxCost; a.Max == nil {
+				fail(i, GateMaxCost+".max", "required")
+			} else if *a.Max < 0 {
+				fail(i, GateMaxCost+".max", "must not be negative, got %g", *a.Max)
+			}
+		case gate.MaxNeverPlaced != nil:
+			if a := gate.MaxNeverPlaced; a.Max == nil {
+				fail(i, GateMaxNeverPlaced+".max", "required")
+			} else if *a.Max < 0 {
+				fail(i, GateMaxNeverPlaced+".max", "must not be negative, got %d", *a.Max)
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -307,7 +364,7 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 
 // gateTypes are the assertion fields of a Gate, in the file's words.
 func gateTypes() []string {
-	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization, GateDomainLoss, GateMaxPreemptedPods, GateMaxPendingPodGroups}
+	return []string{GateMaxPendingPods, GateMinHeadroom, GateMaxFragmentationRate, GateMinFirstChoiceShare, GateMaxUtilization, GateDomainLoss, GateMaxPreemptedPods, GateMaxPendingPodGroups, GateMaxWait, GateMaxCost, GateMaxNeverPlaced}
 }
 
 func (g *Gate) types() []string {
@@ -335,6 +392,15 @@ func (g *Gate) types() []string {
 	}
 	if g.MaxPendingPodGroups != nil {
 		out = append(out, GateMaxPendingPodGroups)
+	}
+	if g.MaxWait != nil {
+		out = append(out, GateMaxWait)
+	}
+	if g.MaxCost != nil {
+		out = append(out, GateMaxCost)
+	}
+	if g.MaxNeverPlaced != nil {
+		out = append(out, GateMaxNeverPlaced)
 	}
 	return out
 }
@@ -468,6 +534,8 @@ func evaluateGate(gate Gate, rep *Report, run *sim.Run) (GateResult, error) {
 			r.Message += ": " + strings.Join(names, ", ")
 		}
 		return r, nil
+	case gate.MaxWait != nil, gate.MaxCost != nil, gate.MaxNeverPlaced != nil:
+		return GateResult{}, fmt.Errorf("%s is a gate on timelines: check it with drasim timeline --gates or drasim check --timeline", gate.types()[0])
 	}
 	return GateResult{}, errors.New("no assertion")
 }

@@ -95,7 +95,7 @@ func TestParseGatesErrors(t *testing.T) {
 			want: []string{
 				`g.yaml: gate "a" (gates[0]): maxPendingPods.max: required`,
 				`g.yaml: gate "a" (gates[1]): name: duplicate name, also gates[0]`,
-				`g.yaml: gate "a" (gates[1]): want exactly one of maxPendingPods, minHeadroom, maxFragmentationRate, minFirstChoiceShare, maxUtilization, domainLoss, maxPreemptedPods, maxPendingPodGroups, got 2`,
+				`g.yaml: gate "a" (gates[1]): want exactly one of maxPendingPods, minHeadroom, maxFragmentationRate, minFirstChoiceShare, maxUtilization, domainLoss, maxPreemptedPods, maxPendingPodGroups, maxWait, maxCost, maxNeverPlaced, got 2`,
 			},
 		},
 		{

@@ -72,10 +72,16 @@ type inventory struct {
 }
 
 func newInventory(ctx context.Context, st *dra.State) *inventory {
-	inv := &inventory{byNode: map[string][]*device{}, nodeLocal: true}
-	inv.classes = append(inv.classes, st.Classes()...)
-	sort.Slice(inv.classes, func(i, j int) bool { return inv.classes[i].Name < inv.classes[j].Name })
-	inv.matcher = newMatcher(ctx, st.Gates(), inv.classes)
+	classes := append([]*resourceapi.DeviceClass(nil), st.Classes()...)
+	sort.Slice(classes, func(i, j int) bool { return classes[i].Name < classes[j].Name })
+	return newInventoryWith(st, classes, newMatcher(ctx, st.Gates(), classes), nil)
+}
+
+// newInventoryWith builds the inventory with a matcher made for the state's
+// classes; known, when set, remembers the classes of each device across
+// inventories of the same state (a device object never changes).
+func newInventoryWith(st *dra.State, classes []*resourceapi.DeviceClass, m *matcher, known map[*resourceapi.Device]map[string]bool) *inventory {
+	inv := &inventory{byNode: map[string][]*device{}, nodeLocal: true, classes: classes, matcher: m}
 
 	slices := newestGeneration(st.Slices())
 	sets := map[counterSetKey]*counterSet{}
@@ -103,7 +109,14 @@ func newInventory(ctx context.Context, st *dra.State) *inventory {
 				node = ptr.Deref(d.NodeName, "")
 			}
 			dv := &device{key: devKey{sl.Spec.Driver, sl.Spec.Pool.Name, d.Name}, node: node, dev: d}
-			dv.classes = inv.matcher.classesOf(dv)
+			if cl, ok := known[d]; ok {
+				dv.classes = cl
+			} else {
+				dv.classes = inv.matcher.classesOf(dv)
+				if known != nil {
+					known[d] = dv.classes
+				}
+			}
 			inv.devices = append(inv.devices, dv)
 			if node != "" {
 				inv.byNode[node] = append(inv.byNode[node], dv)

@@ -44,11 +44,20 @@ type prober struct {
 	evalSched *schedule.Scheduler
 	classes   []*nodeClass
 	seq       int
+	// addClaim adds a probe claim to eval's DRA state.
+	addClaim func(*resourceapi.ResourceClaim)
 }
 
 func newProber(ctx context.Context, base *cluster.Cluster, inv *inventory, opts Options) (*prober, error) {
-	p := &prober{ctx: ctx, base: base, opts: opts, inv: inv}
-	p.eval = base.Fork()
+	return newProberOn(ctx, base, base.Fork(), inv, opts)
+}
+
+// newProberOn returns a prober whose dry cycles run on eval, a cluster in
+// the state of base (base itself when the caller takes the probe claims
+// away again, see Sampler).
+func newProberOn(ctx context.Context, base, eval *cluster.Cluster, inv *inventory, opts Options) (*prober, error) {
+	p := &prober{ctx: ctx, base: base, opts: opts, inv: inv, eval: eval}
+	p.addClaim = eval.DRA.AddClaim
 	var err error
 	if p.evalSched, err = p.scheduler(p.eval, true); err != nil {
 		return nil, err
@@ -99,7 +108,7 @@ func (p *prober) feasible(pod *v1.Pod, candidates []string) (map[string]bool, *s
 // fits now. Shapes whose fit depends only on the node are probed on one
 // node per node class; the others on every node.
 func (p *prober) shapeFeasible(s *shape) (map[string]bool, *schedule.Attempt, error) {
-	pod := s.instance(p.nextName("drasim-probe"), p.eval.DRA.AddClaim)
+	pod := s.instance(p.nextName("drasim-probe"), p.addClaim)
 	if s.crossNode {
 		return p.feasible(pod, nil)
 	}
@@ -125,7 +134,7 @@ func (p *prober) shapeFeasible(s *shape) (map[string]bool, *schedule.Attempt, er
 // message returns kube's message for a pod that fits nowhere, from a dry
 // cycle on every node.
 func (p *prober) message(s *shape) (string, error) {
-	pod := s.instance(p.nextName("drasim-probe"), p.eval.DRA.AddClaim)
+	pod := s.instance(p.nextName("drasim-probe"), p.addClaim)
 	_, a, err := p.feasible(pod, nil)
 	if err != nil {
 		return "", err
@@ -282,7 +291,7 @@ func (p *prober) largest(class string) (LargestRequest, error) {
 func (p *prober) largestProbe(class string, count int) *v1.Pod {
 	name := p.nextName("drasim-largest")
 	claimName := name + "-devices"
-	p.eval.DRA.AddClaim(&resourceapi.ResourceClaim{
+	p.addClaim(&resourceapi.ResourceClaim{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "resource.k8s.io/v1", Kind: "ResourceClaim"},
 		ObjectMeta: metav1.ObjectMeta{Name: claimName, Namespace: probeNamespace, UID: types.UID("drasim-probe-claim-" + probeNamespace + "-" + claimName)},
 		Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{{

@@ -418,3 +418,10 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
+
+// WorkloadNamer names pods' workloads as the capacity report does
+// (docs/metrics.md, Fit): the controller as Kind/name, a Deployment for
+// its ReplicaSets, else the pod's name with a trailing number made "*".
+func WorkloadNamer(snaps ...*snapshot.Snapshot) func(*v1.Pod) string {
+	return newWorkloads(snaps...).name
+}

@@ -24,7 +24,13 @@ type checker struct {
 }
 
 func newChecker(c *cluster.Cluster, cfg schedule.PluginConfig) (*checker, error) {
-	p := dra.New(c.DRA)
+	return newCheckerWith(c, cfg, dra.New(c.DRA))
+}
+
+// newCheckerWith is newChecker with the DynamicResources plugin given: one
+// that answers for the same cluster already (its answers, cached by claim
+// and node class, serve both).
+func newCheckerWith(c *cluster.Cluster, cfg schedule.PluginConfig, p *dra.Plugin) (*checker, error) {
 	profile, err := schedule.NewProfile(c, p, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler profile: %w", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/load"
@@ -34,6 +35,10 @@ type Group struct {
 	Template *v1.Node
 	// Slices are the template node's ResourceSlices.
 	Slices []*resourceapi.ResourceSlice
+	// ProvisioningDelay is the time from a scale-up to the new node being
+	// Ready with its slices published (DefaultProvisioningDelay unless the
+	// NodeGroup sets it); only timelines use it.
+	ProvisioningDelay time.Duration
 
 	// daemonPods are the pods every new node starts with, without a node:
 	// cluster-autoscaler's template node info keeps DaemonSet and static
@@ -245,6 +250,12 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 		if s.PricePerHour != nil && *s.PricePerHour < 0 {
 			fail("spec.pricePerHour", "must not be negative, got %g", *s.PricePerHour)
 		}
+		delay := DefaultProvisioningDelay
+		if s.ProvisioningDelay != nil {
+			if delay = s.ProvisioningDelay.Duration; delay < 0 {
+				fail("spec.provisioningDelay", "must not be negative, got %s", delay)
+			}
+		}
 		if (s.Template == nil) == (s.TemplateFrom == "") {
 			fail("spec", "set exactly one of template and templateFrom")
 		}
@@ -255,7 +266,7 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 				fail("spec.nodeSelector", "%v", err)
 			}
 		}
-		g := &Group{Name: ng.Name, MinSize: int(s.MinSize), MaxSize: int(s.MaxSize), PricePerHour: s.PricePerHour, TemplateFrom: s.TemplateFrom, next: 1, taken: taken}
+		g := &Group{Name: ng.Name, MinSize: int(s.MinSize), MaxSize: int(s.MaxSize), PricePerHour: s.PricePerHour, TemplateFrom: s.TemplateFrom, ProvisioningDelay: delay, next: 1, taken: taken}
 		var tmplNode *v1.Node
 		var tmplSlices []*resourceapi.ResourceSlice
 		switch {

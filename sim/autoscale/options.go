@@ -3,6 +3,7 @@ package autoscale
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/drasim/drasim/sim"
 )
@@ -15,6 +16,10 @@ const (
 	// --expendable-pods-priority-cutoff: pods below it never trigger a
 	// scale-up.
 	DefaultExpendablePodsPriorityCutoff = -10
+	// DefaultProvisioningDelay is how long a new node takes to become
+	// Ready with its ResourceSlices published, when its NodeGroup does
+	// not say (spec.provisioningDelay).
+	DefaultProvisioningDelay = 3 * time.Minute
 )
 
 // Expander names: cluster-autoscaler's, then drasim's own.

@@ -51,6 +51,11 @@ type Cluster struct {
 	podGroups    map[string]*schedulingv1beta1.PodGroup
 	groupMembers map[string][]*v1.Pod
 	gangs        bool
+	// templates are the snapshot's claim templates by namespace/name,
+	// for pods added later (AddPod); gone marks pods RemovePod dropped
+	// until the lists are compacted (lifecycle.go).
+	templates map[string]*resourceapi.ResourceClaimTemplate
+	gone      map[*v1.Pod]bool
 }
 
 // changeLog records the index of every node that changes, in order;
@@ -365,6 +370,7 @@ func (c *Cluster) Fork() *Cluster { return c.fork(nil) }
 
 // fork is Fork without the nodes in lost (remove.go).
 func (c *Cluster) fork(lost map[string]bool) *Cluster {
+	c.compactPods()
 	f := &Cluster{
 		Snapshot:   c.Snapshot,
 		byName:     make(map[string]*framework.NodeInfo, len(c.byName)),

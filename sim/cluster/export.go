@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -30,21 +31,63 @@ type list struct {
 // in the shape `kubectl get -o yaml` writes, so that drasim can load it
 // again and it can be compared with a real cluster's dump.
 func (c *Cluster) WriteSnapshot(w io.Writer) error {
+	return c.WriteSnapshotOf(w, nil)
+}
+
+// WriteSnapshotOf writes the cluster as WriteSnapshot does, with only the
+// pods keep keeps (all when keep is nil).
+func (c *Cluster) WriteSnapshotOf(w io.Writer, keep func(*v1.Pod) bool) error {
+	return WriteList(w, c.snapshotOf(keep))
+}
+
+// WriteSnapshotJSON writes what WriteSnapshotOf writes as one JSON
+// document, which is much faster to write and to load again for large
+// clusters (tests export hundreds of moments of a timeline).
+func (c *Cluster) WriteSnapshotJSON(w io.Writer, keep func(*v1.Pod) bool) error {
+	data, err := json.Marshal(listOf(c.snapshotOf(keep)))
+	if err != nil {
+		return fmt.Errorf("encoding snapshot: %w", err)
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// snapshotOf is the cluster as a snapshot, with only the pods keep keeps.
+func (c *Cluster) snapshotOf(keep func(*v1.Pod) bool) *snapshot.Snapshot {
+	c.compactPods()
 	s := *c.Snapshot
 	s.ResourceClaims = c.DRA.Claims()
 	s.Pods = c.Pods
+	if keep != nil {
+		s.Pods = nil
+		for _, p := range c.Pods {
+			if keep(p) {
+				s.Pods = append(s.Pods, p)
+			}
+		}
+	}
 	s.PodDisruptionBudgets = c.PDBs
 	// The cluster's pod groups carry the scheduler's condition; with the
 	// gate off they are the snapshot's, untouched.
 	if c.gangs {
 		s.PodGroups = c.PodGroups
 	}
-	return WriteList(w, &s)
+	return &s
 }
 
 // WriteList writes a snapshot's objects as one List (kinds in a fixed
 // order, objects in snapshot order), which drasim loads again.
 func WriteList(w io.Writer, s *snapshot.Snapshot) error {
+	data, err := yaml.Marshal(listOf(s))
+	if err != nil {
+		return fmt.Errorf("encoding snapshot: %w", err)
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// listOf is a snapshot's objects as a List.
+func listOf(s *snapshot.Snapshot) list {
 	var items []any
 	add := func(gv schema.GroupVersion, kind string, obj interface{ GetObjectKind() schema.ObjectKind }) {
 		obj.GetObjectKind().SetGroupVersionKind(gv.WithKind(kind))
@@ -107,10 +150,5 @@ func WriteList(w io.Writer, s *snapshot.Snapshot) error {
 		ng.APIVersion, ng.Kind = snapshot.NodeGroupAPIVersion, "NodeGroup"
 		items = append(items, ng)
 	}
-	data, err := yaml.Marshal(list{APIVersion: "v1", Kind: "List", Items: items, Metadata: map[string]any{"resourceVersion": ""}})
-	if err != nil {
-		return fmt.Errorf("encoding snapshot: %w", err)
-	}
-	_, err = w.Write(data)
-	return err
+	return list{APIVersion: "v1", Kind: "List", Items: items, Metadata: map[string]any{"resourceVersion": ""}}
 }

@@ -198,9 +198,13 @@ func (s *State) translate(results []resourceapi.AllocationResult, from, to strin
 		return results
 	}
 	rename := map[poolRef]string{}
-	if a, b := s.nodes[from], s.nodes[to]; a != nil && b != nil {
-		for i := range a.pools {
-			rename[a.pools[i]] = b.pools[i].name
+	fromPools := s.retired[from]
+	if a := s.nodes[from]; a != nil {
+		fromPools = a.pools
+	}
+	if b := s.nodes[to]; fromPools != nil && b != nil {
+		for i := range fromPools {
+			rename[fromPools[i]] = b.pools[i].name
 		}
 	}
 	out := make([]resourceapi.AllocationResult, len(results))
@@ -236,5 +240,10 @@ func (s *State) forgetFact(ref poolRef, fact string) {
 	if !s.equivalence {
 		return
 	}
-	delete(s.poolFacts[ref], fact)
+	if facts := s.poolFacts[ref]; facts != nil {
+		delete(facts, fact)
+		if len(facts) == 0 {
+			delete(s.poolFacts, ref)
+		}
+	}
 }

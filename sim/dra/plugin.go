@@ -185,31 +185,7 @@ func readCycle(cs *framework.CycleState) *cycleData {
 // PodClaims returns the pod's ResourceClaims in spec order, resolving
 // template claims through pod.status.resourceClaimStatuses as kube does.
 func (p *Plugin) PodClaims(pod *v1.Pod) ([]*resourceapi.ResourceClaim, error) {
-	var out []*resourceapi.ResourceClaim
-	for i := range pod.Spec.ResourceClaims {
-		pc := &pod.Spec.ResourceClaims[i]
-		name, mustCheckOwner, err := resourceclaim.Name(pod, pc)
-		if err != nil {
-			return nil, err
-		}
-		if name == nil {
-			continue
-		}
-		claim, err := p.state.Claim(pod.Namespace, *name)
-		if err != nil {
-			return nil, err
-		}
-		if claim.DeletionTimestamp != nil {
-			return nil, fmt.Errorf("resourceclaim %q is being deleted", claim.Name)
-		}
-		if mustCheckOwner {
-			if err := resourceclaim.IsForPod(pod, claim, false); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, claim)
-	}
-	return out, nil
+	return p.state.PodClaims(pod)
 }
 
 // PreFilter implements framework.PreFilterPlugin.

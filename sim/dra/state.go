@@ -31,7 +31,9 @@ type State struct {
 	classList   []*resourceapi.DeviceClass
 	slices      []*resourceapi.ResourceSlice // with DeviceTaintRules applied
 	claims      map[string]*resourceapi.ResourceClaim
-	claimOrder  []string
+	claimOrder  []string // "" marks a removed claim's place (lifecycle.go)
+	claimPos    map[string]int
+	deadClaims  int
 	extResource map[v1.ResourceName]*resourceapi.DeviceClass
 
 	allocated  sets.Set[structured.DeviceID]
@@ -58,6 +60,9 @@ type State struct {
 	// changedBase counts the entries dropped from its front.
 	changedPools []*nodePools
 	changedBase  int
+	// retired keeps the sorted pools of nodes whose slices were removed
+	// (lifecycle.go): answers cached on them are translated from them.
+	retired map[string][]poolRef
 }
 
 // NewState builds the DRA state from the snapshot's objects. Claims are
@@ -68,6 +73,7 @@ func NewState(gates Gates, classes []*resourceapi.DeviceClass, slices []*resourc
 		features:     gates.AllocatorFeatures(),
 		classes:      map[string]*resourceapi.DeviceClass{},
 		claims:       map[string]*resourceapi.ResourceClaim{},
+		claimPos:     map[string]int{},
 		extResource:  map[v1.ResourceName]*resourceapi.DeviceClass{},
 		allocated:    sets.New[structured.DeviceID](),
 		sharedIDs:    sets.New[structured.SharedDeviceID](),
@@ -185,6 +191,7 @@ func claimKey(namespace, name string) string { return namespace + "/" + name }
 func (s *State) AddClaim(c *resourceapi.ResourceClaim) {
 	key := claimKey(c.Namespace, c.Name)
 	if _, exists := s.claims[key]; !exists {
+		s.claimPos[key] = len(s.claimOrder)
 		s.claimOrder = append(s.claimOrder, key)
 	}
 	s.claims[key] = c
@@ -202,9 +209,11 @@ func (s *State) Claim(namespace, name string) (*resourceapi.ResourceClaim, error
 
 // Claims returns every claim in the order they were added.
 func (s *State) Claims() []*resourceapi.ResourceClaim {
-	out := make([]*resourceapi.ResourceClaim, len(s.claimOrder))
-	for i, k := range s.claimOrder {
-		out[i] = s.claims[k]
+	out := make([]*resourceapi.ResourceClaim, 0, len(s.claims))
+	for _, k := range s.claimOrder {
+		if k != "" {
+			out = append(out, s.claims[k])
+		}
 	}
 	return out
 }
@@ -368,6 +377,10 @@ func (s *State) Clone() *State {
 		c.claims[k] = v.DeepCopy()
 	}
 	c.claimOrder = append([]string(nil), s.claimOrder...)
+	c.claimPos = make(map[string]int, len(s.claimPos))
+	for k, v := range s.claimPos {
+		c.claimPos[k] = v
+	}
 	c.allocated = s.allocated.Clone()
 	c.sharedIDs = s.sharedIDs.Clone()
 	c.capacities = s.capacities.Clone()
@@ -387,6 +400,10 @@ func (s *State) Clone() *State {
 	c.poolNode = make(map[poolRef]string, len(s.poolNode))
 	for k, v := range s.poolNode {
 		c.poolNode[k] = v
+	}
+	c.retired = make(map[string][]poolRef, len(s.retired))
+	for k, v := range s.retired {
+		c.retired[k] = v
 	}
 	c.poolFacts = make(map[poolRef]map[string]bool, len(s.poolFacts))
 	for k, v := range s.poolFacts {
@@ -455,7 +472,7 @@ func (s *State) DeleteClaim(namespace, name string) *resourceapi.ResourceClaim {
 	}
 	s.unmarkAllocated(c)
 	delete(s.claims, key)
-	s.claimOrder = slices.DeleteFunc(s.claimOrder, func(k string) bool { return k == key })
+	s.dropClaim(key)
 	return c
 }
 

@@ -61,6 +61,12 @@ func Generate(opts Options) (*snapshot.Snapshot, error) {
 		usedNS[pod.Namespace] = true
 		s.Pods = append(s.Pods, pod)
 	}
+	if opts.Timeline {
+		for _, w := range Workloads() {
+			usedNS[namespaceOf[w]] = true
+		}
+		s.NodeGroups = nodeGroups(s, nodeCounts, opts.MaxNodesPerGroup)
+	}
 	for _, w := range Workloads() {
 		ns := namespaceOf[w]
 		if !usedNS[ns] {

@@ -2,6 +2,7 @@ package generate
 
 import (
 	"fmt"
+	"github.com/drasim/drasim/sim/snapshot"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -305,4 +306,41 @@ func deviceClasses() []*resourceapi.DeviceClass {
 		mk(ClassMIG, driver+` && `+attr+`.model == "a100" && `+attr+`.profile != "full"`),
 		mk(ClassL4, driver+` && `+attr+`.model == "l4"`),
 	}
+}
+
+// prices are the on-demand prices per hour of the profiles' instance
+// types (us-east-1, rounded), for the NodeGroups' pricePerHour.
+var prices = map[string]float64{ProfileDGXH100: 98.32, ProfileA100MIG: 40.97, ProfileL4: 4.60, ProfileCPU: 1.61}
+
+// nodeGroups makes a NodeGroup per profile that has nodes: the profile's
+// nodes (by the drasim.io/profile label), new nodes copied from its first.
+func nodeGroups(s *snapshot.Snapshot, counts map[string]int, maxPerGroup int) []*snapshot.NodeGroup {
+	first := map[string]string{}
+	for _, n := range s.Nodes {
+		p := n.Labels["drasim.io/profile"]
+		if _, ok := first[p]; !ok {
+			first[p] = n.Name
+		}
+	}
+	var out []*snapshot.NodeGroup
+	for _, p := range sortedKeys(counts) {
+		if counts[p] == 0 {
+			continue
+		}
+		maxSize := maxPerGroup
+		if maxSize == 0 {
+			maxSize = max(4*counts[p], 8)
+		}
+		maxSize = max(maxSize, counts[p])
+		price := prices[p]
+		out = append(out, &snapshot.NodeGroup{
+			TypeMeta:   metav1.TypeMeta{APIVersion: snapshot.NodeGroupAPIVersion, Kind: "NodeGroup"},
+			ObjectMeta: metav1.ObjectMeta{Name: p},
+			Spec: snapshot.NodeGroupSpec{
+				MinSize: 0, MaxSize: int32(maxSize), PricePerHour: &price, TemplateFrom: first[p],
+				NodeSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"drasim.io/profile": p}},
+			},
+		})
+	}
+	return out
 }

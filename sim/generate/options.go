@@ -77,6 +77,14 @@ type Options struct {
 	// Workloads weighs the workloads of the pods (DefaultWorkloads when
 	// empty).
 	Workloads map[string]int
+	// Timeline makes the cluster ready for drasim timeline: a NodeGroup
+	// per node profile (its nodes, templateFrom its first node, a price)
+	// and the namespaces and claim templates of every workload, so that
+	// traces from GenerateTrace fit it.
+	Timeline bool
+	// MaxNodesPerGroup is each NodeGroup's maxSize (default: four times
+	// its nodes, at least 8).
+	MaxNodesPerGroup int
 }
 
 // withDefaults fills empty weight maps.
@@ -98,6 +106,9 @@ func (o Options) Validate() error {
 	}
 	if o.Pods < 0 || o.Pods > MaxPods {
 		return fmt.Errorf("pods: %d is out of range 0..%d", o.Pods, MaxPods)
+	}
+	if o.MaxNodesPerGroup < 0 || o.MaxNodesPerGroup > MaxNodes {
+		return fmt.Errorf("max-nodes-per-group: %d is out of range 0..%d", o.MaxNodesPerGroup, MaxNodes)
 	}
 	if err := checkWeights("profiles", o.Profiles, Profiles()); err != nil {
 		return err

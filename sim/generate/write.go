@@ -75,6 +75,9 @@ func WriteYAML(w io.Writer, s *snapshot.Snapshot) error {
 		}
 		objs = append(objs, o)
 	}
+	for _, o := range s.NodeGroups {
+		objs = append(objs, o)
+	}
 	for _, o := range objs {
 		if err := write(o); err != nil {
 			return err

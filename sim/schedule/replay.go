@@ -165,6 +165,11 @@ type Replayer struct {
 	// OnPreemption, when set, hears of every PostFilter decision of
 	// DefaultPreemption.
 	OnPreemption func(pod *v1.Pod, p *Preemption)
+	// NoDiagnosis leaves the per-request diagnosis of device rejections
+	// out of the outcomes: a caller that retries pods for hours and reads
+	// only the message (sim/timeline) would spend most of its cycles on
+	// it.
+	NoDiagnosis bool
 }
 
 // NewReplayer wires a queue with the profile's plugins to a scheduler on
@@ -188,6 +193,10 @@ func NewReplayer(c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Pl
 	r.s, r.opts = New(c, p, opts), opts
 	return r
 }
+
+// Outcome is what the pod's last cycle decided, PostFilter's message
+// included (nil before its first cycle). The caller must not change it.
+func (r *Replayer) Outcome(pod *v1.Pod) *result.Pod { return r.outcomes[pod] }
 
 // Queue is the replay's scheduling queue.
 func (r *Replayer) Queue() *queue.Queue { return r.q }
@@ -277,7 +286,9 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 	if a.Node == "" {
 		out.Phase = result.PhaseUnschedulable
 		out.Message = a.Message
-		out.DeviceReasons = diagnose(ctx, r.c, r.dra, a)
+		if !r.NoDiagnosis {
+			out.DeviceReasons = diagnose(ctx, r.c, r.dra, a)
+		}
 		for _, rj := range a.Rejections {
 			out.Reasons = append(out.Reasons, result.Reason{Plugin: rj.Plugin, Reason: rj.Reason, Nodes: rj.Nodes})
 		}

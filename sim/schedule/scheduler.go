@@ -104,6 +104,19 @@ type Options struct {
 	// filters count those of equal or higher priority as running
 	// (nominated.go). Nil: no pod is nominated.
 	Nominator Nominator
+	// Resume starts the scheduler where another one stood (Checkpoint):
+	// the same rotating start index and tie-break source, so that a
+	// replay of a moment of a longer run decides as that run did.
+	Resume *Checkpoint
+}
+
+// Checkpoint is what a scheduler carries from one cycle to the next
+// besides the cluster: the node index the next cycle starts filtering at
+// (kube's nextStartNodeIndex) and the state of the seeded tie-break
+// source.
+type Checkpoint struct {
+	NextStart int
+	Rand      []byte
 }
 
 // Scheduler runs scheduling cycles against one cluster.
@@ -112,6 +125,7 @@ type Scheduler struct {
 	profile   *Profile
 	opts      Options
 	rng       *rand.Rand
+	pcg       *rand.PCG
 	nextStart int
 
 	// Node classes (classes.go): the classifier, and the slot table of
@@ -136,7 +150,24 @@ func New(c *cluster.Cluster, p *Profile, opts Options) *Scheduler {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = runtime.GOMAXPROCS(0)
 	}
-	return &Scheduler{c: c, profile: p, opts: opts, rng: rand.New(rand.NewPCG(uint64(opts.Seed), 0x64726173696d)), classifier: newClassifier()}
+	pcg := rand.NewPCG(uint64(opts.Seed), 0x64726173696d)
+	s := &Scheduler{c: c, profile: p, opts: opts, rng: rand.New(pcg), pcg: pcg, classifier: newClassifier()}
+	if r := opts.Resume; r != nil {
+		s.nextStart = r.NextStart
+		if len(r.Rand) > 0 {
+			// A checkpoint is only ever made by Checkpoint: its bytes are
+			// a PCG state.
+			_ = pcg.UnmarshalBinary(r.Rand)
+		}
+	}
+	return s
+}
+
+// Checkpoint returns where the scheduler stands between cycles (see
+// Options.Resume).
+func (s *Scheduler) Checkpoint() Checkpoint {
+	state, _ := s.pcg.MarshalBinary()
+	return Checkpoint{NextStart: s.nextStart, Rand: state}
 }
 
 // KeepNodeStatuses switches Options.KeepNodeStatuses for the next cycles.

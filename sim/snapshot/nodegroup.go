@@ -37,6 +37,10 @@ type NodeGroupSpec struct {
 	Zone string `json:"zone,omitempty"`
 	// Labels are added to new nodes' labels (optional).
 	Labels map[string]string `json:"labels,omitempty"`
+	// ProvisioningDelay is how long a new node of the group takes from
+	// the scale-up to Ready with its ResourceSlices published, in a
+	// timeline (optional; default 3m).
+	ProvisioningDelay *metav1.Duration `json:"provisioningDelay,omitempty"`
 }
 
 // NodeTemplate is one new node: a Node (labels, taints, allocatable) and
@@ -62,6 +66,10 @@ func (g *NodeGroup) DeepCopy() *NodeGroup {
 	if g.Spec.PricePerHour != nil {
 		p := *g.Spec.PricePerHour
 		out.Spec.PricePerHour = &p
+	}
+	if g.Spec.ProvisioningDelay != nil {
+		d := *g.Spec.ProvisioningDelay
+		out.Spec.ProvisioningDelay = &d
 	}
 	if g.Spec.Labels != nil {
 		out.Spec.Labels = make(map[string]string, len(g.Spec.Labels))

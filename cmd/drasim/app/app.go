@@ -208,6 +208,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		NewReportCommand(streams, g),
 		NewCheckCommand(streams, g),
 		NewAutoscaleCommand(streams, g),
+		NewTimelineCommand(streams, g),
 		NewGenerateCommand(streams, g),
 		NewCaptureCommand(streams, g),
 	)

@@ -30,11 +30,18 @@ type scaleFlags struct {
 }
 
 func (f *scaleFlags) add(fs *pflag.FlagSet) {
+	f.addScaleUp(fs)
+	fs.IntVar(&f.MaxLoops, "max-loops", autoscale.DefaultMaxLoops, "maximum number of scale-ups")
+}
+
+// addScaleUp adds the flags of one scale-up decision: those of a timeline,
+// whose loops never stop (--max-loops keeps its default).
+func (f *scaleFlags) addScaleUp(fs *pflag.FlagSet) {
+	f.MaxLoops = autoscale.DefaultMaxLoops
 	fs.StringVar(&f.Expander, "expander", autoscale.ExpanderRandom, "expander chain, comma-separated as cluster-autoscaler's --expander: "+strings.Join(autoscale.ExpanderNames(), ", "))
 	fs.StringVar(&f.PriorityConfig, "expander-priority-config", "", "priority expander configuration: the cluster-autoscaler-priority-expander ConfigMap (or its priorities YAML)")
 	fs.IntVar(&f.MaxNodesTotal, "max-nodes-total", 0, "maximum number of nodes in the cluster, existing ones included (0: no limit)")
 	fs.IntVar(&f.MaxNodesPerScaleUp, "max-nodes-per-scaleup", autoscale.DefaultMaxNodesPerScaleUp, "maximum number of nodes one scale-up adds")
-	fs.IntVar(&f.MaxLoops, "max-loops", autoscale.DefaultMaxLoops, "maximum number of scale-ups")
 	fs.StringToStringVar(&f.DeviceClassWeights, "device-class-weights", nil, "weights of idle devices per DeviceClass for least-waste-dra, e.g. h100.example.com=8,l4.example.com=1 (default 1)")
 	markInput(fs, "expander-priority-config")
 }

@@ -10,7 +10,10 @@ import (
 
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/analysis"
+	"github.com/drasim/drasim/sim/timeline"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
 )
 
 // stepSummaryEnv names the file GitHub Actions shows as the job summary.
@@ -20,6 +23,7 @@ type checkFlags struct {
 	capacity capacityFlags
 	Gates    string
 	JUnit    string
+	Timeline string
 }
 
 // NewCheckCommand replays a snapshot and checks its capacity report against
@@ -45,15 +49,32 @@ each gate of GATES.yaml (apiVersion drasim.io/v1alpha1, kind Gates):
     maxUtilization: {group: p5.48xlarge, resource: devices, max: 0.9}
 
 Shares are between 0 and 1. --output-junit FILE writes one JUnit testcase per gate.
+
+--timeline FILE checks a finished timeline instead (drasim timeline -o json or
+-o yaml), with the gates on timelines:
+
+  - name: inference waits little
+    maxWait: {percentile: 95, max: 2m, workload: inference}
+  - name: the day costs at most 5000
+    maxCost: {max: 5000}
+  - name: every training pod runs
+    maxNeverPlaced: {max: 0, workload: training}
+  - name: first choices
+    minFirstChoiceShare: {min: 0.5}
+
 When GITHUB_STEP_SUMMARY is set (GitHub Actions), the gate verdicts and the
 markdown capacity report are appended to that file.
 
 Exit status: 0 every gate passed, 3 a gate failed, 1 bad input (snapshot,
 probe or gates file), 2 usage error.`,
 		Example: `  drasim check -f cluster/ --gates ci/capacity-gates.yaml
+  drasim check --timeline day.json --gates ci/timeline-gates.yaml
   drasim check -f cluster/ --probe ci/next-release.yaml --gates ci/gates.yaml --output-junit capacity.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.Timeline != "" {
+				return checkTimelineFile(streams, g, f, cmd.LocalNonPersistentFlags())
+			}
 			return runCheck(cmd.Context(), streams, g, f)
 		},
 	}
@@ -62,6 +83,8 @@ probe or gates file), 2 usage error.`,
 	cmd.Flags().StringVar(&f.JUnit, "output-junit", "", "write the verdicts as JUnit XML to FILE, one testcase per gate (old name: --junit)")
 	markInput(cmd.Flags(), "gates")
 	markOutput(cmd.Flags(), "output-junit")
+	cmd.Flags().StringVar(&f.Timeline, "timeline", "", "check a timeline (drasim timeline -o json or yaml) instead of replaying a snapshot")
+	markInput(cmd.Flags(), "timeline")
 	return setFormats(cmd, "table", "markdown", "json", "yaml")
 }
 
@@ -103,16 +126,7 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 	if err := writeVerdicts(streams.Out, g.Output, verdicts, rep); err != nil {
 		return err
 	}
-	if verdicts.Passed {
-		return nil
-	}
-	var failed []string
-	for _, r := range results {
-		if !r.Passed {
-			failed = append(failed, fmt.Sprintf("%q", r.Name))
-		}
-	}
-	return &ExitError{Code: ExitGateFailed, Err: fmt.Errorf("%d of %d gate(s) failed: %s", verdicts.Failed, len(results), strings.Join(failed, ", "))}
+	return gateFailure(verdicts)
 }
 
 func writeVerdicts(w io.Writer, format string, verdicts *analysis.GateReport, rep *analysis.Report) error {
@@ -135,12 +149,20 @@ func writeVerdicts(w io.Writer, format string, verdicts *analysis.GateReport, re
 // appendStepSummary appends the verdicts and the capacity report, in
 // markdown, to the job summary file.
 func appendStepSummary(path string, results []analysis.GateResult, rep *analysis.Report) error {
+	return appendMarkdown(path, func(w io.Writer) error {
+		if err := report.WriteGateMarkdown(w, results); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return report.WriteCapacityMarkdown(w, rep)
+	})
+}
+
+// appendMarkdown appends what write writes, and a blank line, to a file
+// (the job summary).
+func appendMarkdown(path string, write func(io.Writer) error) error {
 	var b bytes.Buffer
-	if err := report.WriteGateMarkdown(&b, results); err != nil {
-		return err
-	}
-	b.WriteString("\n")
-	if err := report.WriteCapacityMarkdown(&b, rep); err != nil {
+	if err := write(&b); err != nil {
 		return err
 	}
 	b.WriteString("\n")
@@ -153,4 +175,47 @@ func appendStepSummary(path string, results []analysis.GateResult, rep *analysis
 		return err
 	}
 	return f.Close()
+}
+
+// checkTimelineFile checks the gates on a timeline written by drasim
+// timeline -o json (or yaml).
+// Of the command's own flags it takes only --gates and --output-junit:
+// the others are about the snapshot a timeline has already replayed.
+func checkTimelineFile(streams Streams, g *GlobalOptions, f *checkFlags, local *pflag.FlagSet) error {
+	var refused []string
+	local.VisitAll(func(fl *pflag.Flag) {
+		switch {
+		case !fl.Changed || fl.Name == "timeline" || fl.Name == "gates" || fl.Name == "output-junit":
+		case fl.Shorthand != "":
+			refused = append(refused, "-"+fl.Shorthand)
+		default:
+			refused = append(refused, "--"+fl.Name)
+		}
+	})
+	if len(refused) > 0 {
+		return usageErrorf("--timeline checks a finished timeline: it takes no %s", strings.Join(refused, ", "))
+	}
+	if f.Gates == "" {
+		return usageErrorf("no gates file given: use --gates FILE")
+	}
+	data, err := os.ReadFile(f.Gates)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--gates: %w", err)}
+	}
+	gates, err := analysis.ParseGates(f.Gates, data)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	data, err = os.ReadFile(f.Timeline)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--timeline: %w", err)}
+	}
+	var res timeline.Result
+	if err := yaml.UnmarshalStrict(data, &res); err != nil {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--timeline %s: %w", f.Timeline, err)}
+	}
+	if res.APIVersion != timeline.APIVersion || res.Kind != timeline.Kind {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--timeline %s: want apiVersion %s, kind %s (drasim timeline -o json), got %q, %q", f.Timeline, timeline.APIVersion, timeline.Kind, res.APIVersion, res.Kind)}
+	}
+	return checkTimelineGates(streams, g, f.Gates, gates, &res)
 }

@@ -12,13 +12,15 @@ import (
 )
 
 type generateFlags struct {
-	Nodes      int
-	Pods       int
-	Seed       int64
-	Profiles   string
-	Workloads  string
-	OutputFile string
-	Force      bool
+	Nodes            int
+	Pods             int
+	Seed             int64
+	Profiles         string
+	Workloads        string
+	OutputFile       string
+	Force            bool
+	Timeline         bool
+	MaxNodesPerGroup int
 }
 
 // NewGenerateCommand writes a synthetic snapshot: GPU nodes with their
@@ -49,7 +51,8 @@ Weights are relative and apportioned exactly; the seed decides the order in
 which pods arrive and the choices inside a workload. The same flags always
 write the same bytes.`,
 		Example: `  drasim generate --nodes 1000 --pods 2000 --output-snapshot cluster.yaml
-  drasim generate --profiles dgx-h100=1,l4=3 --workloads inference=1 --seed 7 | drasim simulate -f -`,
+  drasim generate --profiles dgx-h100=1,l4=3 --workloads inference=1 --seed 7 | drasim simulate -f -
+  drasim generate --nodes 50 --pods 0 --timeline --output-snapshot cluster.yaml && drasim generate trace --arrivals 5000 --output-trace day.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runGenerate(streams, g, f) },
 	}
@@ -62,13 +65,16 @@ write the same bytes.`,
 	fl.StringVar(&f.OutputFile, "output-snapshot", "", "write to FILE instead of standard output (old name: --output-file)")
 	fl.BoolVar(&f.Force, "force", false, "replace --output-snapshot if it exists")
 	markOutput(fl, "output-snapshot")
+	fl.BoolVar(&f.Timeline, "timeline", false, "for drasim timeline: a NodeGroup per profile and every workload's claim templates, so that 'drasim generate trace' fits")
+	fl.IntVar(&f.MaxNodesPerGroup, "max-nodes-per-group", 0, "with --timeline, each NodeGroup's maxSize (default: four times its nodes, at least 8)")
+	cmd.AddCommand(newGenerateTraceCommand(streams, g))
 	// The snapshot is always YAML; the default "table" is accepted rather
 	// than -o json silently ignored.
 	return setFormats(cmd, "table", "yaml")
 }
 
 func runGenerate(streams Streams, g *GlobalOptions, f *generateFlags) error {
-	opts := generate.Options{Seed: f.Seed, Nodes: f.Nodes, Pods: f.Pods}
+	opts := generate.Options{Seed: f.Seed, Nodes: f.Nodes, Pods: f.Pods, Timeline: f.Timeline, MaxNodesPerGroup: f.MaxNodesPerGroup}
 	var err error
 	if opts.Profiles, err = generate.ParseWeights(f.Profiles); err != nil {
 		return usageErrorf("--profiles: %v", err)
@@ -81,10 +87,8 @@ func runGenerate(streams Streams, g *GlobalOptions, f *generateFlags) error {
 		// flag's name.
 		return usageErrorf("--%v", err)
 	}
-	if t := g.files.target("output-snapshot"); g.files.isSet("output-snapshot") && !t.IsStdout() && !f.Force {
-		if st, err := os.Stat(t.Path); err == nil && st.Mode().IsRegular() {
-			return usageErrorf("%s: the file exists; use --force to replace it", t)
-		}
+	if err := g.files.refuseReplacing("output-snapshot", f.Force); err != nil {
+		return err
 	}
 	snap, err := generate.Generate(opts)
 	if err != nil {
@@ -124,4 +128,17 @@ func summarizeGenerated(s *snapshot.Snapshot, seed int64) string {
 	}
 	return fmt.Sprintf("Generated %d nodes (%s), %d devices, %d pending pods (seed %d)",
 		len(s.Nodes), strings.Join(parts, ", "), devices, len(s.Pods), seed)
+}
+
+// refuseReplacing refuses to replace an existing file named by output
+// flag name, unless force: what generate writes is made once and kept.
+func (fl *files) refuseReplacing(name string, force bool) error {
+	t, ok := fl.targets[name]
+	if !ok || force || t.IsStdout() {
+		return nil
+	}
+	if st, err := os.Stat(t.Path); err == nil && st.Mode().IsRegular() {
+		return usageErrorf("%s: the file exists; use --force to replace it", t)
+	}
+	return nil
 }

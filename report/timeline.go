@@ -1,0 +1,358 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/drasim/drasim/sim/timeline"
+)
+
+// maxSeriesRows bounds the time series in the table and markdown reports;
+// -o csv and json have every sample.
+const maxSeriesRows = 25
+
+// durationCell renders seconds for people: 45s, 3m10s, 2h5m0s.
+func durationCell(s timeline.Seconds) string {
+	d := s.Duration()
+	if d < time.Minute {
+		return strconv.FormatFloat(float64(s), 'f', -1, 64) + "s"
+	}
+	return d.Round(time.Second).String()
+}
+
+func optDuration(s *timeline.Seconds) string {
+	if s == nil {
+		return "-"
+	}
+	return durationCell(*s)
+}
+
+// rankCounts renders counts by prioritized-list rank: "1st 12, 2nd 3".
+func rankCounts(counts []int) string {
+	var parts []string
+	for i, n := range counts {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", ordinal(i+1), n))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func shareOf(counts []int) string {
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	if total == 0 {
+		return "-"
+	}
+	return pct(float64(counts[0]) / float64(total))
+}
+
+func timelineHeadline(r *timeline.Result) string {
+	in := r.Inputs
+	scaler := "autoscaler off"
+	if a := in.Autoscaler; a != nil {
+		scaler = "autoscaler " + strings.Join(a.Expanders, ",")
+		if a.ScaleDown == nil {
+			scaler += ", no scale-down"
+		}
+	}
+	note := tieBreakNote(in.TieBreak, in.Seed)
+	if a := in.Autoscaler; note == "" && a != nil && slices.Contains(a.Expanders, "random") {
+		note = fmt.Sprintf(", seed %d", in.Seed) // the random expander's
+	}
+	return fmt.Sprintf("Timeline of %s: %d node(s) at the start, %d arrival(s), %s (kube-scheduler %s%s).",
+		durationCell(in.End), in.Nodes, in.Arrivals, scaler, in.KubernetesVersion, note)
+}
+
+// timelineFacts are the key numbers, first in every format.
+func timelineFacts(r *timeline.Result) []string {
+	s := r.Summary
+	w := s.Wait
+	facts := []string{
+		fmt.Sprintf("Pods: %d followed, %d placed, %d finished, %d running and %d pending at the end (%d never placed), %d eviction(s), %d preemption(s)",
+			s.Pods, s.Placed, s.Finished, s.Running, s.Pending, s.NeverPlaced, s.Evictions, s.Preemptions),
+		fmt.Sprintf("Wait from arrival to binding (%d placed pods): p50 %s, p95 %s, p99 %s, max %s",
+			w.Pods, durationCell(w.P50), durationCell(w.P95), durationCell(w.P99), durationCell(w.Max)),
+		fmt.Sprintf("Cost: %s for %s node-hours; %d scale-up(s) adding %d node(s), %d scale-down(s)",
+			money(s.Cost), strconv.FormatFloat(s.NodeHours, 'f', 2, 64), s.ScaleUps, s.NodesAdded, s.ScaleDowns),
+		fmt.Sprintf("Prioritized-list requests by alternative: %s (first choice %s)", rankCounts(s.Alternatives), shareOf(s.Alternatives)),
+	}
+	return facts
+}
+
+func waitTable(rows []timeline.WaitRow, first string, name func(timeline.WaitRow) string) Table {
+	t := Table{Header: []string{first, "Placed", "P50", "P95", "P99", "Max", "Never placed"}}
+	for _, w := range rows {
+		t.Append(name(w), fmt.Sprint(w.Pods), durationCell(w.P50), durationCell(w.P95), durationCell(w.P99), durationCell(w.Max), fmt.Sprint(w.NeverPlaced))
+	}
+	return t
+}
+
+// seriesRows picks at most limit samples, evenly, always the last.
+func seriesRows(series []timeline.Sample, limit int) ([]timeline.Sample, int) {
+	if len(series) <= limit || limit <= 1 {
+		return series, 1
+	}
+	step := (len(series) + limit - 2) / (limit - 1)
+	var out []timeline.Sample
+	for i := 0; i < len(series); i += step {
+		out = append(out, series[i])
+	}
+	if out[len(out)-1].Time != series[len(series)-1].Time {
+		out = append(out, series[len(series)-1])
+	}
+	return out, step
+}
+
+func nodesCell(s timeline.Sample) string {
+	total := 0
+	var parts []string
+	for _, g := range s.Nodes {
+		total += g.Nodes
+		parts = append(parts, fmt.Sprintf("%s %d", g.Group, g.Nodes))
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
+}
+
+func devicesInUse(s timeline.Sample) string {
+	var parts []string
+	for _, d := range s.Devices {
+		if d.Devices > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", d.Class, d.Allocated, d.Devices))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fragCell(f *float64) string {
+	if f == nil {
+		return "-"
+	}
+	return pct(*f)
+}
+
+func timelineSections(r *timeline.Result, seriesLimit int) []section {
+	var out []section
+	s := r.Summary
+	out = append(out, section{title: "Wait by workload", intro: "Time from arrival to binding of the pods that arrived pending (nearest-rank percentiles).",
+		table: waitTable(s.ByWorkload, "Workload", func(w timeline.WaitRow) string { return w.Workload }), empty: "No pod arrived pending."})
+	out = append(out, section{title: "Wait by priority",
+		table: waitTable(s.ByPriority, "Priority", func(w timeline.WaitRow) string { return fmt.Sprint(*w.Priority) }), empty: "No pod arrived pending."})
+
+	groups := Table{Header: []string{"Group", "Node-hours", "Cost", "Scale-ups", "Nodes added", "Scale-downs", "Max nodes"}}
+	for _, g := range s.Groups {
+		groups.Append(g.Group, strconv.FormatFloat(g.NodeHours, 'f', 2, 64), money(g.Cost), fmt.Sprint(g.ScaleUps), fmt.Sprint(g.NodesAdded), fmt.Sprint(g.ScaleDowns), fmt.Sprint(g.MaxNodes))
+	}
+	out = append(out, section{title: "Node groups", intro: "Nodes of no group are <none>; nodes are billed from the scale-up to their deletion.", table: groups, empty: "No nodes."})
+
+	ups := Table{Header: []string{"Time", "Group", "Nodes", "Ready", "Chosen by", "Options", "Pods"}}
+	for _, u := range r.ScaleUps {
+		ups.Append(durationCell(u.Time), u.Group, fmt.Sprint(len(u.Nodes)), durationCell(u.Ready), orDash(u.By), strings.Join(u.Options, ", "), fmt.Sprint(u.Triggered))
+	}
+	out = append(out, section{title: "Scale-ups", table: ups, empty: "None."})
+	downs := Table{Header: []string{"Time", "Node", "Group", "Unneeded for", "Evicted"}}
+	for _, d := range r.ScaleDowns {
+		downs.Append(durationCell(d.Time), d.Node, d.Group, durationCell(d.UnneededFor), fmt.Sprint(d.Evicted))
+	}
+	out = append(out, section{title: "Scale-downs", table: downs, empty: "None."})
+
+	rows, step := seriesRows(r.Series, seriesLimit)
+	series := Table{Header: []string{"Time", "Pending", "Running", "Nodes", "Provisioning", "Cost/h", "Cost", "Devices in use", "Fragmentation", "First choice"}}
+	for _, smp := range rows {
+		series.Append(durationCell(smp.Time), fmt.Sprint(smp.Pending), fmt.Sprint(smp.Running), nodesCell(smp), fmt.Sprint(smp.Provisioning),
+			money(smp.CostRate), money(smp.Cost), devicesInUse(smp), fragCell(smp.Fragmentation), shareOf(smp.Alternatives))
+	}
+	intro := fmt.Sprintf("Every %s.", durationCell(r.Inputs.Resolution))
+	if step > 1 {
+		intro = fmt.Sprintf("One sample in %d (every %s); -o csv or json have all %d.", step, durationCell(timeline.Seconds(float64(r.Inputs.Resolution)*float64(step))), len(r.Series))
+	}
+	out = append(out, section{title: "Time series", intro: intro, table: series, empty: "No samples."})
+
+	never := Table{Header: []string{"Pod", "Workload", "Arrival", "Waited", "Attempts", "Why"}}
+	for _, p := range r.Pods {
+		if p.Phase == timeline.PhasePending && p.Bound == nil && p.Evictions == 0 && p.Preemptions == 0 {
+			never.Append(p.Namespace+"/"+p.Name, p.Workload, durationCell(p.Arrival), durationCell(p.Wait), fmt.Sprint(p.Attempts), orDash(p.Message))
+		}
+	}
+	out = append(out, section{title: "Never placed", table: never, empty: "Every pod was placed."})
+	return out
+}
+
+// WriteTimelineTable renders a timeline for a terminal.
+func WriteTimelineTable(w io.Writer, r *timeline.Result) error {
+	var b bytes.Buffer
+	fmt.Fprintln(&b, timelineHeadline(r))
+	for _, f := range timelineFacts(r) {
+		fmt.Fprintf(&b, "%s.\n", f)
+	}
+	for _, s := range timelineSections(r, maxSeriesRows) {
+		fmt.Fprintf(&b, "\n%s\n", strings.ToUpper(s.title))
+		if s.intro != "" {
+			fmt.Fprintln(&b, s.intro)
+		}
+		if len(s.table.Rows) == 0 {
+			fmt.Fprintln(&b, s.empty)
+			continue
+		}
+		if err := s.table.Write(&b); err != nil {
+			return err
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteTimelineMarkdown renders a timeline for a pull request or a CI
+// job summary.
+func WriteTimelineMarkdown(w io.Writer, r *timeline.Result) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "## drasim timeline\n\n%s\n\n", markdownCell(timelineHeadline(r)))
+	for _, f := range timelineFacts(r) {
+		fmt.Fprintf(&b, "- %s\n", markdownCell(f))
+	}
+	for _, s := range timelineSections(r, maxSeriesRows) {
+		fmt.Fprintf(&b, "\n### %s\n\n", s.title)
+		if s.intro != "" {
+			fmt.Fprintf(&b, "%s\n\n", markdownCell(s.intro))
+		}
+		if len(s.table.Rows) == 0 {
+			fmt.Fprintf(&b, "%s\n", s.empty)
+			continue
+		}
+		writeMarkdownTable(&b, s.table)
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(&b, "\n### Warnings\n\n")
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(&b, "- %s\n", markdownCell(warn))
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// Timeline CSV record kinds.
+const (
+	csvTimelinePod    = "pod"
+	csvTimelineSample = "sample"
+)
+
+var timelineCSVHeader = []string{
+	"record", "time", "namespace", "name", "workload", "priority", "phase", "arrival", "first_attempt", "bound", "finished", "wait", "attempts",
+	"node", "devices", "alternatives", "evictions", "preemptions", "pending", "running", "nodes", "provisioning", "cost_rate", "cost", "devices_allocated",
+	"devices_total", "fragmentation", "first_choice", "message",
+}
+
+func secondsField(s *timeline.Seconds) string {
+	if s == nil {
+		return ""
+	}
+	return strconv.FormatFloat(float64(*s), 'f', -1, 64)
+}
+
+// WriteTimelineCSV writes one row per pod and one per sample under a
+// single header; the record column says which, columns that do not apply
+// are empty; times are seconds from the start.
+func WriteTimelineCSV(w io.Writer, r *timeline.Result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(timelineCSVHeader); err != nil {
+		return err
+	}
+	blank := func() []string { return make([]string, len(timelineCSVHeader)) }
+	for _, p := range r.Pods {
+		row := blank()
+		ranks := make([]string, len(p.Alternatives))
+		for i, a := range p.Alternatives {
+			ranks[i] = strconv.Itoa(a)
+		}
+		arrival := p.Arrival
+		copy(row, []string{csvTimelinePod, "", p.Namespace, p.Name, p.Workload, fmt.Sprint(p.Priority), p.Phase, secondsField(&arrival),
+			secondsField(p.FirstAttempt), secondsField(p.Bound), secondsField(p.Finished), strconv.FormatFloat(float64(p.Wait), 'f', -1, 64),
+			fmt.Sprint(p.Attempts), p.Node, strings.Join(p.Devices, " "), strings.Join(ranks, " "), fmt.Sprint(p.Evictions), fmt.Sprint(p.Preemptions)})
+		row[len(row)-1] = p.Message
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	for _, s := range r.Series {
+		row := blank()
+		nodes := 0
+		for _, g := range s.Nodes {
+			nodes += g.Nodes
+		}
+		alloc, total := 0, 0
+		for _, d := range s.Devices {
+			alloc += d.Allocated
+			total += d.Devices
+		}
+		frag := ""
+		if s.Fragmentation != nil {
+			frag = strconv.FormatFloat(*s.Fragmentation, 'f', -1, 64)
+		}
+		first := ""
+		if sum := sumInts(s.Alternatives); sum > 0 {
+			first = strconv.FormatFloat(float64(s.Alternatives[0])/float64(sum), 'f', 4, 64)
+		}
+		t := s.Time
+		row[0], row[1] = csvTimelineSample, secondsField(&t)
+		copy(row[17:], []string{fmt.Sprint(s.Pending), fmt.Sprint(s.Running), fmt.Sprint(nodes), fmt.Sprint(s.Provisioning),
+			strconv.FormatFloat(s.CostRate, 'f', -1, 64), strconv.FormatFloat(s.Cost, 'f', -1, 64), fmt.Sprint(alloc), fmt.Sprint(total), frag, first})
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func sumInts(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// comparisonTimelineTable is the comparison's one table.
+func comparisonTimelineTable(c *timeline.Comparison) Table {
+	t := Table{Header: []string{"Run", "Settings", "Placed", "Never placed", "Wait p50", "Wait p95", "Wait p99", "Cost", "Node-hours", "Scale-ups", "Scale-downs", "First choice"}}
+	for _, e := range c.Entries {
+		s := e.Summary
+		t.Append(e.Name, orDash(e.Settings), fmt.Sprint(s.Placed), fmt.Sprint(s.NeverPlaced), durationCell(s.Wait.P50), durationCell(s.Wait.P95), durationCell(s.Wait.P99),
+			money(s.Cost), strconv.FormatFloat(s.NodeHours, 'f', 2, 64), fmt.Sprint(s.ScaleUps), fmt.Sprint(s.ScaleDowns), shareOf(s.Alternatives))
+	}
+	return t
+}
+
+// WriteTimelineComparisonTable renders a comparison for a terminal.
+func WriteTimelineComparisonTable(w io.Writer, c *timeline.Comparison) error {
+	t := comparisonTimelineTable(c)
+	return t.Write(w)
+}
+
+// WriteTimelineComparisonMarkdown renders a comparison as a markdown
+// table.
+func WriteTimelineComparisonMarkdown(w io.Writer, c *timeline.Comparison) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "## drasim timeline comparison\n\n")
+	writeMarkdownTable(&b, comparisonTimelineTable(c))
+	_, err := w.Write(b.Bytes())
+	return err
+}

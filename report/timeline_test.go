@@ -1,0 +1,166 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/drasim/drasim/scenarios"
+	"github.com/drasim/drasim/sim/autoscale"
+	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/timeline"
+	"github.com/google/go-cmp/cmp"
+)
+
+const timelineGoldenDir = "testdata/timeline"
+
+// demoTimeline runs the embedded demo timeline with the expander chain.
+func demoTimeline(t *testing.T, expanders ...string) *timeline.Result {
+	t.Helper()
+	res, err := load.LoadBytes("demo:"+scenarios.TimelineDemoName, scenarios.TimelineDemo(), load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := timeline.Prepare(res.Snapshot, res.Files, []timeline.TraceFile{{Name: "demo:" + scenarios.TimelineDemoTraceName, Data: scenarios.TimelineDemoTrace()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := timeline.Run(context.Background(), in, timeline.Options{
+		Autoscale: &autoscale.Options{Expanders: expanders}, ScaleDown: autoscale.DefaultScaleDownOptions(), FragmentationEvery: timeline.DefaultResolution * 12,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var timelineRenderers = []struct {
+	ext   string
+	write func(io.Writer, *timeline.Result) error
+}{
+	{"txt", WriteTimelineTable},
+	{"md", WriteTimelineMarkdown},
+	{"csv", WriteTimelineCSV},
+	{"html", WriteTimelineHTML},
+}
+
+func TestTimelineRenderersGolden(t *testing.T) {
+	r := demoTimeline(t)
+	for _, rd := range timelineRenderers {
+		var first, second bytes.Buffer
+		if err := rd.write(&first, r); err != nil {
+			t.Fatalf("%s renderer: %v", rd.ext, err)
+		}
+		if err := rd.write(&second, r); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first.Bytes(), second.Bytes()) {
+			t.Errorf("%s renderer: two renderings of the same timeline differ", rd.ext)
+		}
+		checkGolden(t, filepath.Join(timelineGoldenDir, "demo.golden."+rd.ext), first.Bytes())
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, filepath.Join(timelineGoldenDir, "demo.golden.json"), append(data, '\n'))
+}
+
+// TestTimelineJSONRoundTrip: the JSON reads back into the same timeline
+// (drasim check --timeline reads it).
+func TestTimelineJSONRoundTrip(t *testing.T) {
+	r := demoTimeline(t)
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back timeline.Result
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r, &back); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
+	}
+}
+
+// TestTimelineCSVShape: one row per pod and per sample, every row as wide
+// as the header.
+func TestTimelineCSVShape(t *testing.T) {
+	r := demoTimeline(t)
+	var b bytes.Buffer
+	if err := WriteTimelineCSV(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatalf("the CSV does not parse: %v", err)
+	}
+	pods, samples := 0, 0
+	for _, row := range rows[1:] {
+		switch row[0] {
+		case csvTimelinePod:
+			pods++
+		case csvTimelineSample:
+			samples++
+		default:
+			t.Errorf("row of unknown record %q", row[0])
+		}
+	}
+	if pods != len(r.Pods) || samples != len(r.Series) {
+		t.Errorf("%d pod and %d sample rows, want %d and %d", pods, samples, len(r.Pods), len(r.Series))
+	}
+}
+
+// TestTimelineHTMLIsXMLWithCharts: the page parses as XML and has every
+// chart drawn.
+func TestTimelineHTMLIsXMLWithCharts(t *testing.T) {
+	r := demoTimeline(t)
+	var b bytes.Buffer
+	if err := WriteTimelineHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := b.Bytes()
+	if err := xml.NewDecoder(bytes.NewReader(page)).Decode(new(any)); err != nil {
+		t.Fatalf("the page is not well-formed XML: %v", err)
+	}
+	got := figures(t, page)
+	for _, id := range []string{ChartTimelinePods, ChartTimelineNodes, ChartTimelineCostRate, ChartTimelineCost, ChartTimelineDevices, ChartTimelineFragmentation, ChartTimelineAlternatives} {
+		if !got[id] {
+			t.Errorf("chart %s is missing or has no SVG", id)
+		}
+	}
+}
+
+func TestTimelineComparisonGolden(t *testing.T) {
+	cmpr := timeline.NewComparison()
+	cmpr.Add("base", nil, demoTimeline(t))
+	cmpr.Add("price", []string{"--expander", "price"}, demoTimeline(t, autoscale.ExpanderPrice))
+	cmpr.Add("first-available", []string{"--expander", "first-available"}, demoTimeline(t, autoscale.ExpanderFirstAvailable))
+	for _, rd := range []struct {
+		ext   string
+		write func(io.Writer, *timeline.Comparison) error
+	}{{"txt", WriteTimelineComparisonTable}, {"md", WriteTimelineComparisonMarkdown}, {"html", WriteTimelineComparisonHTML}} {
+		var b bytes.Buffer
+		if err := rd.write(&b, cmpr); err != nil {
+			t.Fatal(err)
+		}
+		checkGolden(t, filepath.Join(timelineGoldenDir, "compare.golden."+rd.ext), b.Bytes())
+		if rd.ext == "html" {
+			got := figures(t, b.Bytes())
+			for _, id := range []string{ChartTimelinePods, ChartTimelineNodes, ChartTimelineCost, ChartTimelineAlternatives} {
+				if !got[id] {
+					t.Errorf("comparison chart %s is missing", id)
+				}
+			}
+			if !strings.Contains(b.String(), "first-available") {
+				t.Errorf("the comparison page does not name the runs")
+			}
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/cluster"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+)
+
+// Sampler measures one cluster again and again while it changes, for time
+// series (drasim timeline): devices in use per DeviceClass and the
+// fragmentation rate for a fixed workload mix, both as defined in
+// docs/metrics.md. What a device's classes are is computed once per
+// device; probe pods run dry cycles on the cluster itself and their
+// claims are taken away before a measure returns.
+type Sampler struct {
+	ctx     context.Context
+	opts    Options
+	classes []*resourceapi.DeviceClass
+	matcher *matcher
+	known   map[*resourceapi.Device]map[string]bool
+	mix     []*shape
+	// Warnings are what building the mix left out.
+	Warnings []string
+}
+
+// ClassDevices is how many devices a DeviceClass selects and how many of
+// them are allocated.
+type ClassDevices struct {
+	Class     string `json:"class"`
+	Allocated int    `json:"allocated"`
+	Devices   int    `json:"devices"`
+}
+
+// NewSampler returns a sampler for c with the workload mix made of the
+// pods of mix (grouped into shapes, weighted by pods, as --probe does; the
+// pods' claim templates are looked up in c's snapshot).
+func NewSampler(ctx context.Context, c *cluster.Cluster, mix []*v1.Pod, opts Options) *Sampler {
+	opts = opts.withDefaults()
+	s := &Sampler{ctx: ctx, opts: opts, known: map[*resourceapi.Device]map[string]bool{}}
+	s.classes = append(s.classes, c.DRA.Classes()...)
+	sort.Slice(s.classes, func(i, j int) bool { return s.classes[i].Name < s.classes[j].Name })
+	s.matcher = newMatcher(ctx, c.DRA.Gates(), s.classes)
+	src := mixSources{pods: mix, templates: map[string]*resourceapi.ResourceClaimTemplate{}, claims: map[string]*resourceapi.ResourceClaim{}}
+	for _, t := range c.Snapshot.ResourceClaimTemplates {
+		src.templates[t.Namespace+"/"+t.Name] = t
+	}
+	for _, cl := range c.Snapshot.ResourceClaims {
+		src.claims[cl.Namespace+"/"+cl.Name] = cl
+	}
+	s.mix, s.Warnings = groupShapes(&sim.Run{Cluster: c}, opts, src, newWorkloads(c.Snapshot))
+	s.Warnings = append(s.Warnings, s.matcher.warnings...)
+	return s
+}
+
+func (s *Sampler) inventory(c *cluster.Cluster) *inventory {
+	return newInventoryWith(c.DRA, s.classes, s.matcher, s.known)
+}
+
+// Devices returns, per DeviceClass (by name), the devices it selects on
+// the cluster's nodes and how many of them are allocated.
+func (s *Sampler) Devices(c *cluster.Cluster) []ClassDevices {
+	inv := s.inventory(c)
+	out := make([]ClassDevices, len(s.classes))
+	index := map[string]int{}
+	for i, cl := range s.classes {
+		out[i].Class = cl.Name
+		index[cl.Name] = i
+	}
+	for _, d := range inv.devices {
+		for cl := range d.classes {
+			i := index[cl]
+			out[i].Devices++
+			if d.state == stateAllocated {
+				out[i].Allocated++
+			}
+		}
+	}
+	return out
+}
+
+// Fragmentation returns the fragmentation rate of the cluster's idle
+// devices for the mix, now. The cluster is the same afterwards.
+func (s *Sampler) Fragmentation(c *cluster.Cluster) (Fragmentation, error) {
+	inv := s.inventory(c)
+	nodes := collectNodes(c, inv, s.opts.GroupBy)
+	p, err := newProberOn(s.ctx, c, c, inv, s.opts)
+	if err != nil {
+		return Fragmentation{}, err
+	}
+	var added []*resourceapi.ResourceClaim
+	p.addClaim = func(cl *resourceapi.ResourceClaim) {
+		c.DRA.AddClaim(cl)
+		added = append(added, cl)
+	}
+	defer func() {
+		for _, cl := range added {
+			c.DRA.DeleteClaim(cl.Namespace, cl.Name)
+		}
+	}()
+	feasible := make([]map[string]bool, len(s.mix))
+	for i, sh := range s.mix {
+		if err := s.ctx.Err(); err != nil {
+			return Fragmentation{}, err
+		}
+		if feasible[i], _, err = p.shapeFeasible(sh); err != nil {
+			return Fragmentation{}, fmt.Errorf("shape %s: %w", sh.Name, err)
+		}
+	}
+	return fragmentationOf(s.mix, feasible, nodes, inv), nil
+}

@@ -1,0 +1,487 @@
+package autoscale
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+)
+
+// Autoscaler is cluster-autoscaler's main loop (StaticAutoscaler.RunOnce)
+// for a cluster that lives in time, run by its caller (sim/timeline) every
+// scan interval. A loop reads the cluster as it stands and decides; the
+// caller carries the decisions out in time: new nodes become Ready after
+// their group's provisioning delay, deleted nodes' pods are evicted. What
+// the loop tries on the way (pods packed on existing and upcoming nodes,
+// drain simulations) is taken back before RunOnce returns.
+type Autoscaler struct {
+	ctx    context.Context
+	c      *cluster.Cluster
+	groups []*Group
+	byNode map[string]*Group
+	opts   Options
+	sd     ScaleDownOptions
+	scaler *scaler
+	// fos packs pending pods (filter-out-schedulable); drain places the
+	// pods of nodes whose removal is simulated. Each keeps its own hints,
+	// as CA's processors do; they share the first-fit start.
+	fos     *placer
+	planner *planner
+
+	lastScaleUp, lastDelete time.Time
+	loops                   int
+	// templateFit caches whether a pod shape passes the filters on an
+	// empty template node of a group (see groupsThatMayHelp).
+	templateFit map[fitKey]bool
+}
+
+type fitKey struct{ group, shape string }
+
+// LoopInput is what the caller knows at a loop that the cluster does not
+// hold: the pods the scheduler marked unschedulable and the nodes being
+// provisioned.
+type LoopInput struct {
+	Now time.Time
+	// Unschedulable are the pods with PodScheduled=False (reason
+	// Unschedulable), in any order.
+	Unschedulable []*v1.Pod
+	// Upcoming are, per group, the nodes a scale-up asked for that are not
+	// Ready yet.
+	Upcoming map[string][]string
+}
+
+// LoopResult is what one loop decided.
+type LoopResult struct {
+	// ScaleUp is the scale-up decided (nil: none); its nodes are reserved
+	// in the group (Group.Size counts them) and the caller makes them
+	// Ready later (Group.NewNode).
+	ScaleUp *ScaleUpDecision `json:"scaleUp,omitempty"`
+	// NoScaleUp says why no scale-up happened when pods were unschedulable.
+	NoScaleUp string `json:"noScaleUp,omitempty"`
+	// Deletions are the nodes to delete now.
+	Deletions []Deletion `json:"deletions,omitempty"`
+	// Unneeded counts the nodes found unneeded; ScaleDownCooldown is set
+	// when no node could be deleted because of the delays after a
+	// scale-up or a deletion.
+	Unneeded          int  `json:"unneeded"`
+	ScaleDownCooldown bool `json:"scaleDownCooldown,omitempty"`
+	// Unremovable are the scale-down candidates kept, with why, in node
+	// order.
+	Unremovable []UnremovableNode `json:"unremovable,omitempty"`
+}
+
+// ScaleUpDecision is one scale-up: the group, its new nodes and the loop's
+// options and expander decision.
+type ScaleUpDecision struct {
+	Group string   `json:"group"`
+	Nodes []string `json:"nodes"`
+	Loop  Loop     `json:"loop"`
+}
+
+// UnremovableNode is a scale-down candidate kept, with why.
+type UnremovableNode struct {
+	Node   string            `json:"node"`
+	Reason UnremovableReason `json:"reason"`
+}
+
+// NewAutoscaler returns the loop for the cluster c (which it reads and, for
+// the length of a loop, changes and restores) with the resolved groups
+// (Resolve). controllerExists tells the drain rules whether a pod's
+// controller exists (nil: every controller does). draPlugin, when set, is
+// the scheduler's DynamicResources plugin on c: the loop's predicate
+// checks share its cached allocator answers.
+func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opts Options, sd ScaleDownOptions, controllerExists func(kind, namespace, name string) bool, draPlugin *dra.Plugin) (*Autoscaler, error) {
+	opts = opts.withDefaults()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	if err := sd.check(); err != nil {
+		return nil, err
+	}
+	if len(groups) == 0 {
+		return nil, ErrNoNodeGroups
+	}
+	ch, err := newChain(opts)
+	if err != nil {
+		return nil, err
+	}
+	if draPlugin == nil {
+		draPlugin = dra.New(c.DRA, dra.Options{Reference: opts.Sim.Reference})
+	}
+	k, err := newCheckerWith(c, opts.Sim.Plugins, draPlugin)
+	if err != nil {
+		return nil, err
+	}
+	gates := opts.Sim.Gates
+	if gates == nil {
+		gates = dra.DefaultGates()
+	}
+	so := opts.Sim.ScheduleOptions()
+	so.Progress, so.Resume = nil, nil
+	eval := schedule.New(c, k.profile, so)
+	order := &lastIndex{last: -1}
+	a := &Autoscaler{
+		ctx: ctx, c: c, groups: groups, byNode: map[string]*Group{}, opts: opts, sd: sd, templateFit: map[fitKey]bool{},
+		fos: newPlacer(k, eval, order),
+		scaler: &scaler{ctx: ctx, opts: opts, groups: groups, cur: c, draPlugin: k.dra, chain: ch,
+			matcher: newMatcher(ctx, gates, c.Snapshot.DeviceClasses), excluded: map[types.UID]string{}},
+	}
+	rules := drainRules{
+		skipSystemPods: sd.SkipNodesWithSystemPods, skipLocalStorage: sd.SkipNodesWithLocalStorage,
+		skipCustomControllerPods: sd.SkipNodesWithCustomControllerPods, bspDisruptionTimeout: sd.BlockingSystemPodDisruptionTimeout,
+		controllerExists: controllerExists,
+	}
+	a.planner = newPlanner(sd, rules, newPlacer(k, eval, order))
+	for _, c := range opts.Sim.Plugins.PodTopologySpread.DefaultConstraints {
+		a.planner.hardSpread = a.planner.hardSpread || c.WhenUnsatisfiable == v1.DoNotSchedule
+	}
+	// The reference engine takes no shortcut: every removal simulated.
+	a.planner.noMemo = opts.Sim.Reference
+	for _, g := range groups {
+		for _, n := range g.Nodes {
+			a.byNode[n] = g
+		}
+	}
+	return a, nil
+}
+
+// Groups returns the node groups, sorted by name.
+func (a *Autoscaler) Groups() []*Group { return a.groups }
+
+// GroupOf returns the group a node belongs to, or nil.
+func (a *Autoscaler) GroupOf(node string) *Group { return a.byNode[node] }
+
+// NodeDeleted tells the autoscaler that a node is gone: its group
+// shrinks.
+func (a *Autoscaler) NodeDeleted(name string) {
+	if g := a.byNode[name]; g != nil {
+		g.Nodes = slices.DeleteFunc(g.Nodes, func(n string) bool { return n == name })
+		delete(a.byNode, name)
+	}
+	delete(a.planner.unneeded, name)
+	delete(a.planner.memo, name)
+}
+
+// NewNode makes the node name of the group (a name a scale-up reserved),
+// with its ResourceSlices and the pods it starts with (DaemonSet and
+// static pods, bound to it).
+func (g *Group) NewNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
+	return g.newNode(name)
+}
+
+// RunOnce runs one loop at in.Now: the unschedulable pods that fit on
+// existing or upcoming nodes are set aside, the rest may trigger a
+// scale-up of one group (the expander chain decides), and the scale-down
+// planner looks for unneeded nodes and picks the ones to delete.
+func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
+	a.loops++
+	c := a.c
+	j := c.NewJournal()
+	defer j.Undo()
+	res := &LoopResult{}
+
+	// Upcoming nodes join the loop's picture as template nodes, so that
+	// pods that will fit there trigger no second scale-up; they are
+	// neither scale-down candidates nor destinations.
+	upcoming := map[string]bool{}
+	for _, g := range a.groups {
+		for _, name := range in.Upcoming[g.Name] {
+			node, sl, pods := g.newNode(name)
+			j.AddNode(node, sl)
+			ni := c.Node(name)
+			for _, p := range pods {
+				p.Spec.NodeName = name
+				ni.AddPod(p)
+			}
+			upcoming[name] = true
+		}
+	}
+
+	// CA's pod list processors: expendable pods out, pods that fit
+	// somewhere packed (and left there for the rest of the loop),
+	// DaemonSet pods out.
+	cutoff := *a.opts.ExpendablePodsPriorityCutoff
+	var candidates []*v1.Pod
+	for _, p := range in.Unschedulable {
+		if corev1helpers.PodPriority(p) >= cutoff {
+			candidates = append(candidates, p)
+		}
+	}
+	sort.SliceStable(candidates, func(i, k int) bool {
+		return corev1helpers.PodPriority(candidates[i]) > corev1helpers.PodPriority(candidates[k])
+	})
+	packed, err := a.fos.trySchedule(a.ctx, j, candidates, false, nil)
+	if err != nil {
+		return nil, fmt.Errorf("filter-out-schedulable: %w", err)
+	}
+	a.fos.dropOldHints()
+	fits := map[*v1.Pod]bool{}
+	for _, pl := range packed {
+		fits[pl.pod] = true
+	}
+	var help []*v1.Pod
+	for _, p := range candidates {
+		if !fits[p] && !isDaemonSetPod(p) && in.Now.Sub(p.CreationTimestamp.Time) > 0 {
+			help = append(help, p)
+		}
+	}
+
+	scaleDownForbidden := false
+	ready := len(c.Nodes) - len(upcoming)
+	switch {
+	case len(help) == 0:
+		if len(in.Unschedulable) > 0 {
+			res.NoScaleUp = "the unschedulable pods fit on existing or upcoming nodes"
+		}
+	case a.opts.MaxNodesTotal > 0 && ready >= a.opts.MaxNodesTotal:
+		res.NoScaleUp = fmt.Sprintf("max-nodes-total reached (%d/%d)", ready, a.opts.MaxNodesTotal)
+	case allPodsAreNew(help, in.Now):
+		res.NoScaleUp = "the unschedulable pods are less than 2s old: waiting one loop for more"
+		scaleDownForbidden = true
+	default:
+		d, why, err := a.scaleUp(help)
+		if err != nil {
+			return nil, err
+		}
+		res.ScaleUp, res.NoScaleUp = d, why
+		if d != nil {
+			a.lastScaleUp = in.Now
+		}
+	}
+
+	if !a.sd.Enabled {
+		return res, nil
+	}
+	if err := a.scaleDown(j, in.Now, upcoming, scaleDownForbidden, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// allPodsAreNew is CA's check that the oldest unschedulable pod is less
+// than 2s old (30s for pods asking for nvidia.com/gpu).
+func allPodsAreNew(pods []*v1.Pod, now time.Time) bool {
+	oldest, oldestGPU := time.Time{}, time.Time{}
+	for _, p := range pods {
+		t := p.CreationTimestamp.Time
+		if oldest.IsZero() || t.Before(oldest) {
+			oldest = t
+		}
+		if requestsGPU(p) && (oldestGPU.IsZero() || t.Before(oldestGPU)) {
+			oldestGPU = t
+		}
+	}
+	if oldest.Add(2 * time.Second).After(now) {
+		return true
+	}
+	return !oldestGPU.IsZero() && oldestGPU.Add(30*time.Second).After(now)
+}
+
+func requestsGPU(p *v1.Pod) bool {
+	for _, c := range p.Spec.Containers {
+		if q, ok := c.Resources.Requests[gpuResource]; ok && !q.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// scaleUp runs the scale-up orchestrator on the pods to help: each group's
+// option (fit check on its template, binpacking estimate), then the
+// expander chain. The chosen group's new nodes are reserved.
+func (a *Autoscaler) scaleUp(help []*v1.Pod) (*ScaleUpDecision, string, error) {
+	s := a.scaler
+	s.pending = s.stillPending(help)
+	groups, err := a.groupsThatMayHelp(s.pending)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(groups) == 0 {
+		return nil, "no node group can help the unschedulable pods", nil
+	}
+	s.groups = groups
+	p, err := s.evaluate()
+	s.groups = a.groups
+	if err != nil {
+		return nil, "", err
+	}
+	if len(p.cands) == 0 {
+		return nil, "no node group can help the unschedulable pods", nil
+	}
+	lp := Loop{Index: a.loops, PendingPods: len(s.pending), Skipped: p.skipped}
+	for _, c := range p.cands {
+		lp.Options = append(lp.Options, *c.opt)
+	}
+	chosen, decision := s.chain.choose(p.cands, env{nodes: len(a.c.Nodes)})
+	lp.Decision = decision
+	for i, c := range p.cands {
+		lp.Options[i] = *c.opt
+	}
+	if chosen == nil {
+		return nil, fmt.Sprintf("the expanders (%s) kept no option", strings.Join(a.opts.Expanders, ",")), nil
+	}
+	g := chosen.group
+	names := g.nextNames(chosen.opt.Nodes)
+	g.reserve(names)
+	for _, n := range names {
+		a.byNode[n] = g
+	}
+	lp.Added = names
+	lp.Triggered = chosen.opt.PodKeys
+	return &ScaleUpDecision{Group: g.Name, Nodes: names, Loop: lp}, "", nil
+}
+
+// groupsThatMayHelp leaves out of a scale-up's evaluation the groups with
+// room whose empty template node no pending pod passes the filters on:
+// their evaluation (a fork of the cluster each) could only end in "no
+// pending pod fits its template". Whether a pod shape fits a template is
+// cached while it cannot depend on the rest of the cluster: the pod has no
+// required (anti-)affinity or hard topology spread, no pod in the cluster
+// has required anti-affinity, and every ResourceSlice is node-local.
+func (a *Autoscaler) groupsThatMayHelp(pods []*v1.Pod) ([]*Group, error) {
+	if a.opts.Sim.Reference {
+		return a.groups, nil // the reference engine evaluates every group
+	}
+	cacheable := len(a.c.HavePodsWithRequiredAntiAffinityList()) == 0
+	for _, sl := range a.c.DRA.Slices() {
+		if sl.Spec.NodeName == nil {
+			cacheable = false
+			break
+		}
+	}
+	var out []*Group
+	for _, g := range a.groups {
+		if g.Size() >= g.MaxSize {
+			out = append(out, g) // evaluate reports the limit, at no cost
+			continue
+		}
+		for _, p := range pods {
+			if _, excluded := a.scaler.excluded[p.UID]; excluded {
+				continue
+			}
+			if !cacheable || a.crossNode(p) {
+				out = append(out, g)
+				break
+			}
+			k := fitKey{g.Name, a.fos.key(p)}
+			fits, ok := a.templateFit[k]
+			if !ok {
+				var err error
+				if fits, err = a.fitsTemplate(g, p); err != nil {
+					return nil, fmt.Errorf("node group %s: %w", g.Name, err)
+				}
+				if len(a.templateFit) > 1<<16 {
+					a.templateFit = map[fitKey]bool{}
+				}
+				a.templateFit[k] = fits
+			}
+			if fits {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// crossNode reports whether what fits on a node for the pod can depend on
+// the other nodes' pods.
+func (a *Autoscaler) crossNode(pod *v1.Pod) bool {
+	if af := pod.Spec.Affinity; af != nil {
+		if af.PodAffinity != nil && len(af.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return true
+		}
+		if af.PodAntiAffinity != nil && len(af.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return true
+		}
+	}
+	constraints := pod.Spec.TopologySpreadConstraints
+	if len(constraints) == 0 {
+		constraints = a.opts.Sim.Plugins.PodTopologySpread.DefaultConstraints
+	}
+	for _, c := range constraints {
+		if c.WhenUnsatisfiable == v1.DoNotSchedule {
+			return true
+		}
+	}
+	return false
+}
+
+// fitsTemplate is evaluateGroup's fit check on the live cluster: the
+// group's next node, empty but for its daemon pods, is added for the
+// question and taken away again.
+func (a *Autoscaler) fitsTemplate(g *Group, pod *v1.Pod) (bool, error) {
+	j := a.c.NewJournal()
+	defer j.Undo()
+	name := g.nextNames(1)[0]
+	node, slices, daemons := g.newNode(name)
+	j.AddNode(node, slices)
+	ni := a.c.Node(name)
+	for _, p := range daemons {
+		p.Spec.NodeName = name
+		ni.AddPod(p)
+	}
+	k := a.fos.k
+	cy, err := k.preFilter(a.ctx, pod)
+	if err != nil {
+		return false, err
+	}
+	st, err := k.filter(a.ctx, cy, pod, name)
+	return err == nil && st == nil, err
+}
+
+// scaleDown is StaticAutoscaler.scaleDown: the planner's update on the
+// registered nodes of groups above their minimum size, then, out of
+// cooldown, the deletions.
+func (a *Autoscaler) scaleDown(j *cluster.Journal, now time.Time, upcoming map[string]bool, forbidden bool, res *LoopResult) error {
+	var candidates []*framework.NodeInfo
+	destinations := map[string]bool{}
+	var order []string
+	for _, ni := range a.c.Nodes {
+		name := ni.Node().Name
+		if upcoming[name] {
+			continue
+		}
+		destinations[name] = true
+		order = append(order, name)
+		if g := a.byNode[name]; g != nil && g.Size() > g.MinSize {
+			candidates = append(candidates, ni)
+		}
+	}
+	a.planner.sortCandidates(candidates, now)
+	if err := a.planner.update(a.ctx, j, a.c, now, candidates, destinations); err != nil {
+		return err
+	}
+	res.Unneeded = len(a.planner.unneeded)
+	cooldown := forbidden ||
+		a.lastScaleUp.Add(a.sd.DelayAfterAdd).After(now) ||
+		a.lastDelete.Add(a.sd.DelayAfterDelete).After(now)
+	if cooldown {
+		res.ScaleDownCooldown = true
+	} else if len(candidates) > 0 {
+		res.Deletions = a.planner.nodesToDelete(now, order, a.GroupOf)
+		if len(res.Deletions) > 0 {
+			a.lastDelete = now
+		}
+	}
+	for _, name := range order {
+		if r, ok := a.planner.reasons[name]; ok {
+			res.Unremovable = append(res.Unremovable, UnremovableNode{Node: name, Reason: r})
+		}
+	}
+	return nil
+}
+
+// Info describes the group and its template as a plan does.
+func (g *Group) Info() GroupInfo { return groupInfo(g) }

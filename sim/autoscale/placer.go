@@ -1,0 +1,177 @@
+package autoscale
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/schedule"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// placer is cluster-autoscaler's HintingSimulator on the live cluster:
+// pods are put first-fit on the nodes, each PreFilter and Filter of the
+// scheduler's profile, the DRA allocator included, as CA's
+// SchedulePodOnAnyNodeMatching does; a node where the same pod went in the
+// previous loop (its hint) is tried first; after a pod of a controller did
+// not fit, the controller's equal pods are not tried again in the same
+// call. Every placement goes through the caller's journal, so the loop
+// takes it back (CA's snapshot revert).
+type placer struct {
+	k *checker
+	// eval answers "does the pod fit on any node?" with the scheduler's
+	// node classes, so that a pod that fits nowhere costs one cycle, not
+	// a filter run per node. Its answer is the same the node-by-node loop
+	// gives (FuzzEnginesAgree); the placement itself is still first-fit.
+	eval *schedule.Scheduler
+	// order is where the next first-fit starts (shared by every placer on
+	// the same cluster, as CA's plugin runner's last-index order is).
+	order *lastIndex
+	// hints maps a pod to the node it went to in this loop (current) or
+	// the previous one (old), CA's scheduling.Hints.
+	current, old map[types.UID]string
+	// keys caches the pods' equivalence keys (similar pods).
+	keys map[*v1.Pod]string
+	// beforeBind, when set, hears of every placement just before it is
+	// made (the scale-down memo records the node's state then).
+	beforeBind func(pod *v1.Pod, node string)
+}
+
+// lastIndex is CA's lastIndexOrderMapping with offset 1: first-fit starts
+// at the node after the last match.
+type lastIndex struct{ last int }
+
+func newPlacer(k *checker, eval *schedule.Scheduler, order *lastIndex) *placer {
+	return &placer{k: k, eval: eval, order: order, current: map[types.UID]string{}, old: map[types.UID]string{}, keys: map[*v1.Pod]string{}}
+}
+
+// dropOldHints forgets the hints not used since the last call, as CA does
+// at the end of each loop.
+func (p *placer) dropOldHints() {
+	p.old, p.current = p.current, make(map[types.UID]string, len(p.old))
+	if len(p.keys) > 1<<16 {
+		p.keys = map[*v1.Pod]string{}
+	}
+}
+
+// placement is one pod put on a node; hinted when on its hinted node.
+type placement struct {
+	pod    *v1.Pod
+	node   string
+	hinted bool
+}
+
+// trySchedule places the pods one after another (CA's TrySchedulePods) on
+// nodes that acceptable accepts (nil: every node), stopping at the first
+// pod that fits nowhere when breakOnFailure. It returns the pods placed.
+func (p *placer) trySchedule(ctx context.Context, j *cluster.Journal, pods []*v1.Pod, breakOnFailure bool, acceptable func(string) bool) ([]placement, error) {
+	var out []placement
+	unschedulable := map[string]bool{} // similar pods (CA's SimilarPodsScheduling)
+	for _, pod := range pods {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		node, err := p.tryHint(ctx, j, pod, acceptable)
+		if err != nil {
+			return nil, err
+		}
+		hinted := node != ""
+		if node == "" {
+			similar := ""
+			if controllerRef(pod) != nil {
+				similar = p.key(pod)
+			}
+			if similar != "" && unschedulable[similar] {
+				node = ""
+			} else if node, err = p.firstFit(ctx, j, pod, acceptable); err != nil {
+				return nil, err
+			} else if node == "" && similar != "" {
+				unschedulable[similar] = true
+			}
+		}
+		if node == "" {
+			if breakOnFailure {
+				break
+			}
+			continue
+		}
+		p.current[pod.UID] = node
+		out = append(out, placement{pod: pod, node: node, hinted: hinted})
+	}
+	return out, nil
+}
+
+func (p *placer) key(pod *v1.Pod) string {
+	k, ok := p.keys[pod]
+	if !ok {
+		k = equivalenceKey(pod)
+		p.keys[pod] = k
+	}
+	return k
+}
+
+// hint returns the node the pod went to in this loop or the previous one.
+func (p *placer) hint(pod *v1.Pod) (string, bool) {
+	node, ok := p.current[pod.UID]
+	if !ok {
+		node, ok = p.old[pod.UID]
+	}
+	return node, ok
+}
+
+// tryHint places the pod on its hinted node if it is still there,
+// acceptable and fits.
+func (p *placer) tryHint(ctx context.Context, j *cluster.Journal, pod *v1.Pod, acceptable func(string) bool) (string, error) {
+	node, ok := p.hint(pod)
+	if !ok || p.k.c.Node(node) == nil || (acceptable != nil && !acceptable(node)) {
+		return "", nil
+	}
+	cy, err := p.k.preFilter(ctx, pod)
+	if err != nil {
+		return "", err
+	}
+	st, err := p.k.filter(ctx, cy, pod, node)
+	if err != nil || st != nil {
+		return "", err
+	}
+	return node, p.bind(ctx, j, cy, pod, node)
+}
+
+// firstFit places the pod on the first acceptable node that passes the
+// filters, walking the node list from the node after the last match.
+func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, acceptable func(string) bool) (string, error) {
+	if a := p.eval.Evaluate(ctx, pod); a.Err != nil {
+		return "", fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+	} else if a.FeasibleNodes == 0 {
+		return "", nil
+	}
+	cy, err := p.k.preFilter(ctx, pod)
+	if err != nil || cy.rejected != nil {
+		return "", err
+	}
+	nodes := p.k.c.Nodes
+	for i := range nodes {
+		idx := (i + 1 + p.order.last) % len(nodes)
+		n := nodes[idx].Node()
+		if n.Spec.Unschedulable || (cy.allowed != nil && !cy.allowed[n.Name]) || (acceptable != nil && !acceptable(n.Name)) {
+			continue
+		}
+		st, err := p.k.filter(ctx, cy, pod, n.Name)
+		if err != nil {
+			return "", err
+		}
+		if st == nil {
+			p.order.last = idx
+			return n.Name, p.bind(ctx, j, cy, pod, n.Name)
+		}
+	}
+	return "", nil
+}
+
+func (p *placer) bind(ctx context.Context, j *cluster.Journal, cy *cycle, pod *v1.Pod, node string) error {
+	if p.beforeBind != nil {
+		p.beforeBind(pod, node)
+	}
+	return j.Bind(pod, func() error { return p.k.bind(ctx, cy, pod, node) })
+}

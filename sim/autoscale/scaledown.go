@@ -1,0 +1,582 @@
+package autoscale
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	v1 "k8s.io/api/core/v1"
+)
+
+// Cluster-autoscaler 1.36's scale-down (core/scaledown): every loop the
+// planner finds the nodes that are unneeded — utilization at or below the
+// threshold and every pod movable elsewhere by a drain simulation — and
+// remembers since when; nodes unneeded for long enough are deleted, empty
+// ones before drained ones, within the deletion budgets. docs/autoscaler.md
+// lists each rule and where drasim differs.
+
+// ScaleDownOptions are CA's scale-down flags, with CA's defaults from
+// DefaultScaleDownOptions.
+type ScaleDownOptions struct {
+	// Enabled is --scale-down-enabled.
+	Enabled bool
+	// UnneededTime is --scale-down-unneeded-time: how long a node must be
+	// unneeded before it is deleted.
+	UnneededTime time.Duration
+	// UtilizationThreshold is --scale-down-utilization-threshold;
+	// GPUUtilizationThreshold applies to GPU nodes (nvidia.com/gpu).
+	UtilizationThreshold    float64
+	GPUUtilizationThreshold float64
+	// DelayAfterAdd, DelayAfterDelete and DelayAfterFailure are
+	// --scale-down-delay-after-*: no deletion so long after a scale-up, a
+	// deletion or a failed deletion.
+	DelayAfterAdd, DelayAfterDelete, DelayAfterFailure time.Duration
+	// UnremovableRecheck is --unremovable-node-recheck-timeout: a node found
+	// unremovable is not looked at again for so long.
+	UnremovableRecheck time.Duration
+	// MaxParallelism and MaxDrainParallelism are --max-scale-down-parallelism
+	// and --max-drain-parallelism: nodes deleted at once, and of them nodes
+	// that need a drain.
+	MaxParallelism, MaxDrainParallelism int
+	// IgnoreDaemonSetsUtilization is --ignore-daemonsets-utilization.
+	IgnoreDaemonSetsUtilization bool
+	// SkipNodesWithSystemPods, SkipNodesWithLocalStorage and
+	// SkipNodesWithCustomControllerPods are CA's --skip-nodes-with-* flags.
+	SkipNodesWithSystemPods, SkipNodesWithLocalStorage, SkipNodesWithCustomControllerPods bool
+	// BlockingSystemPodDisruptionTimeout is
+	// --blocking-system-pod-distruption-timeout.
+	BlockingSystemPodDisruptionTimeout time.Duration
+}
+
+// DefaultScaleDownOptions are CA 1.36's defaults.
+func DefaultScaleDownOptions() ScaleDownOptions {
+	return ScaleDownOptions{
+		Enabled:                            true,
+		UnneededTime:                       10 * time.Minute,
+		UtilizationThreshold:               0.5,
+		GPUUtilizationThreshold:            0.5,
+		DelayAfterAdd:                      10 * time.Minute,
+		DelayAfterFailure:                  3 * time.Minute,
+		UnremovableRecheck:                 5 * time.Minute,
+		MaxParallelism:                     10,
+		MaxDrainParallelism:                1,
+		SkipNodesWithSystemPods:            true,
+		SkipNodesWithLocalStorage:          true,
+		SkipNodesWithCustomControllerPods:  true,
+		BlockingSystemPodDisruptionTimeout: time.Hour,
+	}
+}
+
+func (o ScaleDownOptions) check() error {
+	switch {
+	case o.UnneededTime < 0 || o.DelayAfterAdd < 0 || o.DelayAfterDelete < 0 || o.DelayAfterFailure < 0 || o.UnremovableRecheck < 0:
+		return fmt.Errorf("scale-down durations must not be negative")
+	case o.UtilizationThreshold < 0 || o.UtilizationThreshold > 1 || o.GPUUtilizationThreshold < 0 || o.GPUUtilizationThreshold > 1:
+		return fmt.Errorf("scale-down utilization thresholds must be between 0 and 1")
+	case o.MaxParallelism < 1 || o.MaxDrainParallelism < 0:
+		return fmt.Errorf("max scale-down parallelism must be at least 1 and max drain parallelism at least 0")
+	}
+	return nil
+}
+
+// UnremovableReason is why a scale-down candidate is kept (CA's
+// simulator.UnremovableReason, by name).
+type UnremovableReason string
+
+// Unremovable reasons drasim can meet.
+const (
+	ReasonScaleDownDisabledAnnotation UnremovableReason = "ScaleDownDisabledAnnotation"
+	ReasonNotUnderutilized            UnremovableReason = "NotUnderutilized"
+	ReasonRecentlyUnremovable         UnremovableReason = "RecentlyUnremovable"
+	ReasonBlockedByPod                UnremovableReason = "BlockedByPod"
+	ReasonNoPlaceToMovePods           UnremovableReason = "NoPlaceToMovePods"
+	ReasonNotUnneededLongEnough       UnremovableReason = "NotUnneededLongEnough"
+	ReasonNodeGroupMinSizeReached     UnremovableReason = "NodeGroupMinSizeReached"
+	ReasonBlockedByOnCompletionPod    UnremovableReason = "BlockedByOnCompletionPod"
+	ReasonNotUnneededOtherReason      UnremovableReason = "NotUnneededOtherReason"
+)
+
+// unneededNode is a node found removable, with since when.
+type unneededNode struct {
+	since    time.Time
+	toMove   []*v1.Pod
+	daemons  []*v1.Pod
+	complete []*v1.Pod
+}
+
+// planner is CA's scale-down planner (core/scaledown/planner).
+type planner struct {
+	opts  ScaleDownOptions
+	rules drainRules
+	place *placer
+	// unneeded are the nodes found removable in the last loop, by name.
+	unneeded map[string]*unneededNode
+	// unremovable holds, per node found unremovable in a drain simulation,
+	// when it may be looked at again.
+	unremovable map[string]time.Time
+	// latest is the last update; minInterval the shortest interval seen
+	// between updates (CA's loop interval estimate).
+	latest      time.Time
+	minInterval time.Duration
+	// utilCache keeps each node's utilization by its state.
+	utilCache map[string]cachedUtil
+	// reasons are the last loop's unremovable nodes with why.
+	reasons map[string]UnremovableReason
+	// memo holds each node's last successful removal simulation (see
+	// replay); memoOK is whether the cluster allows it this loop.
+	memo   map[string]*simMemo
+	memoOK bool
+	// hardSpread: the profile's default topology spread constraints
+	// filter (a pod without its own is then cross-node).
+	hardSpread bool
+	// noMemo switches the memo off (the reference engine).
+	noMemo bool
+}
+
+type cachedUtil struct {
+	state nodeState
+	util  Utilization
+}
+
+func newPlanner(opts ScaleDownOptions, rules drainRules, place *placer) *planner {
+	min := opts.UnneededTime
+	if min == 0 {
+		min = time.Nanosecond
+	}
+	return &planner{opts: opts, rules: rules, place: place, unneeded: map[string]*unneededNode{}, unremovable: map[string]time.Time{}, minInterval: min,
+		utilCache: map[string]cachedUtil{}, memo: map[string]*simMemo{}}
+}
+
+// update is the planner's UpdateClusterState: the candidates (in CA's
+// order) are checked for eligibility and their removal simulated, each
+// successful simulation kept (committed into the journal) for the next
+// ones, as CA persists successful simulations in its forked snapshot.
+// destinations are the nodes pods may move to.
+func (p *planner) update(ctx context.Context, j *cluster.Journal, c *cluster.Cluster, now time.Time, candidates []*framework.NodeInfo, destinations map[string]bool) error {
+	if !p.latest.IsZero() {
+		if d := now.Sub(p.latest); d < p.minInterval {
+			p.minInterval = d
+		}
+	}
+	p.latest = now
+	p.reasons = map[string]UnremovableReason{}
+	p.memoOK = !p.noMemo && memoizable(c)
+	for name, ttl := range p.unremovable {
+		if !ttl.After(now) || c.Node(name) == nil {
+			delete(p.unremovable, name)
+		}
+	}
+	var eligible []*framework.NodeInfo
+	for _, ni := range candidates {
+		name := ni.Node().Name
+		if _, recent := p.unremovable[name]; recent {
+			p.reasons[name] = ReasonRecentlyUnremovable
+			continue
+		}
+		if r := p.ineligible(ni, c); r != "" {
+			p.reasons[name] = r
+			continue
+		}
+		eligible = append(eligible, ni)
+	}
+	recheck := now.Add(p.opts.UnremovableRecheck)
+	removable := map[string]*unneededNode{}
+	var order []string
+	limit := p.unneededLimit()
+	for i, ni := range eligible {
+		if len(order) >= limit {
+			for _, rest := range eligible[i:] {
+				p.reasons[rest.Node().Name] = ReasonNotUnneededOtherReason
+			}
+			break
+		}
+		name := ni.Node().Name
+		u, reason, err := p.simulateRemoval(ctx, j, ni, now, destinations)
+		if err != nil {
+			return fmt.Errorf("scale-down simulation of node %s: %w", name, err)
+		}
+		if u == nil {
+			p.reasons[name] = reason
+			p.unremovable[name] = recheck
+			continue
+		}
+		delete(destinations, name)
+		removable[name] = u
+		order = append(order, name)
+	}
+	// Nodes keep the time they were first found unneeded, as long as
+	// they are found unneeded in every loop.
+	for _, name := range order {
+		if old, ok := p.unneeded[name]; ok {
+			removable[name].since = old.since
+		} else {
+			removable[name].since = now
+		}
+	}
+	p.unneeded = removable
+	p.place.dropOldHints()
+	return nil
+}
+
+// ineligible is CA's eligibility check: the scale-down-disabled
+// annotation, then utilization against the threshold.
+func (p *planner) ineligible(ni *framework.NodeInfo, c *cluster.Cluster) UnremovableReason {
+	node := ni.Node()
+	if node.Annotations[annotationScaleDownDisabled] == "true" {
+		return ReasonScaleDownDisabledAnnotation
+	}
+	u := p.utilization(ni, c)
+	threshold := p.opts.UtilizationThreshold
+	if u.GPU {
+		threshold = p.opts.GPUUtilizationThreshold
+	}
+	if u.Value > threshold {
+		return ReasonNotUnderutilized
+	}
+	return ""
+}
+
+func (p *planner) utilization(ni *framework.NodeInfo, c *cluster.Cluster) Utilization {
+	name := ni.Node().Name
+	st := stateOf(ni, c)
+	if cu, ok := p.utilCache[name]; ok && st.valid && cu.state == st {
+		return cu.util
+	}
+	u := nodeUtilization(ni, c.DRA, p.opts.IgnoreDaemonSetsUtilization)
+	if len(p.utilCache) > 1<<16 {
+		p.utilCache = map[string]cachedUtil{}
+	}
+	p.utilCache[name] = cachedUtil{state: st, util: u}
+	return u
+}
+
+// unneededLimit is CA's unneededNodesLimit: looking for more unneeded
+// nodes than can be deleted before they are found again is wasted.
+func (p *planner) unneededLimit() int {
+	n := p.opts.MaxParallelism
+	limit := len(p.unneeded) + 2*n
+	u := p.opts.UnneededTime
+	if u < p.minInterval {
+		u = p.minInterval
+	}
+	upper := n*int(u/p.minInterval) + n
+	return min(limit, upper)
+}
+
+// simulateRemoval is CA's SimulateNodeRemoval: the pods to move (the
+// drainability rules), then each placed first-fit on another destination
+// node while the node itself is tainted ToBeDeletedByClusterAutoscaler.
+// The changes stay in the journal when every pod found a place, and are
+// taken back otherwise.
+func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *framework.NodeInfo, now time.Time, destinations map[string]bool) (*unneededNode, UnremovableReason, error) {
+	move := p.rules.podsToMoveFrom(ni, now)
+	if move.blocking != nil {
+		return nil, ReasonBlockedByPod, nil
+	}
+	name := ni.Node().Name
+	c := p.place.k.c
+	memoOK := p.memoOK && movable(move.pods, p.hardSpread)
+	st := stateOf(ni, c)
+	if m := p.memo[name]; memoOK && m != nil && st.valid && m.state == st && slices.Equal(m.pods, move.pods) && slices.Equal(m.daemons, move.daemonSet) {
+		if ok, err := p.replay(j, m, now, destinations); err != nil {
+			return nil, "", err
+		} else if ok {
+			u := *m.result
+			return &u, "", nil
+		}
+	}
+	delete(p.memo, name)
+	sub := c.NewJournal()
+	pods := append(append([]*v1.Pod(nil), move.pods...), move.daemonSet...)
+	for _, pod := range pods {
+		if err := sub.Unschedule(pod); err != nil {
+			sub.Undo()
+			return nil, "", err
+		}
+	}
+	sub.SetNode(name, taintedForDeletion(ni.Node(), now))
+	acceptable := func(n string) bool { return n != name && destinations[n] }
+	before := map[*v1.Pod]nodeState{}
+	if memoOK {
+		p.place.beforeBind = func(pod *v1.Pod, node string) { before[pod] = stateOf(c.Node(node), c) }
+	}
+	placed, err := p.place.trySchedule(ctx, sub, move.pods, true, acceptable)
+	p.place.beforeBind = nil
+	if err != nil {
+		sub.Undo()
+		return nil, "", err
+	}
+	if len(placed) < len(move.pods) {
+		sub.Undo()
+		return nil, ReasonNoPlaceToMovePods, nil
+	}
+	u := &unneededNode{toMove: move.pods, daemons: move.daemonSet, complete: move.onCompletion}
+	if memoOK && st.valid {
+		m := &simMemo{state: st, pods: move.pods, daemons: move.daemonSet, result: u}
+		for _, pl := range placed {
+			pi, claims := c.Placed(pl.pod)
+			m.places = append(m.places, memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], pi: pi, claims: claims})
+		}
+		p.memo[name] = m
+	}
+	j.Commit(sub)
+	r := *u
+	return &r, "", nil
+}
+
+// simMemo is a node's last successful removal simulation: the node's
+// state and pods then, and where each pod went, with the state its new
+// node had just before. A later loop that finds the node and each
+// destination, in turn, in the same state, and each pod's hint still on
+// its destination, would run the same filters on the same inputs (CA
+// tries a pod's hint first): it makes the same placements (replay)
+// without a scheduling cycle.
+type simMemo struct {
+	state   nodeState
+	pods    []*v1.Pod
+	daemons []*v1.Pod
+	places  []memoPlace
+	result  *unneededNode
+}
+
+type memoPlace struct {
+	pod    *v1.Pod
+	node   string
+	before nodeState
+	pi     *framework.PodInfo
+	claims []cluster.PlacedClaim
+}
+
+// replay makes a memo's placements again, committed into j, when every
+// destination is still acceptable and in the state it had; otherwise it
+// changes nothing and reports false.
+func (p *planner) replay(j *cluster.Journal, m *simMemo, now time.Time, destinations map[string]bool) (bool, error) {
+	c := p.place.k.c
+	name := m.state.node.Name
+	sub := c.NewJournal()
+	for _, pod := range append(append([]*v1.Pod(nil), m.pods...), m.daemons...) {
+		if err := sub.Unschedule(pod); err != nil {
+			sub.Undo()
+			return false, err
+		}
+	}
+	sub.SetNode(name, taintedForDeletion(m.state.node, now))
+	for _, pl := range m.places {
+		dst := c.Node(pl.node)
+		// CA tries the pod's hint first: the memo holds only while the
+		// hint is still the node the pod went to (another simulation may
+		// have moved the pod since).
+		if hint, ok := p.place.hint(pl.pod); !ok || hint != pl.node {
+			sub.Undo()
+			return false, nil
+		}
+		if pl.node == name || !destinations[pl.node] || dst == nil {
+			sub.Undo()
+			return false, nil
+		}
+		if st := stateOf(dst, c); !st.valid || st != pl.before {
+			sub.Undo()
+			return false, nil
+		}
+		if err := sub.Place(pl.pod, pl.node, pl.pi, pl.claims); err != nil {
+			sub.Undo()
+			return false, err
+		}
+		p.place.current[pl.pod.UID] = pl.node
+	}
+	j.Commit(sub)
+	return true, nil
+}
+
+// nodeState is what the filters of a pod without cross-node constraints
+// read of a node, as comparable values: the node object (labels, taints,
+// allocatable), the resources its pods request and how many they are,
+// its host ports in use, and its devices' allocation class.
+type nodeState struct {
+	node              *v1.Node
+	cpu, mem, storage int64
+	scalars           string
+	pods, ports       int
+	static, dynamic   uint64
+	poolCount         int
+	valid             bool
+}
+
+func stateOf(ni *framework.NodeInfo, c *cluster.Cluster) nodeState {
+	r := ni.Requested
+	st := nodeState{node: ni.Node(), cpu: r.MilliCPU, mem: r.Memory, storage: r.EphemeralStorage, pods: len(ni.Pods), ports: ni.UsedPorts.Len()}
+	if len(r.ScalarResources) > 0 {
+		names := make([]string, 0, len(r.ScalarResources))
+		for n := range r.ScalarResources {
+			names = append(names, string(n))
+		}
+		sort.Strings(names)
+		var b strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&b, "%s=%d;", n, r.ScalarResources[v1.ResourceName(n)])
+		}
+		st.scalars = b.String()
+	}
+	st.static, st.dynamic, st.poolCount, st.valid = c.DRA.NodeKey(ni.Node().Name)
+	return st
+}
+
+// memoizable reports whether removal simulations may be replayed this
+// loop: a pod's fit on a node must depend on that node alone, so no pod
+// anywhere may have required anti-affinity (every slice being node-local
+// is nodeState.valid).
+func memoizable(c *cluster.Cluster) bool {
+	return len(c.HavePodsWithRequiredAntiAffinityList()) == 0
+}
+
+// movable reports whether where the pods fit depends on one node at a
+// time: no (anti-)affinity, no hard topology spread (their own, or the
+// profile's defaults), no host ports.
+func movable(pods []*v1.Pod, hardSpreadByDefault bool) bool {
+	for _, pod := range pods {
+		if a := pod.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+			return false
+		}
+		if len(pod.Spec.TopologySpreadConstraints) == 0 && hardSpreadByDefault {
+			return false
+		}
+		for _, tsc := range pod.Spec.TopologySpreadConstraints {
+			if tsc.WhenUnsatisfiable == v1.DoNotSchedule {
+				return false
+			}
+		}
+		if len(framework.HostPorts(pod)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// toBeDeletedTaint is the taint CA puts on a node it deletes.
+const toBeDeletedTaint = "ToBeDeletedByClusterAutoscaler"
+
+// taintedForDeletion is CA's tainted ghost of a node being removed.
+func taintedForDeletion(node *v1.Node, now time.Time) *v1.Node {
+	n := node.DeepCopy()
+	n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: toBeDeletedTaint, Value: fmt.Sprint(now.Unix()), Effect: v1.TaintEffectNoSchedule})
+	return n
+}
+
+// Deletion is a node the scale-down deletes, with the pods to evict.
+type Deletion struct {
+	Node  string `json:"node"`
+	Group string `json:"group"`
+	// Evict are the pods moved elsewhere (empty for an empty node); the
+	// node's DaemonSet pods go with it.
+	Evict []*v1.Pod `json:"-"`
+	// UnneededFor is how long the node was unneeded.
+	UnneededFor time.Duration `json:"unneededFor"`
+	// Drain is set when pods had to be moved.
+	Drain bool `json:"drain"`
+}
+
+// nodesToDelete is CA's NodesToDelete and the actuator's budgets: nodes
+// unneeded for long enough whose group stays at or above its minimum,
+// empty ones first, cropped to --max-scale-down-parallelism nodes of which
+// at most --max-drain-parallelism need a drain. CA walks the unneeded nodes
+// in map order; drasim walks them in node order.
+func (p *planner) nodesToDelete(now time.Time, nodeOrder []string, groupOf func(string) *Group) []Deletion {
+	sizes := map[*Group]int{}
+	var empty, drain []Deletion
+	for _, name := range nodeOrder {
+		u := p.unneeded[name]
+		if u == nil {
+			continue
+		}
+		g := groupOf(name)
+		if g == nil {
+			continue
+		}
+		if _, ok := sizes[g]; !ok {
+			sizes[g] = g.Size()
+		}
+		switch {
+		case p.opts.UnneededTime > 0 && !u.since.Add(p.opts.UnneededTime).Before(now):
+			p.reasons[name] = ReasonNotUnneededLongEnough
+			continue
+		case sizes[g] <= g.MinSize:
+			p.reasons[name] = ReasonNodeGroupMinSizeReached
+			continue
+		case len(u.complete) > 0:
+			p.reasons[name] = ReasonBlockedByOnCompletionPod
+			continue
+		}
+		sizes[g]--
+		d := Deletion{Node: name, Group: g.Name, UnneededFor: now.Sub(u.since), Evict: u.toMove, Drain: len(u.toMove) > 0}
+		if d.Drain {
+			drain = append(drain, d)
+		} else {
+			empty = append(empty, d)
+		}
+	}
+	budget := p.opts.MaxParallelism
+	out := cropByGroup(empty, budget)
+	budget -= len(out)
+	return append(out, cropByGroup(drain, min(budget, p.opts.MaxDrainParallelism))...)
+}
+
+// cropByGroup is the actuator's cropIndividualNodes: nodes taken group by
+// group (groups in order of their first node) until the budget is spent.
+func cropByGroup(list []Deletion, budget int) []Deletion {
+	var groups []string
+	byGroup := map[string][]Deletion{}
+	for _, d := range list {
+		if _, ok := byGroup[d.Group]; !ok {
+			groups = append(groups, d.Group)
+		}
+		byGroup[d.Group] = append(byGroup[d.Group], d)
+	}
+	var out []Deletion
+	for _, g := range groups {
+		if budget < 1 {
+			break
+		}
+		nodes := byGroup[g]
+		if len(nodes) > budget {
+			nodes = nodes[:budget]
+		}
+		out = append(out, nodes...)
+		budget -= len(nodes)
+	}
+	return out
+}
+
+// sortCandidates is CA's candidate order (its EmptySorting, then
+// PreviousCandidates comparers): empty nodes first, and among them those
+// without on-completion pods; then nodes unneeded in the previous loop;
+// else as listed. CA's emptiness check asks no listers, so a missing
+// controller does not make a node non-empty there. CA sorts unstably;
+// drasim keeps the listed order among equals.
+func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time) {
+	type emptiness struct{ empty, onCompletion bool }
+	rules := p.rules
+	rules.controllerExists = nil
+	of := make(map[*framework.NodeInfo]emptiness, len(nodes))
+	for _, ni := range nodes {
+		m := rules.podsToMoveFrom(ni, now)
+		of[ni] = emptiness{empty: m.blocking == nil && len(m.pods) == 0, onCompletion: len(m.onCompletion) > 0}
+	}
+	earlier := func(a, b *framework.NodeInfo) bool {
+		ea, eb := of[a], of[b]
+		if ea.empty != eb.empty {
+			return ea.empty
+		}
+		if ea.empty && ea.onCompletion != eb.onCompletion {
+			return !ea.onCompletion
+		}
+		_, pa := p.unneeded[a.Node().Name]
+		_, pb := p.unneeded[b.Node().Name]
+		return pa && !pb
+	}
+	sort.SliceStable(nodes, func(i, j int) bool { return earlier(nodes[i], nodes[j]) })
+}

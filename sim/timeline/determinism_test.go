@@ -1,0 +1,92 @@
+package timeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/drasim/drasim/scenarios"
+	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/generate"
+	"github.com/drasim/drasim/sim/load"
+)
+
+func demoInput(t *testing.T) *Input {
+	t.Helper()
+	res, err := load.LoadBytes("demo", scenarios.TimelineDemo(), load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Prepare(res.Snapshot, nil, []TraceFile{{Name: "demo-trace.csv", Data: scenarios.TimelineDemoTrace()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func resultBytes(t *testing.T, in *Input, opts Options) []byte {
+	t.Helper()
+	data, err := json.Marshal(run(t, in, opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestDeterministic: the same input and settings give the same bytes, run
+// after run and whatever the number of filter workers; another seed (with
+// the random expander) may give another timeline.
+func TestDeterministic(t *testing.T) {
+	in := demoInput(t)
+	base := withAutoscaler(Options{FragmentationEvery: DefaultResolution * 6})
+	first := resultBytes(t, in, base)
+	if again := resultBytes(t, in, base); !bytes.Equal(first, again) {
+		t.Errorf("two runs of the same timeline differ")
+	}
+	one := base
+	one.Sim = sim.Options{Parallelism: 1}
+	if got := resultBytes(t, in, one); !bytes.Equal(first, got) {
+		t.Errorf("the timeline depends on the number of filter workers")
+	}
+	ref := base
+	ref.Sim = sim.Options{Reference: true}
+	if got := resultBytes(t, in, ref); !bytes.Equal(first, got) {
+		t.Errorf("the reference engine decides another timeline")
+	}
+}
+
+// TestShortcutsDecideAlike: a generated autoscaled day (scale-ups,
+// drained nodes, evictions) decides the same bytes with the fast engine
+// and its shortcuts (node classes, the autoscaler's template-fit cache
+// and replayed drain simulations) as with the reference engine.
+func TestShortcutsDecideAlike(t *testing.T) {
+	snap, err := generate.Generate(generate.Options{Seed: 4, Nodes: 16, Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := generate.GenerateTrace(generate.TraceOptions{Seed: 4, Arrivals: 250, Horizon: 90 * time.Minute, DailyCycle: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace bytes.Buffer
+	if err := generate.WriteTraceCSV(&trace, rows, ""); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Prepare(snap, nil, []TraceFile{{Name: "trace.csv", Data: trace.Bytes()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := withAutoscaler(Options{End: 3 * time.Hour})
+	fast := run(t, in, opts)
+	if fast.Summary.ScaleDowns == 0 || fast.Summary.Evictions == 0 {
+		t.Fatalf("%d scale-downs, %d evictions: the fixture does not exercise drains", fast.Summary.ScaleDowns, fast.Summary.Evictions)
+	}
+	opts.Sim.Reference = true
+	ref := run(t, in, opts)
+	a, _ := json.Marshal(fast)
+	b, _ := json.Marshal(ref)
+	if !bytes.Equal(a, b) {
+		t.Errorf("the fast and the reference engine decide different timelines (cost %v vs %v, %d vs %d cycles)", fast.Summary.Cost, ref.Summary.Cost, fast.Summary.Cycles, ref.Summary.Cycles)
+	}
+}

@@ -1,0 +1,1069 @@
+package timeline
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/drasim/drasim/internal/kubenames"
+	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/analysis"
+	"github.com/drasim/drasim/sim/autoscale"
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/schedule/queue"
+	"github.com/drasim/drasim/sim/snapshot"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+)
+
+// Defaults of Options.
+const (
+	// DefaultScanInterval is cluster-autoscaler's --scan-interval.
+	DefaultScanInterval = 10 * time.Second
+	// DefaultResolution is the time series' step.
+	DefaultResolution = 5 * time.Minute
+	// DefaultTail is how long a timeline without an end goes on after the
+	// last arrival, completion or node change: long enough for the
+	// autoscaler to remove idle nodes at its defaults.
+	DefaultTail = 30 * time.Minute
+)
+
+// DefaultStart is the wall-clock time of the timeline's time 0: pods'
+// creation timestamps and the autoscaler's clock count from it.
+var DefaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Options configure a timeline.
+type Options struct {
+	// Name names the run (for comparisons).
+	Name string
+	// Sim configures the scheduler (gates, plugins, seed, parallelism).
+	Sim sim.Options
+	// Autoscale turns cluster-autoscaler on with these settings (nil:
+	// off); ScaleDown are its scale-down settings (DefaultScaleDownOptions).
+	Autoscale *autoscale.Options
+	ScaleDown autoscale.ScaleDownOptions
+	// ScanInterval is the autoscaler's loop interval (default 10s).
+	ScanInterval time.Duration
+	// Resolution is the time series' step (default 5m).
+	Resolution time.Duration
+	// FragmentationEvery samples the fragmentation rate at the first
+	// sample of each such period (0: never).
+	FragmentationEvery time.Duration
+	// End stops the timeline at this time; 0 runs it until Tail after the
+	// last arrival, completion or node change.
+	End  time.Duration
+	Tail time.Duration
+	// Start is the wall-clock time of time 0 (DefaultStart when zero).
+	Start time.Time
+	// Cycle and Attempt, when set, are called before and after every
+	// scheduling cycle with the moment, which can be exported (the
+	// exactness test replays moments with drasim simulate's engine). For a
+	// cycle that failed, Attempt is called once the PostFilter plugins
+	// (preemption) have run, with the pod's message in Moment.Message.
+	Cycle   func(*Moment)
+	Attempt func(*Moment, *schedule.Attempt)
+	// Progress, when set, is called now and then with the time reached.
+	Progress func(now time.Duration)
+}
+
+func (o Options) withDefaults() Options {
+	if o.ScanInterval <= 0 {
+		o.ScanInterval = DefaultScanInterval
+	}
+	if o.Resolution <= 0 {
+		o.Resolution = DefaultResolution
+	}
+	if o.Tail <= 0 {
+		o.Tail = DefaultTail
+	}
+	if o.Start.IsZero() {
+		o.Start = DefaultStart
+	}
+	return o
+}
+
+// Input is what a timeline runs on: the cluster at the start and the pods
+// that arrive (Prepare makes it).
+type Input struct {
+	// Snapshot is the cluster at the start; its pods are there at time 0.
+	Snapshot *snapshot.Snapshot
+	// Initial gives the run times of the snapshot's pods, by pod.
+	Initial map[*v1.Pod]Arrival
+	// Arrivals are the pods that arrive later, in time order.
+	Arrivals Arrivals
+	// Workloads are the workloads the traces made pods for (their Jobs
+	// are not objects of the snapshot but exist for the autoscaler).
+	Workloads map[string]bool
+	Files     []string
+	Warnings  []string
+}
+
+// Event kinds, in the order they are handled at the same time: nodes
+// before pods, pods leaving before pods arriving, the autoscaler after
+// the scheduler, the sample last.
+const (
+	evNodeReady = iota
+	evFinish
+	evArrival
+	evWake
+	evLoop
+	evSample
+)
+
+type event struct {
+	at   time.Duration
+	kind int
+	seq  uint64
+	pod  *podState
+	gen  int
+	node string
+	arr  *Arrival
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	if h[i].kind != h[j].kind {
+		return h[i].kind < h[j].kind
+	}
+	return h[i].seq < h[j].seq
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// podState is a pod the timeline follows.
+type podState struct {
+	pod *v1.Pod
+	rec *PodRecord // nil for pods that are no arrival (DaemonSet pods of new nodes)
+	arr Arrival
+	// pendingSince is when it last became pending; gen invalidates the
+	// completion event of an earlier run (after an eviction).
+	pendingSince time.Duration
+	gen          int
+	// firstAttempt is set once it was tried.
+	tried bool
+}
+
+// billing is a node being paid for.
+type billing struct {
+	group string
+	price float64
+	since time.Duration
+}
+
+type upcomingNode struct {
+	name, group string
+	ready       time.Duration
+}
+
+type engine struct {
+	ctx  context.Context
+	opts Options
+	in   *Input
+	work *snapshot.Snapshot
+	c    *cluster.Cluster
+	r    *schedule.Replayer
+	q    *queue.Queue
+	as   *autoscale.Autoscaler
+
+	now    time.Duration
+	seq    uint64
+	events eventHeap
+	wakeAt time.Duration
+	waking bool
+	// lastActivity is the time of the last arrival, completion, node or
+	// eviction, for the end of an open timeline.
+	lastActivity time.Duration
+	activity     int // activity events in the heap
+
+	pods          map[*v1.Pod]*podState
+	unschedulable map[*v1.Pod]bool
+	// victims are the pods the replayer's preemptions deleted, to follow
+	// up after its cycles; controllerExists says whether a deleted pod's
+	// controller makes it again.
+	victims          []*v1.Pod
+	controllerExists func(kind, ns, name string) bool
+	// daemons are the DaemonSet pods made for each new node.
+	daemons map[string][]*v1.Pod
+	records []*PodRecord
+	running int
+
+	upcoming   []upcomingNode
+	billed     map[string]billing
+	cost       float64
+	nodeHours  map[string]float64
+	groupCost  map[string]float64
+	alternates []int
+
+	sampler  *analysis.Sampler
+	lastFrag time.Duration
+	fragDone bool
+	workload func(*v1.Pod) string
+
+	res           *Result
+	cycles        int
+	draPlugin     *dra.Plugin
+	moment        *Moment
+	failedCycle   *failedCycle
+	initialGroups []GroupInputs
+}
+
+// Run runs the timeline.
+func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
+	opts = opts.withDefaults()
+	e, err := newEngine(ctx, in, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.run(); err != nil {
+		return nil, err
+	}
+	return e.finish(), nil
+}
+
+func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
+	gates := opts.Sim.Gates
+	if gates == nil {
+		gates = dra.DefaultGates()
+	}
+	work := copySnapshot(in.Snapshot)
+	e := &engine{
+		ctx: ctx, opts: opts, in: in, work: work,
+		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{}, daemons: map[string][]*v1.Pod{},
+		billed: map[string]billing{}, nodeHours: map[string]float64{}, groupCost: map[string]float64{},
+		workload: analysis.WorkloadNamer(work), controllerExists: controllerCheck(work, in.Workloads),
+	}
+	e.c = cluster.Build(work, gates)
+	draPlugin := dra.New(e.c.DRA, dra.Options{Reference: opts.Sim.Reference})
+	e.draPlugin = draPlugin
+	profile, err := schedule.NewProfile(e.c, draPlugin, opts.Sim.Plugins)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler profile: %w", err)
+	}
+	// The scheduling queue and the scheduler are the replay's: kube's
+	// queue on the timeline's clock, one scheduler for the whole run.
+	so := opts.Sim.ScheduleOptions()
+	so.Progress, so.Arrival = nil, ""
+	// Every retry kube makes, the 5-minute flush of the unschedulable pool
+	// included, whether or not an event came since: a timeline's attempts
+	// are kube's, and its end bounds time.
+	so.NoParking = true
+	e.r = schedule.NewReplayer(e.c, profile, so, draPlugin)
+	e.q = e.r.Queue()
+	e.r.BeforeAttempt = e.beforeAttempt
+	e.r.OnAttempt = e.onAttempt
+	e.r.OnPreemption = e.onPreemption
+	e.r.NoDiagnosis = true // the records keep the message only
+	e.res = &Result{APIVersion: APIVersion, Kind: Kind, Pods: []PodRecord{}, Series: []Sample{}, ScaleUps: []ScaleUpRecord{}, ScaleDowns: []ScaleDownRecord{}}
+	e.res.Warnings = append(e.res.Warnings, in.Warnings...)
+	e.res.Warnings = append(e.res.Warnings, e.c.Warnings...)
+	if opts.Autoscale != nil {
+		groups, warnings, err := autoscale.Resolve(work)
+		if err != nil {
+			return nil, err
+		}
+		e.res.Warnings = append(e.res.Warnings, warnings...)
+		for _, g := range groups {
+			e.initialGroups = append(e.initialGroups, GroupInputs{GroupInfo: g.Info(), ProvisioningDelay: secondsOf(g.ProvisioningDelay)})
+		}
+		if e.as, err = autoscale.NewAutoscaler(ctx, e.c, groups, *opts.Autoscale, opts.ScaleDown, e.controllerExists, e.draPlugin); err != nil {
+			return nil, err
+		}
+	}
+	var mix []*v1.Pod
+	for _, p := range e.c.Queue {
+		mix = append(mix, p)
+	}
+	for i := range in.Arrivals {
+		mix = append(mix, in.Arrivals[i].Pod)
+	}
+	if opts.FragmentationEvery > 0 {
+		e.sampler = analysis.NewSampler(ctx, e.c, mix, analysis.Options{Plugins: opts.Sim.Plugins, TieBreak: opts.Sim.TieBreak, Seed: opts.Sim.Seed, Parallelism: opts.Sim.Parallelism})
+	} else {
+		e.sampler = analysis.NewSampler(ctx, e.c, nil, analysis.Options{Plugins: opts.Sim.Plugins})
+	}
+	e.res.Warnings = append(e.res.Warnings, e.sampler.Warnings...)
+	if err := e.start(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// controllerCheck says whether a pod's controller exists: in the snapshot,
+// or a trace workload (a Job by its name).
+func controllerCheck(s *snapshot.Snapshot, traced map[string]bool) func(kind, ns, name string) bool {
+	known := map[string]bool{}
+	for _, j := range s.Jobs {
+		known["Job/"+j.Namespace+"/"+j.Name] = true
+	}
+	for _, rs := range s.ReplicaSets {
+		known["ReplicaSet/"+rs.Namespace+"/"+rs.Name] = true
+	}
+	for _, ss := range s.StatefulSets {
+		known["StatefulSet/"+ss.Namespace+"/"+ss.Name] = true
+	}
+	for _, ds := range s.DaemonSets {
+		known["DaemonSet/"+ds.Namespace+"/"+ds.Name] = true
+	}
+	deployments := map[string]bool{}
+	for _, d := range s.Deployments {
+		deployments[d.Namespace+"/"+d.Name] = true
+	}
+	return func(kind, ns, name string) bool {
+		if known[kind+"/"+ns+"/"+name] || (kind == "Job" && traced[ns+"/"+name]) {
+			return true
+		}
+		// A Deployment's ReplicaSet the dump does not list exists as long
+		// as the Deployment does.
+		if kind == "ReplicaSet" {
+			if i := strings.LastIndexByte(name, '-'); i > 0 && deployments[ns+"/"+name[:i]] {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// copySnapshot copies the lists a timeline changes (nodes, slices come and
+// go) so that the caller's snapshot stays as loaded.
+func copySnapshot(s *snapshot.Snapshot) *snapshot.Snapshot {
+	c := *s
+	c.Nodes = append([]*v1.Node(nil), s.Nodes...)
+	c.ResourceSlices = append([]*resourceapi.ResourceSlice(nil), s.ResourceSlices...)
+	c.Pods = append([]*v1.Pod(nil), s.Pods...)
+	return &c
+}
+
+func (e *engine) clock() time.Time { return e.opts.Start.Add(e.now) }
+
+func (e *engine) push(ev event) {
+	e.seq++
+	ev.seq = e.seq
+	if ev.kind <= evArrival {
+		e.activity++
+	}
+	heap.Push(&e.events, ev)
+}
+
+// start sets up time 0: the pods of the snapshot (bound ones run, pending
+// ones are queued), the arrivals, the nodes being billed, the first loop
+// and sample.
+func (e *engine) start() error {
+	byKey := map[string]Arrival{}
+	for p, a := range e.in.Initial {
+		byKey[p.Namespace+"/"+p.Name] = a
+	}
+	for _, n := range e.c.Nodes {
+		e.startBilling(n.Node().Name)
+	}
+	gated, skipped := podSet(e.c.Gated), podSet(e.c.Skipped)
+	for _, pod := range e.c.Pods {
+		a, ok := byKey[pod.Namespace+"/"+pod.Name]
+		if !ok {
+			a = Arrival{Endless: true}
+		}
+		a.Pod = pod
+		if pod.CreationTimestamp.IsZero() {
+			pod.CreationTimestamp = metav1.NewTime(e.opts.Start)
+		}
+		ps := e.track(pod, a)
+		switch {
+		case pod.Spec.NodeName != "":
+			ps.rec.Bound, ps.rec.Started = ptrSeconds(0), ptrSeconds(0)
+			ps.rec.Node = pod.Spec.NodeName
+			e.bound(ps)
+		case gated[pod]:
+			ps.rec.Message = "pod has scheduling gates"
+		case skipped[pod]:
+			ps.rec.Message = fmt.Sprintf("pod is for scheduler %q", pod.Spec.SchedulerName)
+		default:
+			e.r.Add(pod, 0)
+		}
+	}
+	for i := range e.in.Arrivals {
+		e.push(event{at: e.in.Arrivals[i].At, kind: evArrival, arr: &e.in.Arrivals[i]})
+	}
+	if e.as != nil {
+		e.push(event{at: 0, kind: evLoop})
+	}
+	e.push(event{at: 0, kind: evSample})
+	return nil
+}
+
+func podSet(pods []*v1.Pod) map[*v1.Pod]bool {
+	m := make(map[*v1.Pod]bool, len(pods))
+	for _, p := range pods {
+		m[p] = true
+	}
+	return m
+}
+
+func ptrSeconds(d time.Duration) *Seconds {
+	s := secondsOf(d)
+	return &s
+}
+
+// track starts following a pod with a record.
+func (e *engine) track(pod *v1.Pod, a Arrival) *podState {
+	rec := &PodRecord{
+		Namespace: pod.Namespace, Name: pod.Name, Workload: e.workloadOf(pod),
+		Priority: corev1helpers.PodPriority(pod), Arrival: secondsOf(a.At), Phase: PhasePending,
+	}
+	e.records = append(e.records, rec)
+	ps := &podState{pod: pod, rec: rec, arr: a, pendingSince: a.At}
+	e.pods[pod] = ps
+	return ps
+}
+
+func (e *engine) workloadOf(pod *v1.Pod) string {
+	if w := pod.Labels[LabelWorkload]; w != "" {
+		return w
+	}
+	return e.workload(pod)
+}
+
+// run handles the events in time order until the end.
+func (e *engine) run() error {
+	for e.events.Len() > 0 {
+		if err := e.ctx.Err(); err != nil {
+			return err
+		}
+		ev := e.events[0]
+		if end, ok := e.end(); ok && ev.at > end {
+			e.now = max(e.now, end)
+			return nil
+		}
+		heap.Pop(&e.events)
+		if ev.kind <= evArrival {
+			e.activity--
+		}
+		e.now = ev.at
+		if err := e.handle(ev); err != nil {
+			return err
+		}
+		// Schedule what is ready once every change of this moment that
+		// comes before the scheduler is in.
+		if e.events.Len() == 0 || e.events[0].at != e.now || e.events[0].kind > evWake {
+			if err := e.scheduleReady(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// end is the time the timeline stops at: Options.End, or, for an open
+// timeline, Tail after the last activity once no arrival, completion or
+// node is due.
+func (e *engine) end() (time.Duration, bool) {
+	if e.opts.End > 0 {
+		return e.opts.End, true
+	}
+	if e.activity > 0 || len(e.upcoming) > 0 {
+		return 0, false
+	}
+	return max(e.lastActivity+e.opts.Tail, e.now), true
+}
+
+func (e *engine) handle(ev event) error {
+	switch ev.kind {
+	case evNodeReady:
+		e.lastActivity = e.now
+		return e.nodeReady(ev.node)
+	case evFinish:
+		ps := ev.pod
+		if ps.gen != ev.gen || e.pods[ps.pod] != ps {
+			return nil // the run it ended was cut short by an eviction
+		}
+		e.lastActivity = e.now
+		return e.finishPod(ps)
+	case evArrival:
+		e.lastActivity = e.now
+		return e.arrive(*ev.arr)
+	case evWake:
+		e.waking = false
+		return nil
+	case evLoop:
+		e.push(event{at: e.now + e.opts.ScanInterval, kind: evLoop})
+		return e.loop()
+	case evSample:
+		e.push(event{at: e.now + e.opts.Resolution, kind: evSample})
+		if e.opts.Progress != nil {
+			e.opts.Progress(e.now)
+		}
+		return e.sample()
+	}
+	return nil
+}
+
+func (e *engine) arrive(a Arrival) error {
+	pod := a.Pod.DeepCopy()
+	pod.CreationTimestamp = metav1.NewTime(e.opts.Start.Add(a.At))
+	if err := e.c.AddPod(pod); err != nil {
+		return fmt.Errorf("%s: %w", a.Source, err)
+	}
+	e.track(pod, a)
+	e.r.Add(pod, e.now)
+	return nil
+}
+
+// scheduleReady runs scheduling cycles for every pod the queue has ready
+// now, then books a wake-up for the next pod the queue holds back.
+func (e *engine) scheduleReady() error {
+	for {
+		if err := e.r.Run(e.ctx, e.now); err != nil {
+			return fmt.Errorf("at %s: %w", e.now, err)
+		}
+		e.settle()
+		if len(e.victims) == 0 {
+			break
+		}
+		// Preemption victims' controllers make them again, and the new
+		// pods are tried at once.
+		victims := e.victims
+		e.victims = nil
+		for _, v := range victims {
+			if err := e.preempted(v); err != nil {
+				return err
+			}
+		}
+	}
+	if at, ok := e.q.NextWake(e.now); ok {
+		at = max(at, e.now)
+		if !e.waking || at < e.wakeAt {
+			e.waking, e.wakeAt = true, at
+			e.push(event{at: at, kind: evWake})
+		}
+	}
+	return nil
+}
+
+// Moment is the cluster just before a scheduling cycle.
+type Moment struct {
+	Time       time.Duration
+	Pod        *v1.Pod
+	Checkpoint schedule.Checkpoint
+	// Message is kube's message of a failed cycle, PostFilter's
+	// included (set for Options.Attempt).
+	Message string
+	c       *cluster.Cluster
+}
+
+// WriteSnapshot writes the cluster of the moment with the pod as its only
+// pending pod: what drasim simulate, resumed at Checkpoint, would decide
+// on.
+func (m *Moment) WriteSnapshot(w io.Writer) error {
+	return m.c.WriteSnapshotOf(w, m.keep)
+}
+
+// WriteSnapshotJSON writes the same as one JSON document (faster).
+func (m *Moment) WriteSnapshotJSON(w io.Writer) error {
+	return m.c.WriteSnapshotJSON(w, m.keep)
+}
+
+func (m *Moment) keep(p *v1.Pod) bool { return p == m.Pod || p.Spec.NodeName != "" }
+
+func (e *engine) beforeAttempt(pod *v1.Pod) {
+	e.settle()
+	e.moment = nil
+	if e.opts.Cycle != nil || e.opts.Attempt != nil {
+		e.moment = &Moment{Time: e.now, Pod: pod, Checkpoint: e.r.Scheduler().Checkpoint(), c: e.c}
+	}
+	if e.opts.Cycle != nil {
+		e.opts.Cycle(e.moment)
+	}
+}
+
+// Devices lists the devices the moment's pod holds now, as
+// driver/pool/device.
+func (m *Moment) Devices() []string {
+	var out []string
+	for _, c := range m.c.DRA.ClaimsInUse(m.Pod) {
+		devs, _ := claimDevices(c)
+		out = append(out, devs...)
+	}
+	return out
+}
+
+// onAttempt records a scheduling cycle's outcome; the replayer has told
+// the queue.
+func (e *engine) onAttempt(pod *v1.Pod, a *schedule.Attempt) {
+	e.cycles++
+	if a.Node == "" {
+		// PostFilter has yet to run: see settle.
+		e.failedCycle = &failedCycle{pod: pod, a: a, moment: e.moment}
+	} else if e.opts.Attempt != nil && e.moment != nil {
+		e.opts.Attempt(e.moment, a)
+	}
+	ps := e.pods[pod]
+	if ps == nil {
+		return
+	}
+	rec := ps.rec
+	if rec != nil {
+		rec.Attempts++
+		if rec.FirstAttempt == nil {
+			rec.FirstAttempt = ptrSeconds(e.now)
+		}
+	}
+	if a.Node == "" {
+		e.unschedulable[pod] = true
+		return
+	}
+	delete(e.unschedulable, pod)
+	if rec != nil {
+		rec.Message = ""
+		rec.Bound, rec.Started = ptrSeconds(e.now), ptrSeconds(e.now)
+		rec.Node = a.Node
+		rec.Wait += secondsOf(e.now - ps.pendingSince)
+	}
+	e.bound(ps)
+}
+
+// failedCycle is a cycle that found no node, until its PostFilter plugins
+// have run.
+type failedCycle struct {
+	pod    *v1.Pod
+	a      *schedule.Attempt
+	moment *Moment
+}
+
+// settle records the message of the last failed cycle, once the replayer
+// is done with it: kube's message, with what preemption found.
+func (e *engine) settle() {
+	f := e.failedCycle
+	if f == nil {
+		return
+	}
+	e.failedCycle = nil
+	msg := f.a.Message
+	if out := e.r.Outcome(f.pod); out != nil {
+		msg = out.Message
+	}
+	if ps := e.pods[f.pod]; ps != nil && ps.rec != nil {
+		ps.rec.Message = msg
+	}
+	if e.opts.Attempt != nil && f.moment != nil {
+		f.moment.Message = msg
+		e.opts.Attempt(f.moment, f.a)
+	}
+}
+
+// bound starts a bound pod's run: its devices and alternatives are
+// recorded, its completion booked.
+func (e *engine) bound(ps *podState) {
+	e.running++
+	if ps.pod.Status.StartTime == nil {
+		// The kubelet's start time (preemption ranks victims by it), in
+		// the API's precision.
+		t := metav1.NewTime(e.clock().Truncate(time.Second))
+		ps.pod.Status.StartTime = &t
+	}
+	if ps.rec != nil {
+		ps.rec.Phase = PhaseRunning
+		ps.rec.Devices, ps.rec.Alternatives = nil, nil
+		for _, c := range e.c.DRA.ClaimsInUse(ps.pod) {
+			devs, ranks := claimDevices(c)
+			ps.rec.Devices = append(ps.rec.Devices, devs...)
+			ps.rec.Alternatives = append(ps.rec.Alternatives, ranks...)
+		}
+		for _, r := range ps.rec.Alternatives {
+			for len(e.alternates) < r {
+				e.alternates = append(e.alternates, 0)
+			}
+			e.alternates[r-1]++
+		}
+	}
+	if !ps.arr.Endless {
+		e.push(event{at: e.now + ps.arr.Duration, kind: evFinish, pod: ps, gen: ps.gen})
+	}
+}
+
+// claimDevices lists a claim's allocated devices as driver/pool/device
+// and the prioritized-list rank of each request with alternatives.
+func claimDevices(c *resourceapi.ResourceClaim) ([]string, []int) {
+	if c.Status.Allocation == nil {
+		return nil, nil
+	}
+	var devs []string
+	var ranks []int
+	seen := map[string]bool{}
+	for _, r := range c.Status.Allocation.Devices.Results {
+		devs = append(devs, r.Driver+"/"+r.Pool+"/"+r.Device)
+		if _, rank := dra.Alternative(c, r.Request); rank > 0 {
+			base, _, _ := strings.Cut(r.Request, "/")
+			if !seen[base] {
+				seen[base] = true
+				ranks = append(ranks, rank)
+			}
+		}
+	}
+	return devs, ranks
+}
+
+// finishPod ends a pod's run: it leaves its node, its claims are released.
+func (e *engine) finishPod(ps *podState) error {
+	if err := e.removePod(ps); err != nil {
+		return err
+	}
+	if ps.rec != nil {
+		ps.rec.Finished = ptrSeconds(e.now)
+		ps.rec.Phase = PhaseFinished
+	}
+	return nil
+}
+
+// removePod deletes a running pod and tells the queue what it freed.
+func (e *engine) removePod(ps *podState) error {
+	pod := ps.pod
+	changes, err := e.c.RemovePod(pod)
+	if err != nil {
+		return fmt.Errorf("pod %s/%s at %s: %w", pod.Namespace, pod.Name, e.now, err)
+	}
+	delete(e.pods, pod)
+	if pod.Spec.NodeName != "" {
+		e.running--
+	}
+	// What the informers tell the queue: the pod is gone, then its claims
+	// changed (unreserved, deallocated) or were deleted.
+	e.q.Event(e.now, framework.EventAssignedPodDelete, pod, nil, nil)
+	for _, ch := range changes {
+		if ch.New == nil {
+			e.q.Event(e.now, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Delete}, ch.Old, nil, nil)
+		} else {
+			e.q.Event(e.now, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, ch.Old, ch.New, nil)
+		}
+	}
+	return nil
+}
+
+// evict deletes a pod a scale-down drains and has its controller make it
+// again.
+func (e *engine) evict(ps *podState) error {
+	if err := e.removePod(ps); err != nil {
+		return err
+	}
+	if ps.rec != nil {
+		ps.rec.Evictions++
+	}
+	return e.recreate(ps)
+}
+
+// recreate is a controller making a deleted pod again: a new pod of the
+// same name, pending now, that runs its whole duration once bound again.
+func (e *engine) recreate(ps *podState) error {
+	old := ps.pod
+	pod := old.DeepCopy()
+	pod.Spec.NodeName = ""
+	pod.Status = v1.PodStatus{Phase: v1.PodPending}
+	pod.CreationTimestamp = metav1.NewTime(e.clock())
+	ps.gen++
+	pod.UID = types.UID(kubenames.UID(fmt.Sprintf("pod/%s/%s/%d", pod.Namespace, pod.Name, ps.gen)))
+	if err := e.c.AddPod(pod); err != nil {
+		return err
+	}
+	ps.pod, ps.pendingSince = pod, e.now
+	e.pods[pod] = ps
+	if ps.rec != nil {
+		ps.rec.Phase = PhasePending
+		ps.rec.Node, ps.rec.Bound, ps.rec.Started = "", nil, nil
+	}
+	e.r.Add(pod, e.now)
+	return nil
+}
+
+// onPreemption hears of the replayer's preemptions: the victims it is
+// about to delete are followed up once its cycles are done (preempted).
+func (e *engine) onPreemption(_ *v1.Pod, p *schedule.Preemption) {
+	if p.Node != "" {
+		e.victims = append(e.victims, p.Victims...)
+	}
+}
+
+// preempted follows up a victim the replayer deleted (its claims released
+// by then): its run ends, and its controller makes it again as after an
+// eviction; a pod without one is gone for good. A DaemonSet pod made for a
+// new node is not made again.
+func (e *engine) preempted(v *v1.Pod) error {
+	ps := e.pods[v]
+	if ps == nil {
+		return nil
+	}
+	delete(e.pods, v)
+	e.running--
+	e.lastActivity = e.now
+	if ps.rec == nil {
+		return nil
+	}
+	ps.rec.Preemptions++
+	if ref := metav1.GetControllerOf(v); ref == nil || !e.controllerExists(ref.Kind, v.Namespace, ref.Name) {
+		ps.gen++ // its completion event is void
+		ps.rec.Phase = PhasePreempted
+		ps.rec.Finished = ptrSeconds(e.now)
+		return nil
+	}
+	return e.recreate(ps)
+}
+
+// nodeReady brings a node a scale-up asked for into the cluster: Ready,
+// its slices published, its DaemonSet pods created.
+func (e *engine) nodeReady(name string) error {
+	var up upcomingNode
+	for i, u := range e.upcoming {
+		if u.name == name {
+			up = u
+			e.upcoming = append(e.upcoming[:i], e.upcoming[i+1:]...)
+			break
+		}
+	}
+	g := e.group(up.group)
+	if g == nil {
+		return fmt.Errorf("internal error: node %s of unknown group %q became ready", name, up.group)
+	}
+	node, slices, daemons := g.NewNode(name)
+	e.c.AddNode(node, slices)
+	e.c.Reorder()
+	e.work.Nodes = append(e.work.Nodes, node)
+	e.work.ResourceSlices = append(e.work.ResourceSlices, slices...)
+	e.q.Event(e.now, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add}, nil, node, nil)
+	for _, sl := range slices {
+		e.q.Event(e.now, framework.ClusterEvent{Resource: framework.ResourceSlice, ActionType: framework.Add}, nil, sl, nil)
+	}
+	// The DaemonSet controller makes the node's daemon pods.
+	for _, p := range daemons {
+		p.CreationTimestamp = metav1.NewTime(e.clock())
+		if err := e.c.AddPod(p); err != nil {
+			return err
+		}
+		e.pods[p] = &podState{pod: p, arr: Arrival{At: e.now, Endless: true}, pendingSince: e.now}
+		e.daemons[name] = append(e.daemons[name], p)
+		e.r.Add(p, e.now)
+	}
+	return nil
+}
+
+func (e *engine) group(name string) *autoscale.Group {
+	if e.as == nil {
+		return nil
+	}
+	for _, g := range e.as.Groups() {
+		if g.Name == name {
+			return g
+		}
+	}
+	return nil
+}
+
+// loop runs one cluster-autoscaler loop and carries its decisions out.
+func (e *engine) loop() error {
+	in := autoscale.LoopInput{Now: e.clock(), Upcoming: map[string][]string{}}
+	for pod := range e.unschedulable {
+		// A pod nominated to a node by preemption waits for its victims:
+		// cluster-autoscaler counts it as allocated, not as unschedulable
+		// (ArrangePodsBySchedulability).
+		if pod.Status.NominatedNodeName == "" {
+			in.Unschedulable = append(in.Unschedulable, pod)
+		}
+	}
+	// The loop sees the pods in the cluster's order, not map order.
+	sort.Slice(in.Unschedulable, func(i, j int) bool { return e.c.Order(in.Unschedulable[i]) < e.c.Order(in.Unschedulable[j]) })
+	for _, u := range e.upcoming {
+		in.Upcoming[u.group] = append(in.Upcoming[u.group], u.name)
+	}
+	res, err := e.as.RunOnce(in)
+	if err != nil {
+		return fmt.Errorf("autoscaler loop at %s: %w", e.now, err)
+	}
+	if su := res.ScaleUp; su != nil {
+		g := e.group(su.Group)
+		ready := e.now + g.ProvisioningDelay
+		for _, name := range su.Nodes {
+			e.upcoming = append(e.upcoming, upcomingNode{name: name, group: g.Name, ready: ready})
+			e.startBilling(name)
+			e.push(event{at: ready, kind: evNodeReady, node: name})
+		}
+		rec := ScaleUpRecord{Time: secondsOf(e.now), Group: g.Name, Nodes: su.Nodes, Ready: secondsOf(ready), Triggered: len(su.Loop.Triggered)}
+		if d := su.Loop.Decision; d != nil {
+			rec.By = d.By
+		}
+		for _, o := range su.Loop.Options {
+			rec.Options = append(rec.Options, o.Group)
+		}
+		e.res.ScaleUps = append(e.res.ScaleUps, rec)
+		e.lastActivity = e.now
+	}
+	for _, d := range res.Deletions {
+		if err := e.deleteNode(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteNode carries out a scale-down: the pods to move are evicted (and
+// made again by their controllers), the node and its slices go.
+func (e *engine) deleteNode(d autoscale.Deletion) error {
+	for _, pod := range d.Evict {
+		ps := e.pods[pod]
+		if ps == nil {
+			continue
+		}
+		if err := e.evict(ps); err != nil {
+			return err
+		}
+	}
+	ni := e.c.Node(d.Node)
+	if ni == nil {
+		return fmt.Errorf("internal error: the autoscaler deletes node %s, which is not in the cluster", d.Node)
+	}
+	for _, pi := range ni.Pods {
+		if ps := e.pods[pi.Pod]; ps != nil {
+			delete(e.pods, pi.Pod)
+			e.running--
+		}
+	}
+	// Daemon pods made for the node that never ran there go with it.
+	for _, p := range e.daemons[d.Node] {
+		if p.Spec.NodeName == "" && e.pods[p] != nil {
+			e.q.Delete(p)
+			delete(e.unschedulable, p)
+			if _, err := e.c.RemovePod(p); err != nil {
+				return err
+			}
+			delete(e.pods, p)
+		}
+	}
+	delete(e.daemons, d.Node)
+	node, slices, err := e.c.RemoveNode(d.Node)
+	if err != nil {
+		return err
+	}
+	e.c.Reorder()
+	e.removeFromSnapshot(d.Node, slices)
+	e.as.NodeDeleted(d.Node)
+	e.stopBilling(d.Node)
+	e.q.Event(e.now, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Delete}, node, nil, nil)
+	for _, sl := range slices {
+		e.q.Event(e.now, framework.ClusterEvent{Resource: framework.ResourceSlice, ActionType: framework.Delete}, sl, nil, nil)
+	}
+	e.res.ScaleDowns = append(e.res.ScaleDowns, ScaleDownRecord{Time: secondsOf(e.now), Node: d.Node, Group: d.Group, UnneededFor: secondsOf(d.UnneededFor), Evicted: len(d.Evict)})
+	e.lastActivity = e.now
+	return nil
+}
+
+func (e *engine) removeFromSnapshot(node string, slices []*resourceapi.ResourceSlice) {
+	gone := map[*resourceapi.ResourceSlice]bool{}
+	for _, sl := range slices {
+		gone[sl] = true
+	}
+	nodes := e.work.Nodes[:0:0]
+	for _, n := range e.work.Nodes {
+		if n.Name != node {
+			nodes = append(nodes, n)
+		}
+	}
+	e.work.Nodes = nodes
+	kept := e.work.ResourceSlices[:0:0]
+	for _, sl := range e.work.ResourceSlices {
+		if !(sl.Spec.NodeName != nil && *sl.Spec.NodeName == node) {
+			kept = append(kept, sl)
+		}
+	}
+	e.work.ResourceSlices = kept
+}
+
+// priceOf returns a node's group and price per hour ("<none>" and 0 for a
+// node of no group).
+func (e *engine) priceOf(node string) (string, float64) {
+	if e.as == nil {
+		return analysis.NoGroup, 0
+	}
+	g := e.as.GroupOf(node)
+	if g == nil {
+		return analysis.NoGroup, 0
+	}
+	if g.PricePerHour == nil {
+		return g.Name, 0
+	}
+	return g.Name, *g.PricePerHour
+}
+
+func (e *engine) startBilling(node string) {
+	group, price := e.priceOf(node)
+	e.billed[node] = billing{group: group, price: price, since: e.now}
+}
+
+func (e *engine) stopBilling(node string) {
+	b, ok := e.billed[node]
+	if !ok {
+		return
+	}
+	hours := (e.now - b.since).Hours()
+	e.nodeHours[b.group] += hours
+	e.groupCost[b.group] += hours * b.price
+	e.cost += hours * b.price
+	delete(e.billed, node)
+}
+
+// openCost is the cost of the nodes still billed, up to now, and their
+// price per hour.
+func (e *engine) openCost() (cost, rate float64) {
+	for _, b := range e.billed {
+		cost += (e.now - b.since).Hours() * b.price
+		rate += b.price
+	}
+	return cost, rate
+}
+
+// sample records the cluster now.
+func (e *engine) sample() error {
+	s := Sample{Time: secondsOf(e.now), Running: e.running, Provisioning: len(e.upcoming)}
+	for _, ps := range e.pods {
+		if ps.rec != nil && ps.pod.Spec.NodeName == "" {
+			s.Pending++
+		}
+	}
+	counts := map[string]int{}
+	for _, ni := range e.c.Nodes {
+		group, _ := e.priceOf(ni.Node().Name)
+		counts[group]++
+	}
+	for _, g := range sortedKeys(counts) {
+		s.Nodes = append(s.Nodes, GroupCount{Group: g, Nodes: counts[g]})
+	}
+	open, rate := e.openCost()
+	s.CostRate, s.Cost = roundCost(rate), roundCost(e.cost+open)
+	s.Devices = e.sampler.Devices(e.c)
+	s.Alternatives = append([]int{}, e.alternates...)
+	if e.opts.FragmentationEvery > 0 && (!e.fragDone || e.now-e.lastFrag >= e.opts.FragmentationEvery) {
+		f, err := e.sampler.Fragmentation(e.c)
+		if err != nil {
+			return fmt.Errorf("fragmentation at %s: %w", e.now, err)
+		}
+		rate := f.Rate
+		s.Fragmentation = &rate
+		e.fragDone, e.lastFrag = true, e.now
+	}
+	e.res.Series = append(e.res.Series, s)
+	return nil
+}
