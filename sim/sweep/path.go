@@ -1,0 +1,390 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A metric path points at one number in a command's JSON output:
+//
+//	summary.unschedulable               a field of an object, then a field of that
+//	scaleUp[0].to                       an element of a list (negative: from the end)
+//	scaleUp[group=h100].to              the first element whose field group is h100
+//	utilization.classes[name!=cpu]      the first element whose field name is not cpu
+//	pods.#                              the length of a list (or an object's key count)
+//	pods.#[phase=Unschedulable]         how many elements of a list have phase Unschedulable
+//
+// Values in brackets may be double-quoted (to hold ']'). The number at the
+// end may be a JSON number or a bool (1 or 0). docs/sweeps.md lists useful
+// paths per command.
+type Path struct {
+	text  string
+	steps []step
+}
+
+type stepKind int
+
+const (
+	stepField stepKind = iota
+	stepIndex
+	stepMatch
+	stepCount
+	stepCountMatch
+)
+
+type step struct {
+	kind  stepKind
+	name  string // field name
+	index int
+	key   string // match: the element's field
+	value string // match: the value it must (not) have
+	neg   bool
+}
+
+// String returns the path as written.
+func (p *Path) String() string { return p.text }
+
+// ParsePath compiles a metric path.
+func ParsePath(s string) (*Path, error) {
+	p := &Path{text: s}
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("empty path")
+	}
+	i := 0
+	for {
+		if i >= len(s) {
+			return nil, fmt.Errorf("path %q ends with '.'", s)
+		}
+		switch {
+		case s[i] == '#':
+			i++
+			if i < len(s) && s[i] == '[' {
+				st, n, err := parseSelector(s, i)
+				if err != nil {
+					return nil, err
+				}
+				if st.kind != stepMatch {
+					return nil, fmt.Errorf("path %q: #[...] counts the elements that match key=value, got [%s]", s, s[i+1:i+n-1])
+				}
+				st.kind = stepCountMatch
+				p.steps = append(p.steps, st)
+				i += n
+			} else {
+				p.steps = append(p.steps, step{kind: stepCount})
+			}
+			if i != len(s) {
+				return nil, fmt.Errorf("path %q: # must be the last step", s)
+			}
+			return p, nil
+		case s[i] == '[':
+			// A selector on the value so far (the document itself may be a list).
+		default:
+			j := i
+			for j < len(s) && s[j] != '.' && s[j] != '[' {
+				if s[j] == ']' || s[j] == '=' || s[j] == ' ' {
+					return nil, fmt.Errorf("path %q: unexpected %q at offset %d", s, s[j], j)
+				}
+				j++
+			}
+			p.steps = append(p.steps, step{kind: stepField, name: s[i:j]})
+			i = j
+		}
+		for i < len(s) && s[i] == '[' {
+			st, n, err := parseSelector(s, i)
+			if err != nil {
+				return nil, err
+			}
+			p.steps = append(p.steps, st)
+			i += n
+		}
+		if i == len(s) {
+			return p, nil
+		}
+		if s[i] != '.' {
+			return nil, fmt.Errorf("path %q: want '.' or '[' at offset %d, got %q", s, i, s[i])
+		}
+		i++
+	}
+}
+
+// parseSelector reads "[...]" at s[i] and returns the step and its length.
+func parseSelector(s string, i int) (step, int, error) {
+	j := i + 1
+	var content strings.Builder
+	inQuote := false
+	for ; j < len(s); j++ {
+		c := s[j]
+		if c == '"' {
+			inQuote = !inQuote
+			content.WriteByte(c)
+			continue
+		}
+		if c == '\\' && inQuote && j+1 < len(s) {
+			content.WriteByte(c)
+			content.WriteByte(s[j+1])
+			j++
+			continue
+		}
+		if c == ']' && !inQuote {
+			break
+		}
+		content.WriteByte(c)
+	}
+	if j >= len(s) {
+		return step{}, 0, fmt.Errorf("path %q: '[' at offset %d is not closed", s, i)
+	}
+	n := j - i + 1
+	text := content.String()
+	if idx, err := strconv.Atoi(text); err == nil {
+		return step{kind: stepIndex, index: idx}, n, nil
+	}
+	op, neg := "=", false
+	k := strings.Index(text, "!=")
+	if k >= 0 {
+		op, neg = "!=", true
+	} else {
+		k = strings.Index(text, "=")
+	}
+	if k <= 0 {
+		return step{}, 0, fmt.Errorf("path %q: [%s]: want an index or key=value", s, text)
+	}
+	key := strings.TrimSpace(text[:k])
+	value := strings.TrimSpace(text[k+len(op):])
+	if strings.HasPrefix(value, `"`) {
+		unq, err := strconv.Unquote(value)
+		if err != nil {
+			return step{}, 0, fmt.Errorf("path %q: [%s]: %v", s, text, err)
+		}
+		value = unq
+	}
+	return step{kind: stepMatch, key: key, value: value, neg: neg}, n, nil
+}
+
+// errMissing marks a path that leads to a field the output does not have;
+// a metric's default applies then.
+var errMissing = errors.New("not in the output")
+
+// document is one run's JSON output, with the objects and lists already
+// decoded on the way to earlier metrics kept, so that several metrics under
+// one prefix decode it once.
+type document struct {
+	raw     json.RawMessage
+	objects map[string]map[string]json.RawMessage
+	lists   map[string][]json.RawMessage
+}
+
+func newDocument(raw []byte) *document {
+	return &document{raw: raw, objects: map[string]map[string]json.RawMessage{}, lists: map[string][]json.RawMessage{}}
+}
+
+func (d *document) object(prefix string, v json.RawMessage) (map[string]json.RawMessage, error) {
+	if m, ok := d.objects[prefix]; ok {
+		return m, nil
+	}
+	if kindOf(v) != '{' {
+		return nil, fmt.Errorf("%s is %s, not an object", describePrefix(prefix), kindName(v))
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(v, &m); err != nil {
+		return nil, err
+	}
+	d.objects[prefix] = m
+	return m, nil
+}
+
+func (d *document) list(prefix string, v json.RawMessage) ([]json.RawMessage, error) {
+	if l, ok := d.lists[prefix]; ok {
+		return l, nil
+	}
+	if kindOf(v) != '[' {
+		return nil, fmt.Errorf("%s is %s, not a list", describePrefix(prefix), kindName(v))
+	}
+	var l []json.RawMessage
+	if err := json.Unmarshal(v, &l); err != nil {
+		return nil, err
+	}
+	d.lists[prefix] = l
+	return l, nil
+}
+
+func describePrefix(prefix string) string {
+	if prefix == "" {
+		return "the output"
+	}
+	return prefix
+}
+
+func kindOf(v json.RawMessage) byte {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return 0
+	}
+	return v[0]
+}
+
+func kindName(v json.RawMessage) string {
+	switch kindOf(v) {
+	case '{':
+		return "an object"
+	case '[':
+		return "a list"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a bool"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// eval follows the path through the document and returns the number it
+// ends at.
+func (p *Path) eval(d *document) (float64, error) {
+	cur := d.raw
+	prefix := ""
+	for _, st := range p.steps {
+		switch st.kind {
+		case stepField:
+			m, err := d.object(prefix, cur)
+			if err != nil {
+				return 0, err
+			}
+			v, ok := m[st.name]
+			if !ok || kindOf(v) == 'n' {
+				return 0, fmt.Errorf("%s has no field %q (fields: %s): %w", describePrefix(prefix), st.name, keys(m), errMissing)
+			}
+			cur = v
+			if prefix != "" {
+				prefix += "."
+			}
+			prefix += st.name
+		case stepIndex:
+			l, err := d.list(prefix, cur)
+			if err != nil {
+				return 0, err
+			}
+			i := st.index
+			if i < 0 {
+				i += len(l)
+			}
+			if i < 0 || i >= len(l) {
+				return 0, fmt.Errorf("%s has %d element(s), no [%d]: %w", describePrefix(prefix), len(l), st.index, errMissing)
+			}
+			cur = l[i]
+			prefix += fmt.Sprintf("[%d]", st.index)
+		case stepMatch:
+			l, err := d.list(prefix, cur)
+			if err != nil {
+				return 0, err
+			}
+			found := -1
+			for i, el := range l {
+				ok, err := matches(el, st)
+				if err != nil {
+					return 0, fmt.Errorf("%s[%d]: %w", describePrefix(prefix), i, err)
+				}
+				if ok {
+					found = i
+					break
+				}
+			}
+			if found < 0 {
+				return 0, fmt.Errorf("no element of %s has %s: %w", describePrefix(prefix), selectorText(st), errMissing)
+			}
+			cur = l[found]
+			prefix += "[" + selectorText(st) + "]"
+		case stepCount:
+			switch kindOf(cur) {
+			case '{':
+				m, err := d.object(prefix, cur)
+				return float64(len(m)), err
+			default:
+				l, err := d.list(prefix, cur)
+				return float64(len(l)), err
+			}
+		case stepCountMatch:
+			l, err := d.list(prefix, cur)
+			if err != nil {
+				return 0, err
+			}
+			n := 0
+			for i, el := range l {
+				ok, err := matches(el, st)
+				if err != nil {
+					return 0, fmt.Errorf("%s[%d]: %w", describePrefix(prefix), i, err)
+				}
+				if ok {
+					n++
+				}
+			}
+			return float64(n), nil
+		}
+	}
+	return number(prefix, cur)
+}
+
+func selectorText(st step) string {
+	op := "="
+	if st.neg {
+		op = "!="
+	}
+	return st.key + op + st.value
+}
+
+// matches reports whether a list element (an object) has the step's
+// key=value; an element without the key never matches key=value and always
+// matches key!=value.
+func matches(el json.RawMessage, st step) (bool, error) {
+	if kindOf(el) != '{' {
+		return false, fmt.Errorf("is %s, not an object with field %q", kindName(el), st.key)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(el, &m); err != nil {
+		return false, err
+	}
+	v, ok := m[st.key]
+	if !ok {
+		return st.neg, nil
+	}
+	text, err := scalar(v)
+	if err != nil {
+		return false, fmt.Errorf("field %q: %v", st.key, err)
+	}
+	return (text == st.value) != st.neg, nil
+}
+
+// number reads the value a path ends at.
+func number(prefix string, v json.RawMessage) (float64, error) {
+	switch kindOf(v) {
+	case 't':
+		return 1, nil
+	case 'f':
+		return 0, nil
+	case '"':
+		var s string
+		_ = json.Unmarshal(v, &s)
+		return 0, fmt.Errorf("%s is a string (%q), not a number", describePrefix(prefix), s)
+	case '{', '[':
+		return 0, fmt.Errorf("%s is %s, not a number: add a field, an index or .#", describePrefix(prefix), kindName(v))
+	}
+	f, err := strconv.ParseFloat(string(bytes.TrimSpace(v)), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", describePrefix(prefix), err)
+	}
+	return f, nil
+}
+
+func keys(m map[string]json.RawMessage) string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,84 @@
+package sweep
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const pathDoc = `{
+  "summary": {"scheduled": 17, "unschedulable": 3, "ok": true, "name": "x"},
+  "costPerHour": 12.5,
+  "scaleUp": [{"group": "h100", "to": 3}, {"group": "l4", "to": 5}],
+  "classes": [{"name": "gpu.example.com", "share": 0.25}, {"name": "a]b", "share": 1}],
+  "pods": [{"phase": "Scheduled"}, {"phase": "Unschedulable"}, {"phase": "Scheduled"}, {"node": "n"}],
+  "empty": null
+}`
+
+func TestPathEval(t *testing.T) {
+	for _, tc := range []struct {
+		path    string
+		want    float64
+		err     string
+		missing bool
+	}{
+		{path: "summary.scheduled", want: 17},
+		{path: "summary.ok", want: 1},
+		{path: "costPerHour", want: 12.5},
+		{path: "scaleUp[1].to", want: 5},
+		{path: "scaleUp[-1].to", want: 5},
+		{path: "scaleUp[group=h100].to", want: 3},
+		{path: "scaleUp[group!=h100].to", want: 5},
+		{path: "classes[name=gpu.example.com].share", want: 0.25},
+		{path: `classes[name="a]b"].share`, want: 1},
+		{path: "pods.#", want: 4},
+		{path: "summary.#", want: 4},
+		{path: "pods.#[phase=Scheduled]", want: 2},
+		{path: "pods.#[phase!=Scheduled]", want: 2},
+		{path: "summary.gated", err: `summary has no field "gated" (fields: name, ok, scheduled, unschedulable)`, missing: true},
+		{path: "empty", err: `the output has no field "empty"`, missing: true},
+		{path: "scaleUp[group=tpu].to", err: "no element of scaleUp has group=tpu", missing: true},
+		{path: "scaleUp[7].to", err: "scaleUp has 2 element(s), no [7]", missing: true},
+		{path: "summary.name", err: `summary.name is a string ("x"), not a number`},
+		{path: "summary", err: "summary is an object, not a number"},
+		{path: "costPerHour.x", err: "costPerHour is a number, not an object"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			p, err := ParsePath(tc.path)
+			if err != nil {
+				t.Fatalf("ParsePath(%q): want no error, got %v", tc.path, err)
+			}
+			got, err := p.eval(newDocument([]byte(pathDoc)))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("want an error containing %q, got %v (value %v)", tc.err, err, got)
+				}
+				if errors.Is(err, errMissing) != tc.missing {
+					t.Errorf("errMissing: want %v, got %v", tc.missing, errors.Is(err, errMissing))
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("want %v, got %v (error %v)", tc.want, got, err)
+			}
+		})
+	}
+}
+
+func TestParsePathErrors(t *testing.T) {
+	for _, tc := range []struct{ path, err string }{
+		{"", "empty path"},
+		{"a.", "ends with '.'"},
+		{"a[", "is not closed"},
+		{"a[x]", "want an index or key=value"},
+		{"a.#.b", "# must be the last step"},
+		{"a.#[3]", "#[...] counts the elements that match key=value"},
+		{"a b", "unexpected ' '"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			if _, err := ParsePath(tc.path); err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParsePath(%q): want an error containing %q, got %v", tc.path, tc.err, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,268 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+
+	"github.com/drasim/drasim/sim/autoscale"
+	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/snapshot"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// LoadInputs reads the plan's inputs once for every run: with workload
+// controllers unexpanded when an axis multiplies their replicas (each
+// variant expands its own copy).
+func (p *Plan) LoadInputs() (*load.Result, error) {
+	return load.Load(p.Inputs, load.Options{KeepControllers: p.controllers})
+}
+
+// CheckInputs checks the axes that edit the snapshot against the loaded
+// inputs: the NodeGroups they name exist, replica axes select a workload.
+func (p *Plan) CheckInputs(in *load.Result) error {
+	errs := &errorList{file: p.File}
+	snap := in.Snapshot
+	for i, a := range p.Axes {
+		field := fmt.Sprintf("spec.axes[%d]", i)
+		switch a.Kind {
+		case AxisNodeGroup:
+			ng := a.spec.NodeGroup
+			var found *snapshot.NodeGroup
+			var names []string
+			for _, g := range snap.NodeGroups {
+				names = append(names, g.Name)
+				if g.Name == ng.Name {
+					found = g
+				}
+			}
+			switch {
+			case found == nil && len(names) == 0:
+				errs.add(a.Name, field+".nodeGroup.name", "no NodeGroup %q: the inputs have no NodeGroup (drasim.io/v1alpha1)", ng.Name)
+			case found == nil:
+				errs.add(a.Name, field+".nodeGroup.name", "no NodeGroup %q in the inputs (they have %v)", ng.Name, names)
+			case (ng.Field == "" || ng.Field == NodeGroupSize) && (found.Spec.NodeSelector == nil || (len(found.Spec.NodeSelector.MatchLabels) == 0 && len(found.Spec.NodeSelector.MatchExpressions) == 0)):
+				errs.add(a.Name, field+".nodeGroup", "NodeGroup %q has no spec.nodeSelector, so its size cannot be set: drasim could not tell its nodes from the others", ng.Name)
+			}
+		case AxisReplicas:
+			if len(selectWorkloads(snap, a.spec.Replicas)) == 0 {
+				errs.add(a.Name, field+".replicas", "selects no Deployment, ReplicaSet, StatefulSet or Job in the inputs")
+			}
+		}
+	}
+	return errs.err()
+}
+
+// workload is one controller a replicas axis can scale.
+type workload struct {
+	kind string
+	meta *metav1.ObjectMeta
+}
+
+func selectWorkloads(snap *snapshot.Snapshot, r *ReplicasAxis) []workload {
+	var sel labels.Selector
+	if r.Selector != nil {
+		var err error
+		if sel, err = metav1.LabelSelectorAsSelector(r.Selector); err != nil {
+			return nil
+		}
+	}
+	var out []workload
+	add := func(kind string, m *metav1.ObjectMeta) {
+		if (r.Kind != "" && r.Kind != kind) || (r.Namespace != "" && r.Namespace != m.Namespace) || (r.Name != "" && r.Name != m.Name) {
+			return
+		}
+		if sel != nil && !sel.Matches(labels.Set(m.Labels)) {
+			return
+		}
+		out = append(out, workload{kind, m})
+	}
+	for _, d := range snap.Deployments {
+		add("Deployment", &d.ObjectMeta)
+	}
+	for _, rs := range snap.ReplicaSets {
+		add("ReplicaSet", &rs.ObjectMeta)
+	}
+	for _, ss := range snap.StatefulSets {
+		add("StatefulSet", &ss.ObjectMeta)
+	}
+	for _, j := range snap.Jobs {
+		add("Job", &j.ObjectMeta)
+	}
+	return out
+}
+
+// scaled multiplies a replica count, rounding half away from zero.
+func scaled(n *int32, m float64) *int32 {
+	base := int32(1)
+	if n != nil {
+		base = *n
+	}
+	v := int32(math.Round(float64(base) * m))
+	return &v
+}
+
+// multiplyReplicas replaces the selected controllers of snap (a copy) with
+// copies whose replicas are multiplied by m; Jobs get their parallelism
+// and completions multiplied.
+func multiplyReplicas(snap *snapshot.Snapshot, r *ReplicasAxis, m float64) {
+	chosen := map[*metav1.ObjectMeta]bool{}
+	for _, w := range selectWorkloads(snap, r) {
+		chosen[w.meta] = true
+	}
+	for i, d := range snap.Deployments {
+		if chosen[&d.ObjectMeta] {
+			c := d.DeepCopy()
+			c.Spec.Replicas = scaled(d.Spec.Replicas, m)
+			snap.Deployments[i] = c
+		}
+	}
+	for i, rs := range snap.ReplicaSets {
+		if chosen[&rs.ObjectMeta] {
+			c := rs.DeepCopy()
+			c.Spec.Replicas = scaled(rs.Spec.Replicas, m)
+			snap.ReplicaSets[i] = c
+		}
+	}
+	for i, ss := range snap.StatefulSets {
+		if chosen[&ss.ObjectMeta] {
+			c := ss.DeepCopy()
+			c.Spec.Replicas = scaled(ss.Spec.Replicas, m)
+			snap.StatefulSets[i] = c
+		}
+	}
+	for i, j := range snap.Jobs {
+		if chosen[&j.ObjectMeta] {
+			c := j.DeepCopy()
+			c.Spec.Parallelism = scaled(j.Spec.Parallelism, m)
+			if j.Spec.Completions != nil {
+				c.Spec.Completions = scaled(j.Spec.Completions, m)
+			}
+			snap.Jobs[i] = c
+		}
+	}
+}
+
+// variant builds the snapshot of one point from the loaded inputs: replica
+// multipliers first (before the controllers' pods are made), then NodeGroup
+// bounds, then NodeGroup sizes (new nodes come with their daemon pods).
+func (p *Plan) variant(in *load.Result, point []string) (*load.Result, error) {
+	snap := in.Snapshot.Copy()
+	warnings := append([]load.Warning(nil), in.Warnings...)
+	for i, a := range p.Axes {
+		if a.Kind == AxisReplicas {
+			m, _ := strconv.ParseFloat(point[i], 64)
+			multiplyReplicas(snap, a.spec.Replicas, m)
+		}
+	}
+	if p.controllers {
+		w, err := load.Expand(snap)
+		warnings = append(warnings, w...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i, a := range p.Axes {
+		if a.Kind != AxisNodeGroup || a.spec.NodeGroup.Field == "" || a.spec.NodeGroup.Field == NodeGroupSize {
+			continue
+		}
+		n, _ := strconv.Atoi(point[i])
+		for j, ng := range snap.NodeGroups {
+			if ng.Name != a.spec.NodeGroup.Name {
+				continue
+			}
+			c := ng.DeepCopy()
+			if a.spec.NodeGroup.Field == NodeGroupMinSize {
+				c.Spec.MinSize = int32(n)
+			} else {
+				c.Spec.MaxSize = int32(n)
+			}
+			snap.NodeGroups[j] = c
+		}
+	}
+	for i, a := range p.Axes {
+		if a.Kind != AxisNodeGroup || (a.spec.NodeGroup.Field != "" && a.spec.NodeGroup.Field != NodeGroupSize) {
+			continue
+		}
+		n, _ := strconv.Atoi(point[i])
+		grown, err := autoscale.Grow(snap, a.spec.NodeGroup.Name, n)
+		if err != nil {
+			return nil, fmt.Errorf("axis %s=%s: %w", a.Name, point[i], err)
+		}
+		snap = grown
+	}
+	return &load.Result{Snapshot: snap, Warnings: warnings, Files: in.Files}, nil
+}
+
+// snapshots hands each run its snapshot: the loaded inputs, or a variant
+// built once for all the runs of its point and dropped after the last.
+type snapshots struct {
+	plan    *Plan
+	in      *load.Result
+	mu      sync.Mutex
+	entries map[string]*variantEntry
+}
+
+type variantEntry struct {
+	once  sync.Once
+	res   *load.Result
+	err   error
+	users int
+}
+
+// newSnapshots counts, per variant, the runs that will use it.
+func newSnapshots(p *Plan, in *load.Result, runs []int) *snapshots {
+	s := &snapshots{plan: p, in: in, entries: map[string]*variantEntry{}}
+	for _, i := range runs {
+		key, ok := s.key(p.Runs[i])
+		if !ok {
+			continue
+		}
+		e := s.entries[key]
+		if e == nil {
+			e = &variantEntry{}
+			s.entries[key] = e
+		}
+		e.users++
+	}
+	return s
+}
+
+// key is the variant a run needs, and false when it replays the inputs as
+// loaded.
+func (s *snapshots) key(r Run) (string, bool) {
+	if r.Variant == "" && !s.plan.controllers {
+		return "", false
+	}
+	return r.Variant, true
+}
+
+func (s *snapshots) get(r Run) (*load.Result, error) {
+	key, ok := s.key(r)
+	if !ok {
+		return s.in, nil
+	}
+	s.mu.Lock()
+	e := s.entries[key]
+	s.mu.Unlock()
+	e.once.Do(func() { e.res, e.err = s.plan.variant(s.in, r.Point) })
+	return e.res, e.err
+}
+
+// done releases a run's variant; the last run of a variant frees it.
+func (s *snapshots) done(r Run) {
+	key, ok := s.key(r)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.entries[key]; e != nil {
+		e.users--
+		if e.users == 0 {
+			e.res = nil
+		}
+	}
+}
