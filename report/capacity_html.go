@@ -64,6 +64,8 @@ type htmlTable struct {
 }
 
 type htmlPage struct {
+	// Title heads the page (and names the browser tab).
+	Title    string
 	Headline string
 	Facts    []string
 	Maps     []deviceMapView
@@ -80,7 +82,7 @@ var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
 <head>
 <meta charset="utf-8"/>
-<title>drasim capacity report</title>
+<title>{{.Title}}</title>
 <style>
 body { font-family: sans-serif; margin: 2em; color: #222; }
 h1 { font-size: 1.5em; }
@@ -111,7 +113,7 @@ figcaption { font-weight: bold; margin-bottom: 0.3em; }
 </style>
 </head>
 <body>
-<h1>drasim capacity report</h1>
+<h1>{{.Title}}</h1>
 <p>{{.Headline}}</p>
 <ul>
 {{- range .Facts}}
@@ -188,7 +190,7 @@ figcaption { font-weight: bold; margin-bottom: 0.3em; }
 // group, fragmentation per class, headroom per shape, prioritized-list
 // outcomes) and every table of the text report.
 func WriteCapacityHTML(w io.Writer, r *analysis.Report) error {
-	page := htmlPage{Headline: headline(r), Warnings: r.Warnings}
+	page := htmlPage{Title: "drasim capacity report", Headline: headline(r), Warnings: r.Warnings}
 	page.Maps, page.Legend = deviceMapViews(r)
 	p := r.Fit.Pods
 	page.Facts = []string{

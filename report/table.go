@@ -15,6 +15,10 @@ import (
 type Table struct {
 	Header []string
 	Rows   [][]string
+	// ExactHeader prints the header cells upper-cased but otherwise as
+	// they are: names a user chose (a sweep's axes and metrics) keep their
+	// dashes, underscores and dots.
+	ExactHeader bool
 }
 
 // Append adds one row.
@@ -51,6 +55,10 @@ func (t *Table) Write(w io.Writer) error {
 	if sized, ok := w.(Sized); ok && sized.Width() > 0 {
 		rows = t.fit(sized.Width())
 	}
+	autoFormat := tw.On
+	if t.ExactHeader {
+		autoFormat = tw.Off
+	}
 	var buf bytes.Buffer
 	table := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
@@ -64,7 +72,7 @@ func (t *Table) Write(w io.Writer) error {
 		tablewriter.WithConfig(tablewriter.Config{
 			Header: tw.CellConfig{
 				Alignment:  tw.CellAlignment{Global: tw.AlignLeft},
-				Formatting: tw.CellFormatting{AutoFormat: tw.On, AutoWrap: tw.WrapNone},
+				Formatting: tw.CellFormatting{AutoFormat: autoFormat, AutoWrap: tw.WrapNone},
 				Padding:    tw.CellPadding{Global: tw.Padding{Left: "", Right: "   "}},
 			},
 			Row: tw.CellConfig{
@@ -74,7 +82,14 @@ func (t *Table) Write(w io.Writer) error {
 			},
 		}),
 	)
-	table.Header(t.Header)
+	header := t.Header
+	if t.ExactHeader {
+		header = make([]string, len(t.Header))
+		for i, h := range t.Header {
+			header[i] = strings.ToUpper(h)
+		}
+	}
+	table.Header(header)
 	if err := table.Bulk(rows); err != nil {
 		return err
 	}

@@ -138,7 +138,7 @@ func commonDir(a, b string) string {
 func JobArgs(b *Bundle, opts JobOptions) []string {
 	args := []string{"sweep", JobInputsDir + "/" + b.Sweep,
 		fmt.Sprintf("--shard=%s/%d", JobIndexEnv, opts.Completions),
-		"--out=" + JobResultsDir,
+		"--output-dir=" + JobResultsDir,
 		"--workers=" + strconv.Itoa(max(opts.Workers, 1)),
 	}
 	if !opts.Memory.IsZero() {

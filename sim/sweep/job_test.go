@@ -95,7 +95,7 @@ func TestJob(t *testing.T) {
 		t.Errorf("want an Indexed Job of 2 completions, 2 at once, got %+v", job.Spec)
 	}
 	c := job.Spec.Template.Spec.Containers[0]
-	wantArgs := []string{"sweep", "/sweep/exp/sweep.yaml", "--shard=JOB_COMPLETION_INDEX/2", "--out=/results", "--workers=2", "--max-memory=300Mi", "--print-results"}
+	wantArgs := []string{"sweep", "/sweep/exp/sweep.yaml", "--shard=JOB_COMPLETION_INDEX/2", "--output-dir=/results", "--workers=2", "--max-memory=300Mi", "--print-results"}
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
 		t.Errorf("container args (-want +got):\n%s", diff)
 	}

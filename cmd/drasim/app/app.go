@@ -25,11 +25,16 @@ const (
 	ExitGateFailed = 3 // a capacity gate failed (drasim check)
 )
 
-// Streams are the standard streams a command reads and writes.
+// Streams are the standard streams a command reads and writes, and the
+// snapshot it may find already loaded.
 type Streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// Loaded, when set, is a snapshot read before the command runs: a
+	// command whose -f names the same files takes it instead of reading
+	// them (drasim sweep loads its inputs once for all its runs).
+	Loaded *Loaded
 }
 
 // ExitError carries the exit code a failed command should end with.
@@ -210,6 +215,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		NewAutoscaleCommand(streams, g),
 		NewGenerateCommand(streams, g),
 		NewCaptureCommand(streams, g),
+		NewSweepCommand(streams, g),
 	)
 	return root, prof
 }
