@@ -44,11 +44,11 @@ type Commands interface {
 	Check(args, inputs []string) error
 }
 
-// Exec runs one command line (the command's name first) and returns what
-// it wrote to standard output. in is the snapshot the sweep loaded for the
-// run: the command must read it instead of the files of the command line's
-// -f flags, which name the same files.
-type Exec func(ctx context.Context, args []string, in *load.Result) ([]byte, error)
+// Exec runs one run's command line (r.Args, the command's name first) and
+// returns what it wrote to standard output. in is the snapshot the sweep
+// loaded for the run: the command must read it instead of the files of
+// the command line's -f flags (r.Inputs).
+type Exec func(ctx context.Context, r Run, in *load.Result) ([]byte, error)
 
 // The flags a sweep sets on every run and reads its own meaning into.
 const (

@@ -70,7 +70,8 @@ type fakeExec struct {
 	calls []string
 }
 
-func (f *fakeExec) exec(_ context.Context, args []string, in *load.Result) ([]byte, error) {
+func (f *fakeExec) exec(_ context.Context, r Run, in *load.Result) ([]byte, error) {
+	args := r.Args
 	out := fakeOutput{Nodes: len(in.Snapshot.Nodes), Pods: len(in.Snapshot.Pods)}
 	for _, a := range args {
 		if v, ok := strings.CutPrefix(a, "--seed="); ok {

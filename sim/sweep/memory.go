@@ -8,8 +8,6 @@ import (
 	"runtime/metrics"
 	"sync"
 	"time"
-
-	"github.com/drasim/drasim/sim/load"
 )
 
 // memoryBudget keeps a sweep's heap within a limit: it measures the heap
@@ -111,7 +109,7 @@ type Measurement struct {
 
 // Measure runs the plan's first run alone on the loaded inputs and
 // measures it, to size a Job's requests.
-func Measure(ctx context.Context, p *Plan, in *load.Result, exec Exec) Measurement {
+func Measure(ctx context.Context, p *Plan, in *Inputs, exec Exec) Measurement {
 	runtime.GC()
 	base := heapObjects()
 	snaps := newSnapshots(p, in, []int{0})

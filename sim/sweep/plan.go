@@ -34,6 +34,11 @@ const (
 	ColumnError   = "error"
 )
 
+// SeedPlaceholder in an input path or a flag value is replaced by each
+// run's seed: inputs-{seed}.yaml gives every seed its own snapshot (a
+// workload drawn with that seed).
+const SeedPlaceholder = "{seed}"
+
 // MaxRuns bounds a plan, so that a typo in a count cannot ask for more
 // rows than anyone will read.
 const MaxRuns = 1_000_000
@@ -53,7 +58,8 @@ type Plan struct {
 	// Runs are every run, in order: the points (cross product, first axis
 	// outermost, or the listed runs), each once per seed.
 	Runs []Run
-	// Inputs are the snapshot paths (-f of every run), absolute.
+	// Inputs are the snapshot paths (-f of every run), absolute; they may
+	// hold SeedPlaceholder (Run.Inputs are a run's own).
 	Inputs []string
 	// Reads are the absolute paths of every file the runs read besides the
 	// sweep file: the inputs (directories expanded), then the files of
@@ -96,6 +102,8 @@ type Run struct {
 	// Point holds the run's value of every axis, in axis order.
 	Point []string
 	Seed  int64
+	// Inputs are the run's snapshot files (Plan.Inputs for its seed).
+	Inputs []string
 	// Args is the command line (command first, then flags, -o json and
 	// the inputs as -f).
 	Args []string
@@ -133,11 +141,12 @@ func NewPlan(file string, sw *Sweep, cmds Commands) (*Plan, error) {
 		return nil, errs.err()
 	}
 	b := &planBuilder{plan: p, cmds: cmds, errs: errs, reads: map[string]bool{}}
+	b.commandFlags()
+	b.seeds(spec.Seeds)
 	for i, in := range spec.Inputs {
 		b.input(fmt.Sprintf("spec.inputs[%d]", i), in)
 	}
 	b.flags(spec.Flags)
-	b.seeds(spec.Seeds)
 	b.axes(spec.Axes, spec.Metrics)
 	b.metrics(spec.Metrics)
 	points := b.points(spec)
@@ -190,10 +199,18 @@ func (b *planBuilder) resolve(path string) string {
 	return filepath.Join(b.plan.Dir, path)
 }
 
-// read notes a file (or a directory's files) the runs read.
+// read notes a file (or a directory's files) the runs read; a path with
+// SeedPlaceholder stands for one file per seed.
 func (b *planBuilder) read(axis, field, path string) bool {
 	if filepath.IsAbs(path) {
 		b.plan.absolute = append(b.plan.absolute, [2]string{field, path})
+	}
+	if strings.Contains(path, SeedPlaceholder) {
+		ok := true
+		for _, seed := range b.plan.Seeds {
+			ok = b.read(axis, field, withSeed(path, seed)) && ok
+		}
+		return ok
 	}
 	files, err := load.Files([]string{b.resolve(path)})
 	if err != nil {
@@ -208,6 +225,11 @@ func (b *planBuilder) read(axis, field, path string) bool {
 		b.hashed = append(b.hashed, f)
 	}
 	return true
+}
+
+// withSeed replaces SeedPlaceholder with a seed.
+func withSeed(s string, seed int64) string {
+	return strings.ReplaceAll(s, SeedPlaceholder, strconv.FormatInt(seed, 10))
 }
 
 func (b *planBuilder) input(field, in string) {
@@ -277,6 +299,11 @@ func (b *planBuilder) flags(flags map[string]Value) {
 		}
 		b.base[name] = value
 	}
+}
+
+// commandFlags notes the flags the sweep sets itself when the command has
+// them.
+func (b *planBuilder) commandFlags() {
 	if f, err := b.cmds.Flag(b.plan.Command, flagSeed); err == nil && f.Role == FlagReserved {
 		b.hasSeed = true
 	}
@@ -298,12 +325,15 @@ func splitGates(s string) [][2]string {
 }
 
 func (b *planBuilder) seeds(s *Seeds) {
+	b.plan.Seeds = []int64{0}
 	if s != nil && !b.hasSeed {
 		b.errs.add("", "spec.seeds", "drasim %s has no --seed flag", b.plan.Command)
 		return
 	}
 	switch {
 	case s == nil:
+		b.plan.Seeds = s.Values()
+		return
 	case s.List != nil && len(s.List) == 0:
 		b.errs.add("", "spec.seeds", "the list is empty")
 		return
@@ -647,16 +677,18 @@ func (b *planBuilder) run(index int, point []string, seed int64) Run {
 	sort.Strings(names)
 	args := []string{b.plan.Command}
 	for _, k := range names {
-		args = append(args, "--"+k+"="+flags[k])
+		args = append(args, "--"+k+"="+withSeed(flags[k], seed))
 	}
 	if b.hasSeed {
 		args = append(args, "--seed="+strconv.FormatInt(seed, 10))
 	}
 	args = append(args, "--output=json")
-	for _, in := range b.plan.Inputs {
-		args = append(args, "--filename="+in)
+	inputs := make([]string, len(b.plan.Inputs))
+	for i, in := range b.plan.Inputs {
+		inputs[i] = withSeed(in, seed)
+		args = append(args, "--filename="+inputs[i])
 	}
-	return Run{Index: index, Point: point, Seed: seed, Args: args, Variant: strings.Join(variant, ",")}
+	return Run{Index: index, Point: point, Seed: seed, Inputs: inputs, Args: args, Variant: strings.Join(variant, ",")}
 }
 
 // fingerprint hashes what the runs compute, never where files are: the
@@ -726,7 +758,7 @@ func (b *planBuilder) tryRuns(spec Spec) {
 			return
 		}
 		tried[r.Index] = true
-		if err := b.cmds.Check(r.Args, b.plan.Inputs); err != nil {
+		if err := b.cmds.Check(r.Args, r.Inputs); err != nil {
 			b.errs.add(axis, field, "drasim %s refuses this run: %v", b.plan.Command, err)
 		}
 	}

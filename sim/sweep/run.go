@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/drasim/drasim/sim/load"
 )
 
 // Options configure the execution of a plan.
@@ -61,7 +59,7 @@ type Outcome struct {
 // a row per run as it finishes. A run that fails is a row with its error;
 // the others go on. Execute returns early, with the rows so far kept, when
 // ctx is cancelled; an error means the store could not be written.
-func Execute(ctx context.Context, p *Plan, in *load.Result, store *Store, opts Options) (*Outcome, error) {
+func Execute(ctx context.Context, p *Plan, in *Inputs, store *Store, opts Options) (*Outcome, error) {
 	if opts.Exec == nil {
 		return nil, errors.New("sweep: no Exec")
 	}
@@ -191,7 +189,7 @@ func runOne(ctx context.Context, p *Plan, r Run, snaps *snapshots, exec Exec, cl
 		row.Error = err.Error()
 		return row
 	}
-	stdout, err := exec(ctx, r.Args, in)
+	stdout, err := exec(ctx, r, in)
 	snaps.done(r)
 	if err != nil {
 		row.Error = strings.TrimSpace(err.Error())

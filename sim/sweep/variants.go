@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/drasim/drasim/sim/autoscale"
@@ -13,18 +14,56 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// LoadInputs reads the plan's inputs once for every run: with workload
-// controllers unexpanded when an axis multiplies their replicas (each
-// variant expands its own copy).
-func (p *Plan) LoadInputs() (*load.Result, error) {
-	return load.Load(p.Inputs, load.Options{KeepControllers: p.controllers})
+// Inputs are the snapshots a plan's runs replay: the files of Plan.Inputs
+// loaded once (once per seed when they name SeedPlaceholder) and shared by
+// every run that reads them, with workload controllers unexpanded when an
+// axis multiplies their replicas (each point expands its own copy).
+type Inputs struct {
+	plan  *Plan
+	mu    sync.Mutex
+	bases map[string]*loaded
+	// First is the first run's snapshot, loaded by LoadInputs.
+	First *load.Result
 }
 
-// CheckInputs checks the axes that edit the snapshot against the loaded
-// inputs: the NodeGroups they name exist, replica axes select a workload.
-func (p *Plan) CheckInputs(in *load.Result) error {
+// loaded is one snapshot built once for the runs that share it.
+type loaded struct {
+	once  sync.Once
+	res   *load.Result
+	err   error
+	users int
+}
+
+func inputsKey(files []string) string { return strings.Join(files, "\x00") }
+
+// LoadInputs loads the first run's inputs now, so that their problems and
+// warnings show before the sweep starts; the others (other seeds' files)
+// load when a run needs them.
+func (p *Plan) LoadInputs() (*Inputs, error) {
+	in := &Inputs{plan: p, bases: map[string]*loaded{}}
+	first, err := in.load(p.Runs[0].Inputs)
+	in.First = first
+	return in, err
+}
+
+func (in *Inputs) load(files []string) (*load.Result, error) {
+	in.mu.Lock()
+	e := in.bases[inputsKey(files)]
+	if e == nil {
+		e = &loaded{}
+		in.bases[inputsKey(files)] = e
+	}
+	in.mu.Unlock()
+	e.once.Do(func() { e.res, e.err = load.Load(files, load.Options{KeepControllers: in.plan.controllers}) })
+	return e.res, e.err
+}
+
+// CheckInputs checks the axes that edit the snapshot against the first
+// run's inputs: the NodeGroups they name exist, replica axes select a
+// workload.
+func (p *Plan) CheckInputs(in *Inputs) error {
 	errs := &errorList{file: p.File}
-	snap := in.Snapshot
+	snap := in.First.Snapshot
 	for i, a := range p.Axes {
 		field := fmt.Sprintf("spec.axes[%d]", i)
 		switch a.Kind {
@@ -196,73 +235,81 @@ func (p *Plan) variant(in *load.Result, point []string) (*load.Result, error) {
 	return &load.Result{Snapshot: snap, Warnings: warnings, Files: in.Files}, nil
 }
 
-// snapshots hands each run its snapshot: the loaded inputs, or a variant
-// built once for all the runs of its point and dropped after the last.
+// snapshots hands each run its snapshot: its inputs as loaded, or a
+// variant built once for all the runs of its point (and seed, when the
+// inputs are per seed). Each is dropped after the last run that uses it.
 type snapshots struct {
-	plan    *Plan
-	in      *load.Result
-	mu      sync.Mutex
-	entries map[string]*variantEntry
+	plan     *Plan
+	in       *Inputs
+	mu       sync.Mutex
+	variants map[string]*loaded
+	bases    map[string]int // runs still to use each inputs key
 }
 
-type variantEntry struct {
-	once  sync.Once
-	res   *load.Result
-	err   error
-	users int
-}
-
-// newSnapshots counts, per variant, the runs that will use it.
-func newSnapshots(p *Plan, in *load.Result, runs []int) *snapshots {
-	s := &snapshots{plan: p, in: in, entries: map[string]*variantEntry{}}
+// newSnapshots counts, per snapshot, the runs that will use it.
+func newSnapshots(p *Plan, in *Inputs, runs []int) *snapshots {
+	s := &snapshots{plan: p, in: in, variants: map[string]*loaded{}, bases: map[string]int{}}
 	for _, i := range runs {
-		key, ok := s.key(p.Runs[i])
-		if !ok {
-			continue
+		r := p.Runs[i]
+		s.bases[inputsKey(r.Inputs)]++
+		if key, ok := s.key(r); ok {
+			e := s.variants[key]
+			if e == nil {
+				e = &loaded{}
+				s.variants[key] = e
+			}
+			e.users++
 		}
-		e := s.entries[key]
-		if e == nil {
-			e = &variantEntry{}
-			s.entries[key] = e
-		}
-		e.users++
 	}
 	return s
 }
 
-// key is the variant a run needs, and false when it replays the inputs as
+// key is the variant a run needs, and false when it replays its inputs as
 // loaded.
 func (s *snapshots) key(r Run) (string, bool) {
 	if r.Variant == "" && !s.plan.controllers {
 		return "", false
 	}
-	return r.Variant, true
+	return inputsKey(r.Inputs) + "\x01" + r.Variant, true
 }
 
 func (s *snapshots) get(r Run) (*load.Result, error) {
+	base, err := s.in.load(r.Inputs)
+	if err != nil {
+		return nil, err
+	}
 	key, ok := s.key(r)
 	if !ok {
-		return s.in, nil
+		return base, nil
 	}
 	s.mu.Lock()
-	e := s.entries[key]
+	e := s.variants[key]
 	s.mu.Unlock()
-	e.once.Do(func() { e.res, e.err = s.plan.variant(s.in, r.Point) })
+	e.once.Do(func() { e.res, e.err = s.plan.variant(base, r.Point) })
 	return e.res, e.err
 }
 
-// done releases a run's variant; the last run of a variant frees it.
+// done releases a run's snapshots: the last run of a variant frees it, the
+// last run of a seed's inputs frees them (but the first run's, which the
+// caller holds).
 func (s *snapshots) done(r Run) {
-	key, ok := s.key(r)
-	if !ok {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.entries[key]; e != nil {
-		e.users--
-		if e.users == 0 {
+	if key, ok := s.key(r); ok {
+		if e := s.variants[key]; e != nil {
+			e.users--
+			if e.users == 0 {
+				e.res = nil
+			}
+		}
+	}
+	base := inputsKey(r.Inputs)
+	s.bases[base]--
+	if s.bases[base] == 0 && base != inputsKey(s.plan.Runs[0].Inputs) {
+		s.in.mu.Lock()
+		if e := s.in.bases[base]; e != nil {
 			e.res = nil
 		}
+		s.in.mu.Unlock()
 	}
 }

@@ -2,8 +2,12 @@ package sweep
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestVariants(t *testing.T) {
@@ -31,7 +35,7 @@ func TestVariants(t *testing.T) {
 		{[]string{"1", "3", "6"}, 2, 4},
 		{[]string{"2.5", "0", "6"}, 5, 1}, // 2 x 2.5 = 5
 	} {
-		v, err := p.variant(in, tc.point)
+		v, err := p.variant(in.First, tc.point)
 		if err != nil {
 			t.Fatalf("%v: want no error, got %v", tc.point, err)
 		}
@@ -48,8 +52,8 @@ func TestVariants(t *testing.T) {
 			t.Errorf("%v: want maxSize 6, got %d", tc.point, got)
 		}
 	}
-	if len(in.Snapshot.Pods) != 0 || in.Snapshot.NodeGroups[0].Spec.MaxSize != 4 {
-		t.Errorf("the loaded inputs changed: %d pods (want 0: controllers kept), maxSize %d (want 4)", len(in.Snapshot.Pods), in.Snapshot.NodeGroups[0].Spec.MaxSize)
+	if len(in.First.Snapshot.Pods) != 0 || in.First.Snapshot.NodeGroups[0].Spec.MaxSize != 4 {
+		t.Errorf("the loaded inputs changed: %d pods (want 0: controllers kept), maxSize %d (want 4)", len(in.First.Snapshot.Pods), in.First.Snapshot.NodeGroups[0].Spec.MaxSize)
 	}
 	// A run of each point gets its variant, built once per point.
 	exec := &fakeExec{}
@@ -81,4 +85,56 @@ func TestCheckInputs(t *testing.T) {
 			t.Errorf("want an error containing\n  %s\ngot\n  %v", want, err)
 		}
 	}
+}
+
+// TestInputsPerSeed: inputs naming {seed} give each seed its own snapshot,
+// loaded once for the runs of that seed.
+func TestInputsPerSeed(t *testing.T) {
+	path := writeSweep(t, header+`spec:
+  command: simulate
+  inputs: ["cluster-{seed}.yaml"]
+  seeds: [0, 1]
+  axes: [{name: gpus, nodeGroup: {name: gpu}, values: [0, 1]}]
+  metrics: [{name: nodes, path: Nodes}]
+`)
+	dir := filepath.Dir(path)
+	cluster, _ := os.ReadFile(filepath.Join(dir, "cluster.yaml"))
+	extra := "\n---\napiVersion: v1\nkind: Node\nmetadata: {name: extra, labels: {pool: base}}\n"
+	os.WriteFile(filepath.Join(dir, "cluster-0.yaml"), cluster, 0o644)
+	os.WriteFile(filepath.Join(dir, "cluster-1.yaml"), append(cluster, extra...), 0o644)
+	p := mustPlan(t, path)
+	if diff := cmp.Diff([]string{filepath.Join(dir, "cluster-1.yaml")}, p.Runs[1].Inputs); diff != "" {
+		t.Errorf("run 1 (seed 1) inputs (-want +got):\n%s", diff)
+	}
+	out := t.TempDir()
+	execute(t, context.Background(), p, out, nil, &fakeExec{}, Options{Workers: 2})
+	_, rows := readStreamFile(t, filepath.Join(out, "results.jsonl"))
+	var nodes []float64
+	for _, r := range rows {
+		nodes = append(nodes, r.Metrics[0])
+	}
+	// gpus=0: 1 and 2 nodes; gpus=1: one more each.
+	if diff := cmp.Diff([]float64{1, 2, 2, 3}, nodes); diff != "" {
+		t.Errorf("nodes per run, seed 1 with one node more (-want +got):\n%s", diff)
+	}
+	os.Remove(filepath.Join(dir, "cluster-1.yaml"))
+	data, _ := os.ReadFile(path)
+	sw, _ := Parse(path, data)
+	if _, err := NewPlan(path, sw, fakeCommands{}); err == nil || !strings.Contains(err.Error(), "spec.inputs[0]: no such file or directory (cluster-1.yaml)") {
+		t.Errorf("a seed's input missing: want an error naming cluster-1.yaml, got %v", err)
+	}
+}
+
+func readStreamFile(t *testing.T, path string) (Header, []Row) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := ReadStreams(path, f, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s[0].Header, s[0].Rows
 }

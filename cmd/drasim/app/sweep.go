@@ -172,8 +172,8 @@ func runSweep(ctx context.Context, streams Streams, g *GlobalOptions, f *sweepFl
 		return writeSweepPlan(streams.Out, plan, shard)
 	}
 	in, err := plan.LoadInputs()
-	if in != nil {
-		for _, w := range in.Warnings {
+	if in.First != nil {
+		for _, w := range in.First.Warnings {
 			fmt.Fprintf(streams.Err, "warning: %s\n", w)
 		}
 	}
@@ -216,7 +216,7 @@ func runSweep(ctx context.Context, streams Streams, g *GlobalOptions, f *sweepFl
 		}
 	}
 	outcome, err := sweep.Execute(ctx, plan, in, store, sweep.Options{
-		Exec: sweepExec(plan.Inputs), Workers: f.Workers, MaxMemory: maxMemory, Shard: shard,
+		Exec: sweepExec, Workers: f.Workers, MaxMemory: maxMemory, Shard: shard,
 		NoTiming: f.NoTiming, Progress: progress,
 	})
 	bar.Done()

@@ -173,14 +173,14 @@ func runError(stderr string) string {
 
 // sweepExec is the sweep's Exec: the command line runs in this process, as
 // if typed, with the sweep's snapshot given instead of its -f files.
-func sweepExec(inputs []string) sweep.Exec {
-	return func(_ context.Context, args []string, in *load.Result) ([]byte, error) {
-		code, stdout, stderr := runInProcess(args, &Loaded{Files: inputs, Result: in})
-		switch code {
-		case ExitOK, ExitGateFailed:
-			// A failed gate is a result (drasim check), not a broken run.
-			return stdout, nil
-		}
-		return nil, fmt.Errorf("exit status %d: %s", code, runError(stderr))
+func sweepExec(_ context.Context, r sweep.Run, in *load.Result) ([]byte, error) {
+	code, stdout, stderr := runInProcess(r.Args, &Loaded{Files: r.Inputs, Result: in})
+	switch code {
+	case ExitOK, ExitGateFailed:
+		// A failed gate is a result (drasim check), not a broken run.
+		return stdout, nil
 	}
+	return nil, fmt.Errorf("exit status %d: %s", code, runError(stderr))
 }
+
+var _ sweep.Exec = sweepExec

@@ -132,7 +132,7 @@ func runSweepJob(ctx context.Context, streams Streams, g *GlobalOptions, f *swee
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		m := sweep.Measure(ctx, plan, in, sweepExec(plan.Inputs))
+		m := sweep.Measure(ctx, plan, in, sweepExec)
 		measured = &m
 		if m.Error != "" {
 			fmt.Fprintf(streams.Err, "warning: the measured run failed (%s); its figures may be too low\n", m.Error)
