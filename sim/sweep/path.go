@@ -18,10 +18,13 @@ import (
 //	utilization.classes[name!=cpu]      the first element whose field name is not cpu
 //	pods.#                              the length of a list (or an object's key count)
 //	pods.#[phase=Unschedulable]         how many elements of a list have phase Unschedulable
+//	pods[*].claims[*].devices.#         every element of a list: the sum of what the rest gives
 //
-// Values in brackets may be double-quoted (to hold ']'). The number at the
-// end may be a JSON number or a bool (1 or 0). docs/sweeps.md lists useful
-// paths per command.
+// An element without the key of [key=value] or [key!=value] matches
+// neither. Under [*], elements where the rest of the path leads nowhere add
+// nothing. Values in brackets may be double-quoted (to hold ']'). The
+// number at the end may be a JSON number or a bool (1 or 0).
+// docs/sweeps.md lists useful paths per command.
 type Path struct {
 	text  string
 	steps []step
@@ -35,6 +38,7 @@ const (
 	stepMatch
 	stepCount
 	stepCountMatch
+	stepEach
 )
 
 type step struct {
@@ -140,6 +144,9 @@ func parseSelector(s string, i int) (step, int, error) {
 	}
 	n := j - i + 1
 	text := content.String()
+	if text == "*" {
+		return step{kind: stepEach}, n, nil
+	}
 	if idx, err := strconv.Atoi(text); err == nil {
 		return step{kind: stepIndex, index: idx}, n, nil
 	}
@@ -244,11 +251,15 @@ func kindName(v json.RawMessage) string {
 }
 
 // eval follows the path through the document and returns the number it
-// ends at.
+// ends at (the sum of the numbers it ends at, under [*]).
 func (p *Path) eval(d *document) (float64, error) {
-	cur := d.raw
-	prefix := ""
-	for _, st := range p.steps {
+	return p.walk(d, d.raw, "", 0)
+}
+
+// walk follows the steps from i on, from cur (the value at prefix).
+func (p *Path) walk(d *document, cur json.RawMessage, prefix string, i int) (float64, error) {
+	for ; i < len(p.steps); i++ {
+		st := p.steps[i]
 		switch st.kind {
 		case stepField:
 			m, err := d.object(prefix, cur)
@@ -269,28 +280,28 @@ func (p *Path) eval(d *document) (float64, error) {
 			if err != nil {
 				return 0, err
 			}
-			i := st.index
-			if i < 0 {
-				i += len(l)
+			j := st.index
+			if j < 0 {
+				j += len(l)
 			}
-			if i < 0 || i >= len(l) {
+			if j < 0 || j >= len(l) {
 				return 0, fmt.Errorf("%s has %d element(s), no [%d]: %w", describePrefix(prefix), len(l), st.index, errMissing)
 			}
-			cur = l[i]
-			prefix += fmt.Sprintf("[%d]", st.index)
+			cur = l[j]
+			prefix += fmt.Sprintf("[%d]", j)
 		case stepMatch:
 			l, err := d.list(prefix, cur)
 			if err != nil {
 				return 0, err
 			}
 			found := -1
-			for i, el := range l {
+			for j, el := range l {
 				ok, err := matches(el, st)
 				if err != nil {
-					return 0, fmt.Errorf("%s[%d]: %w", describePrefix(prefix), i, err)
+					return 0, fmt.Errorf("%s[%d]: %w", describePrefix(prefix), j, err)
 				}
 				if ok {
-					found = i
+					found = j
 					break
 				}
 			}
@@ -298,26 +309,41 @@ func (p *Path) eval(d *document) (float64, error) {
 				return 0, fmt.Errorf("no element of %s has %s: %w", describePrefix(prefix), selectorText(st), errMissing)
 			}
 			cur = l[found]
-			prefix += "[" + selectorText(st) + "]"
+			prefix += fmt.Sprintf("[%d]", found)
+		case stepEach:
+			l, err := d.list(prefix, cur)
+			if err != nil {
+				return 0, err
+			}
+			sum := 0.0
+			for j, el := range l {
+				v, err := p.walk(d, el, fmt.Sprintf("%s[%d]", prefix, j), i+1)
+				switch {
+				case errors.Is(err, errMissing):
+				case err != nil:
+					return 0, err
+				default:
+					sum += v
+				}
+			}
+			return sum, nil
 		case stepCount:
-			switch kindOf(cur) {
-			case '{':
+			if kindOf(cur) == '{' {
 				m, err := d.object(prefix, cur)
 				return float64(len(m)), err
-			default:
-				l, err := d.list(prefix, cur)
-				return float64(len(l)), err
 			}
+			l, err := d.list(prefix, cur)
+			return float64(len(l)), err
 		case stepCountMatch:
 			l, err := d.list(prefix, cur)
 			if err != nil {
 				return 0, err
 			}
 			n := 0
-			for i, el := range l {
+			for j, el := range l {
 				ok, err := matches(el, st)
 				if err != nil {
-					return 0, fmt.Errorf("%s[%d]: %w", describePrefix(prefix), i, err)
+					return 0, fmt.Errorf("%s[%d]: %w", describePrefix(prefix), j, err)
 				}
 				if ok {
 					n++
@@ -338,8 +364,7 @@ func selectorText(st step) string {
 }
 
 // matches reports whether a list element (an object) has the step's
-// key=value; an element without the key never matches key=value and always
-// matches key!=value.
+// key=value (or key!=value); an element without the key matches neither.
 func matches(el json.RawMessage, st step) (bool, error) {
 	if kindOf(el) != '{' {
 		return false, fmt.Errorf("is %s, not an object with field %q", kindName(el), st.key)
@@ -349,8 +374,8 @@ func matches(el json.RawMessage, st step) (bool, error) {
 		return false, err
 	}
 	v, ok := m[st.key]
-	if !ok {
-		return st.neg, nil
+	if !ok || kindOf(v) == 'n' {
+		return false, nil
 	}
 	text, err := scalar(v)
 	if err != nil {

@@ -11,7 +11,10 @@ const pathDoc = `{
   "costPerHour": 12.5,
   "scaleUp": [{"group": "h100", "to": 3}, {"group": "l4", "to": 5}],
   "classes": [{"name": "gpu.example.com", "share": 0.25}, {"name": "a]b", "share": 1}],
-  "pods": [{"phase": "Scheduled"}, {"phase": "Unschedulable"}, {"phase": "Scheduled"}, {"node": "n"}],
+  "pods": [{"phase": "Scheduled", "claims": [{"devices": [{"rank": 1}, {"rank": 2}]}, {"devices": [{"rank": 1}]}]},
+           {"phase": "Unschedulable"},
+           {"phase": "Scheduled", "claims": [{"devices": [{"rank": 1}, {}]}, {"devices": []}]},
+           {"node": "n"}],
   "empty": null
 }`
 
@@ -34,7 +37,13 @@ func TestPathEval(t *testing.T) {
 		{path: "pods.#", want: 4},
 		{path: "summary.#", want: 4},
 		{path: "pods.#[phase=Scheduled]", want: 2},
-		{path: "pods.#[phase!=Scheduled]", want: 2},
+		{path: "pods.#[phase!=Scheduled]", want: 1},
+		{path: "pods[*].#", want: 6}, // the pods' key counts: 2+1+2+1
+		{path: "scaleUp[*].to", want: 8},
+		{path: "classes[*].share", want: 1.25},
+		{path: "pods[*].claims[*].devices.#[rank=1]", want: 3},
+		{path: "pods[*].claims[*].devices.#[rank!=0]", want: 4},
+		{path: "pods[*].phase", err: `pods[0].phase is a string ("Scheduled"), not a number`},
 		{path: "summary.gated", err: `summary has no field "gated" (fields: name, ok, scheduled, unschedulable)`, missing: true},
 		{path: "empty", err: `the output has no field "empty"`, missing: true},
 		{path: "scaleUp[group=tpu].to", err: "no element of scaleUp has group=tpu", missing: true},
@@ -80,5 +89,24 @@ func TestParsePathErrors(t *testing.T) {
 				t.Errorf("ParsePath(%q): want an error containing %q, got %v", tc.path, tc.err, err)
 			}
 		})
+	}
+}
+
+func TestMetricPer(t *testing.T) {
+	path := func(s string) *Path {
+		p, err := ParsePath(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	share := PlanMetric{Name: "first", Path: path("pods[*].claims[*].devices.#[rank=1]"), Per: path("pods[*].claims[*].devices.#[rank!=0]")}
+	got, err := share.value(newDocument([]byte(pathDoc)))
+	if err != nil || got != 0.75 {
+		t.Errorf("3 first choices of 4 ranked devices: want 0.75, got %v (%v)", got, err)
+	}
+	none := PlanMetric{Name: "x", Path: path("costPerHour"), Per: path("pods.#[zzz=1]")}
+	if _, err := none.value(newDocument([]byte(pathDoc))); err == nil || !errors.Is(err, errMissing) {
+		t.Errorf("a zero divisor: want a missing value (the default applies), got %v", err)
 	}
 }

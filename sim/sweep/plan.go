@@ -92,7 +92,16 @@ func (a PlanAxis) edits() bool { return a.Kind == AxisNodeGroup || a.Kind == Axi
 type PlanMetric struct {
 	Name    string
 	Path    *Path
+	Per     *Path
 	Default *float64
+}
+
+// text is how results name where a metric comes from.
+func (m PlanMetric) text() string {
+	if m.Per == nil {
+		return m.Path.String()
+	}
+	return m.Path.String() + " per " + m.Per.String()
 }
 
 // Run is one run of the plan.
@@ -545,7 +554,14 @@ func (b *planBuilder) metrics(metrics []Metric) {
 			b.errs.add("", field+".path", "%v", err)
 			continue
 		}
-		b.plan.Metrics = append(b.plan.Metrics, PlanMetric{Name: m.Name, Path: path, Default: m.Default})
+		pm := PlanMetric{Name: m.Name, Path: path, Default: m.Default}
+		if m.Per != "" {
+			if pm.Per, err = ParsePath(m.Per); err != nil {
+				b.errs.add("", field+".per", "%v", err)
+				continue
+			}
+		}
+		b.plan.Metrics = append(b.plan.Metrics, pm)
 	}
 }
 

@@ -67,7 +67,7 @@ func (p *Plan) Header(shard *Shard) Header {
 	}
 	h.Metrics = make([]HeaderMetric, 0, len(p.Metrics))
 	for _, m := range p.Metrics {
-		h.Metrics = append(h.Metrics, HeaderMetric{Name: m.Name, Path: m.Path.String()})
+		h.Metrics = append(h.Metrics, HeaderMetric{Name: m.Name, Path: m.text()})
 	}
 	return h
 }

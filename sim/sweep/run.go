@@ -198,7 +198,7 @@ func runOne(ctx context.Context, p *Plan, r Run, snaps *snapshots, exec Exec, cl
 	doc := newDocument(stdout)
 	var problems []string
 	for i, m := range p.Metrics {
-		v, err := m.Path.eval(doc)
+		v, err := m.value(doc)
 		switch {
 		case err == nil:
 			row.Metrics[i], row.Present[i] = v, true
@@ -212,4 +212,20 @@ func runOne(ctx context.Context, p *Plan, r Run, snaps *snapshots, exec Exec, cl
 	}
 	row.Error = strings.Join(problems, "; ")
 	return row
+}
+
+// value reads a metric from a run's output.
+func (m PlanMetric) value(doc *document) (float64, error) {
+	v, err := m.Path.eval(doc)
+	if err != nil || m.Per == nil {
+		return v, err
+	}
+	per, err := m.Per.eval(doc)
+	if err != nil {
+		return 0, fmt.Errorf("per %s: %w", m.Per, err)
+	}
+	if per == 0 {
+		return 0, fmt.Errorf("per %s is 0: %w", m.Per, errMissing)
+	}
+	return v / per, nil
 }

@@ -106,6 +106,9 @@ type ReplicasAxis struct {
 type Metric struct {
 	Name string `json:"name"`
 	Path string `json:"path"`
+	// Per, when set, divides the value by the number at this path: a
+	// share, such as first-choice devices per device with alternatives.
+	Per string `json:"per,omitempty"`
 	// Default is used when the path leads to a field the output does not
 	// have (fields that are omitted when zero); without it, a missing
 	// field fails the run.
