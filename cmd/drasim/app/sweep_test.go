@@ -153,7 +153,7 @@ func TestSweepCommand(t *testing.T) {
 		t.Errorf("sweep report --report: want an HTML page with charts, got exit %d: %s", rep.code, rep.stder)
 	}
 	if _, err := os.Stat(filepath.Join(charts, "cost-by-expander.svg")); err != nil {
-		t.Errorf("--charts: want cost-by-expander.svg, got %v", err)
+		t.Errorf("--output-charts: want cost-by-expander.svg, got %v", err)
 	}
 
 	// A second start finds every row and runs nothing.
@@ -461,4 +461,31 @@ func flagsOf(cmd *cobra.Command) []*pflag.Flag {
 	var out []*pflag.Flag
 	cmd.Flags().VisitAll(func(f *pflag.Flag) { out = append(out, f) })
 	return out
+}
+
+// TestDocsSweepExample keeps docs/sweeps.md's worked example runnable: its
+// sweep file, with the clusters the doc's commands generate, is valid and
+// has the 50 runs the doc shows.
+func TestDocsSweepExample(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	for _, name := range []string{"sweep.yaml", "nodegroups.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(readText(t, "../../../docs/sweeps/expanders/"+name)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for s := 0; s < 10; s++ {
+		out := filepath.Join(dir, "cluster-"+strconv.Itoa(s)+".yaml")
+		if r := drasim(t, "", "generate", "--nodes", "24", "--pods", "200", "--seed", strconv.Itoa(s), "--output-file", out); r.code != ExitOK {
+			t.Fatalf("generate: exit %d: %s", r.code, r.stder)
+		}
+	}
+	r := drasim(t, "", "sweep", filepath.Join(dir, "sweep.yaml"), "--dry-run")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "Sweep expanders: drasim autoscale, 1 axis(es), 10 seed(s), 50 run(s).") {
+		t.Errorf("the doc's sweep: want a valid plan of 50 runs, got exit %d\n%s%s", r.code, r.stdout, r.stder)
+	}
+	csv := readText(t, "../../../docs/sweeps/expanders/results.csv")
+	if !strings.HasPrefix(csv, "run,expander,seed,cost,nodes,pending,first-choice,seconds,error\n") || strings.Count(csv, "\n") != 51 {
+		t.Errorf("docs/sweeps/expanders/results.csv: want the sweep's 50 rows under its columns, got\n%s", csv)
+	}
 }
