@@ -2,54 +2,28 @@ package sweep
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/snapshot"
 )
 
-// Error is one problem with a sweep file: the file, the axis when the
-// problem is in one, the field (a JSON path such as spec.axes[1].values[0])
-// and what is wrong.
-type Error struct {
-	File  string
-	Axis  string
-	Field string
-	Msg   string
-}
+// Problems with a sweep file are load.Errors, as every problem with an
+// input: the file, the axis when the problem is in one (the error's
+// object), the field (a JSON path such as spec.axes[1].values[0]) and
+// what is wrong.
 
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Axis != "" {
-		fmt.Fprintf(&b, ": axis %q", e.Axis)
-	}
-	if e.Field != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Field)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	return b.String()
-}
-
-// Errors are every problem found in a sweep file, returned as one error so
-// that a user sees them all in one run.
-type Errors []*Error
-
-func (es Errors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// errorList collects errors for one file.
+// errorList collects the errors of one sweep file.
 type errorList struct {
 	file string
-	errs Errors
+	errs load.Errors
 }
 
 func (l *errorList) add(axis, field, format string, args ...any) {
-	l.errs = append(l.errs, &Error{File: l.file, Axis: axis, Field: field, Msg: fmt.Sprintf(format, args...)})
+	object := ""
+	if axis != "" {
+		object = fmt.Sprintf("axis %q", axis)
+	}
+	l.errs = append(l.errs, &load.Error{Source: snapshot.Source{File: l.file, Item: -1}, Object: object, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (l *errorList) err() error {
@@ -57,4 +31,11 @@ func (l *errorList) err() error {
 		return nil
 	}
 	return l.errs
+}
+
+// fileError is one error about a sweep file as a whole.
+func fileError(file, format string, args ...any) error {
+	l := &errorList{file: file}
+	l.add("", "", format, args...)
+	return l.err()
 }

@@ -137,7 +137,7 @@ func NewPlan(file string, sw *Sweep, cmds Commands) (*Plan, error) {
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
-		return nil, &Error{File: file, Msg: err.Error()}
+		return nil, fileError(file, "%v", err)
 	}
 	p := &Plan{Name: sw.Name, File: file, Dir: filepath.Dir(abs), Command: sw.Spec.Command}
 	spec := sw.Spec
@@ -163,7 +163,7 @@ func NewPlan(file string, sw *Sweep, cmds Commands) (*Plan, error) {
 		return nil, err
 	}
 	if n := len(points) * len(p.Seeds); n > MaxRuns {
-		return nil, &Error{File: file, Field: "spec", Msg: fmt.Sprintf("%d runs (%d points x %d seeds): a sweep has at most %d", n, len(points), len(p.Seeds), MaxRuns)}
+		return nil, fileError(file, "spec: %d runs (%d points x %d seeds): a sweep has at most %d", n, len(points), len(p.Seeds), MaxRuns)
 	}
 	for _, point := range points {
 		for _, seed := range p.Seeds {
@@ -176,7 +176,7 @@ func NewPlan(file string, sw *Sweep, cmds Commands) (*Plan, error) {
 	}
 	fp, err := b.fingerprint(sw, points)
 	if err != nil {
-		return nil, &Error{File: file, Msg: err.Error()}
+		return nil, fileError(file, "%v", err)
 	}
 	p.Fingerprint = fp
 	return p, nil
@@ -194,6 +194,7 @@ type planBuilder struct {
 	hasSeed   bool
 	hasPar    bool
 	flagAxis  map[string]string // flag -> axis that sets it
+	gateAxes  int
 	reads     map[string]bool
 	readOrder []string
 	// hashed are the files whose contents the fingerprint covers.
@@ -369,12 +370,8 @@ func (b *planBuilder) axes(axes []Axis, metrics []Metric) {
 	for i, a := range axes {
 		field := fmt.Sprintf("spec.axes[%d]", i)
 		switch {
-		case a.Name == "":
-			b.errs.add("", field+".name", "required")
-		case !columnName.MatchString(a.Name):
-			b.errs.add(a.Name, field+".name", "want a letter, then letters, digits, '_', '-' or '.'")
-		case reservedColumn(a.Name):
-			b.errs.add(a.Name, field+".name", "%q is a column every result has", a.Name)
+		case columnProblem(a.Name) != "":
+			b.errs.add("", field+".name", "%s", columnProblem(a.Name))
 		case names[a.Name]:
 			b.errs.add(a.Name, field+".name", "another axis has the same name")
 		case metricNames[a.Name]:
@@ -430,6 +427,9 @@ func (b *planBuilder) axisKind(field string, a PlanAxis) {
 		if a.spec.Flag == flagFeatureGates && len(b.gates) > 0 {
 			b.errs.add(a.Name, field+".flag", "--feature-gates is in spec.flags too: use featureGate axes to vary single gates")
 		}
+		if a.spec.Flag == flagFeatureGates && b.gateAxes > 0 {
+			b.errs.add(a.Name, field+".flag", "featureGate axes set --feature-gates too: vary single gates with featureGate axes only")
+		}
 		b.flagAxis[a.spec.Flag] = a.Name
 		f, ok := b.flag(a.Name, field+".flag", a.spec.Flag, "")
 		if !ok {
@@ -445,6 +445,7 @@ func (b *planBuilder) axisKind(field string, a PlanAxis) {
 			return
 		}
 		b.flagAxis[key] = a.Name
+		b.gateAxes++
 		if other, ok := b.flagAxis[flagFeatureGates]; ok {
 			b.errs.add(a.Name, field+".featureGate", "axis %q sets all of --feature-gates", other)
 		}
@@ -523,12 +524,19 @@ func (b *planBuilder) axisValue(field string, j int, a PlanAxis, v string) bool 
 	return true
 }
 
-func reservedColumn(name string) bool {
+// columnProblem says what is wrong with the name of an axis or metric (a
+// column of the results), or "".
+func columnProblem(name string) string {
 	switch name {
+	case "":
+		return "required"
 	case ColumnRun, ColumnSeed, ColumnSeconds, ColumnError:
-		return true
+		return fmt.Sprintf("%q is a column every result has", name)
 	}
-	return false
+	if !columnName.MatchString(name) {
+		return fmt.Sprintf("%q: want a letter, then letters, digits, '_', '-' or '.'", name)
+	}
+	return ""
 }
 
 func (b *planBuilder) metrics(metrics []Metric) {
@@ -539,12 +547,8 @@ func (b *planBuilder) metrics(metrics []Metric) {
 	for i, m := range metrics {
 		field := fmt.Sprintf("spec.metrics[%d]", i)
 		switch {
-		case m.Name == "":
-			b.errs.add("", field+".name", "required")
-		case !columnName.MatchString(m.Name):
-			b.errs.add("", field+".name", "%q: want a letter, then letters, digits, '_', '-' or '.'", m.Name)
-		case reservedColumn(m.Name):
-			b.errs.add("", field+".name", "%q is a column every result has", m.Name)
+		case columnProblem(m.Name) != "":
+			b.errs.add("", field+".name", "%s", columnProblem(m.Name))
 		case seen[m.Name]:
 			b.errs.add("", field+".name", "another metric is named %q", m.Name)
 		}

@@ -17,9 +17,9 @@ func TestNewPlanErrors(t *testing.T) {
 		spec string
 		want []string // each must appear in one of the errors
 	}{
-		{"no command", "spec: {metrics: [{name: m, path: a}]}", []string{"sweep.yaml: spec.command: required"}},
-		{"unknown command", "spec: {command: explode, metrics: [{name: m, path: a}]}", []string{`sweep.yaml: spec.command: no drasim command "explode"`}},
-		{"missing input", "spec: {command: simulate, inputs: [nope.yaml], metrics: [{name: m, path: a}]}", []string{"sweep.yaml: spec.inputs[0]: no such file or directory (nope.yaml)"}},
+		{"no command", "spec: {metrics: [{name: m, path: a}]}", []string{"sweep.yaml (document 1): spec.command: required"}},
+		{"unknown command", "spec: {command: explode, metrics: [{name: m, path: a}]}", []string{`sweep.yaml (document 1): spec.command: no drasim command "explode"`}},
+		{"missing input", "spec: {command: simulate, inputs: [nope.yaml], metrics: [{name: m, path: a}]}", []string{"sweep.yaml (document 1): spec.inputs[0]: no such file or directory (nope.yaml)"}},
 		{"no metrics", "spec: {command: simulate}", []string{"spec.metrics: name at least one metric"}},
 		{"bad metric path", "spec: {command: simulate, metrics: [{name: m, path: 'a['}]}", []string{"spec.metrics[0].path: path \"a[\""}},
 		{"reserved metric name", "spec: {command: simulate, metrics: [{name: seed, path: a}]}", []string{`spec.metrics[0].name: "seed" is a column`}},
@@ -33,6 +33,7 @@ func TestNewPlanErrors(t *testing.T) {
 		{"axis without values", "spec: {command: simulate, axes: [{name: exp, flag: expander}], metrics: [{name: m, path: a}]}", []string{`axis "exp": spec.axes[0].values: required`}},
 		{"flag in axis and flags", "spec: {command: simulate, flags: {expander: a}, axes: [{name: exp, flag: expander, values: [b]}], metrics: [{name: m, path: a}]}", []string{`axis "exp": spec.axes[0].flag: --expander is in spec.flags too`}},
 		{"gate value", "spec: {command: simulate, axes: [{name: g, featureGate: DRAPrioritizedList, values: [maybe]}], metrics: [{name: m, path: a}]}", []string{`axis "g": spec.axes[0].values[0]: a feature gate is true or false, got "maybe"`}},
+		{"gate axis and gates flag axis", "spec: {command: simulate, axes: [{name: g, featureGate: X, values: [true]}, {name: fg, flag: feature-gates, values: [A=true]}], metrics: [{name: m, path: a}]}", []string{`axis "fg": spec.axes[1].flag: featureGate axes set --feature-gates too`}},
 		{"node group field", "spec: {command: simulate, axes: [{name: ng, nodeGroup: {name: gpu, field: count}, values: [1]}], metrics: [{name: m, path: a}]}", []string{`axis "ng": spec.axes[0].nodeGroup.field: want size, minSize or maxSize, got "count"`}},
 		{"node group size", "spec: {command: simulate, axes: [{name: ng, nodeGroup: {name: gpu}, values: [-1]}], metrics: [{name: m, path: a}]}", []string{`axis "ng": spec.axes[0].values[0]: want a whole number of nodes`}},
 		{"replica multiplier", "spec: {command: simulate, axes: [{name: r, replicas: {kind: Pod}, values: [x]}], metrics: [{name: m, path: a}]}", []string{"spec.axes[0].replicas.kind: want Deployment", "spec.axes[0].values[0]: want a multiplier"}},

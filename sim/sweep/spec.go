@@ -266,19 +266,19 @@ func scalar(b json.RawMessage) (string, error) {
 func Parse(file string, data []byte) (*Sweep, error) {
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return nil, &Error{File: file, Msg: cleanYAMLError(err)}
+		return nil, fileError(file, "%s", cleanYAMLError(err))
 	}
 	var sw Sweep
 	strict, err := kjson.UnmarshalStrict(js, &sw, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
 	if err != nil {
-		return nil, &Error{File: file, Msg: cleanYAMLError(err)}
+		return nil, fileError(file, "%s", cleanYAMLError(err))
 	}
 	if len(strict) > 0 {
-		errs := make(Errors, len(strict))
-		for i, e := range strict {
-			errs[i] = &Error{File: file, Msg: cleanYAMLError(e)}
+		errs := &errorList{file: file}
+		for _, e := range strict {
+			errs.add("", "", "%s", cleanYAMLError(e))
 		}
-		return nil, errs
+		return nil, errs.err()
 	}
 	return &sw, nil
 }

@@ -173,8 +173,8 @@ func TestSweepValidationErrors(t *testing.T) {
 		t.Fatalf("want exit 1 for an invalid sweep, got %d", r.code)
 	}
 	for _, want := range []string{
-		path + ": spec.flags.max-loop: drasim autoscale has no flag --max-loop (did you mean --max-loops?)",
-		path + ": spec.flags.output-snapshot: --output-snapshot writes a file; the runs of a sweep write rows, never files",
+		path + " (document 1): spec.flags.max-loop: drasim autoscale has no flag --max-loop (did you mean --max-loops?)",
+		path + " (document 1): spec.flags.output-snapshot: --output-snapshot writes a file; the runs of a sweep write rows, never files",
 	} {
 		if !strings.Contains(r.stder, want) {
 			t.Errorf("stderr: want\n  %s\ngot\n  %s", want, r.stder)
@@ -183,13 +183,13 @@ func TestSweepValidationErrors(t *testing.T) {
 	// The command itself judges the values.
 	path = sweepDir(t, strings.Replace(expanderSweep, "least-waste-dra]", "cheapest]", 1))
 	r = drasim(t, "", "sweep", path, "--dry-run")
-	want := path + `: axis "expander": spec.axes[0].values[2]: drasim autoscale refuses this run: --expander: unknown expander "cheapest"`
+	want := path + ` (document 1): axis "expander": spec.axes[0].values[2]: drasim autoscale refuses this run: --expander: unknown expander "cheapest"`
 	if r.code != ExitFailure || !strings.Contains(r.stder, want) {
 		t.Errorf("want exit 1 and\n  %s\ngot exit %d and\n  %s", want, r.code, r.stder)
 	}
 	path = sweepDir(t, strings.Replace(expanderSweep, "name: infer}", "name: training}", 1))
 	r = drasim(t, "", "sweep", path, "--output-dir", filepath.Join(t.TempDir(), "out"))
-	want = path + `: axis "load": spec.axes[1].replicas: selects no Deployment, ReplicaSet, StatefulSet or Job in the inputs`
+	want = path + ` (document 1): axis "load": spec.axes[1].replicas: selects no Deployment, ReplicaSet, StatefulSet or Job in the inputs`
 	if r.code != ExitFailure || !strings.Contains(r.stder, want) {
 		t.Errorf("want exit 1 and\n  %s\ngot exit %d and\n  %s", want, r.code, r.stder)
 	}
