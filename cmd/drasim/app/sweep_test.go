@@ -223,9 +223,13 @@ spec:
 	os.WriteFile(filepath.Join(dir, "good.yaml"), []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: 7\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "out")
-	r := drasim(t, "", "sweep", path, "--output-dir", out)
+	r := drasim(t, "", "sweep", path, "--output-dir", out, "-v", "1", "--max-memory", "8Gi")
 	if r.code != ExitOK || !strings.Contains(r.stdout, "2 of 2 runs done, 1 failed") {
 		t.Fatalf("want exit 0 with one failed run, got %d\n%s%s", r.code, r.stdout, r.stder)
+	}
+	// Off a terminal, -v 1 logs progress; a budget measures the first run.
+	if !strings.Contains(r.stder, "2/2 runs, 1 failed") || !strings.Contains(r.stdout, "Memory: inputs ") {
+		t.Errorf("want a progress line and the measured memory, got\n%s%s", r.stdout, r.stder)
 	}
 	csv := readText(t, filepath.Join(out, "results.csv"))
 	if !strings.Contains(csv, "\n0,good.yaml,0,0,") || !strings.Contains(csv, "\n1,broken.yaml,0,,") || !strings.Contains(csv, "broken.yaml") {
