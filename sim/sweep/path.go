@@ -180,9 +180,12 @@ var errMissing = errors.New("not in the output")
 // decoded on the way to earlier metrics kept, so that several metrics under
 // one prefix decode it once.
 type document struct {
-	raw     json.RawMessage
-	objects map[string]map[string]json.RawMessage
-	lists   map[string][]json.RawMessage
+	raw json.RawMessage
+	// checked and valid: the output is checked to be JSON once; the
+	// scanners below then take it apart without checking again.
+	checked, valid bool
+	objects        map[string]map[string]json.RawMessage
+	lists          map[string][]json.RawMessage
 }
 
 func newDocument(raw []byte) *document {
@@ -196,8 +199,8 @@ func (d *document) object(prefix string, v json.RawMessage) (map[string]json.Raw
 	if kindOf(v) != '{' {
 		return nil, fmt.Errorf("%s is %s, not an object", describePrefix(prefix), kindName(v))
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(v, &m); err != nil {
+	m, err := scanObject(v)
+	if err != nil {
 		return nil, err
 	}
 	d.objects[prefix] = m
@@ -211,8 +214,8 @@ func (d *document) list(prefix string, v json.RawMessage) ([]json.RawMessage, er
 	if kindOf(v) != '[' {
 		return nil, fmt.Errorf("%s is %s, not a list", describePrefix(prefix), kindName(v))
 	}
-	var l []json.RawMessage
-	if err := json.Unmarshal(v, &l); err != nil {
+	l, err := scanList(v)
+	if err != nil {
 		return nil, err
 	}
 	d.lists[prefix] = l
@@ -253,6 +256,12 @@ func kindName(v json.RawMessage) string {
 // eval follows the path through the document and returns the number it
 // ends at (the sum of the numbers it ends at, under [*]).
 func (p *Path) eval(d *document) (float64, error) {
+	if !d.checked {
+		d.checked, d.valid = true, json.Valid(d.raw)
+	}
+	if !d.valid {
+		return 0, fmt.Errorf("the command's output is not JSON")
+	}
 	return p.walk(d, d.raw, "", 0)
 }
 
@@ -369,11 +378,10 @@ func matches(el json.RawMessage, st step) (bool, error) {
 	if kindOf(el) != '{' {
 		return false, fmt.Errorf("is %s, not an object with field %q", kindName(el), st.key)
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(el, &m); err != nil {
+	v, ok, err := field(el, st.key)
+	if err != nil {
 		return false, err
 	}
-	v, ok := m[st.key]
 	if !ok || kindOf(v) == 'n' {
 		return false, nil
 	}
@@ -412,4 +420,153 @@ func keys(m map[string]json.RawMessage) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ", ")
+}
+
+// The scanners take valid JSON apart without decoding or copying it:
+// metrics read a few numbers from outputs of megabytes (a result lists
+// every pod), and counting matches among a thousand pods would otherwise
+// build a thousand maps.
+
+// scanObject returns an object's values by key, as slices of obj.
+func scanObject(obj []byte) (map[string]json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	err := eachField(obj, func(name []byte, value json.RawMessage) {
+		key := string(name[1 : len(name)-1])
+		if bytes.IndexByte(name, '\\') >= 0 {
+			_ = json.Unmarshal(name, &key)
+		}
+		m[key] = value
+	})
+	return m, err
+}
+
+// scanList returns a list's elements, as slices of list.
+func scanList(list []byte) ([]json.RawMessage, error) {
+	i := skipSpace(list, 0)
+	if i >= len(list) || list[i] != '[' {
+		return nil, fmt.Errorf("not a list")
+	}
+	out := []json.RawMessage{}
+	i = skipSpace(list, i+1)
+	for i < len(list) && list[i] != ']' {
+		end, err := skipValue(list, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, list[i:end])
+		i = skipSpace(list, end)
+		if i < len(list) && list[i] == ',' {
+			i = skipSpace(list, i+1)
+		}
+	}
+	return out, nil
+}
+
+// field returns the value of one key of an object (the last, when a key
+// repeats, as in encoding/json).
+func field(obj []byte, key string) (json.RawMessage, bool, error) {
+	var found json.RawMessage
+	err := eachField(obj, func(name []byte, value json.RawMessage) {
+		if matchesKey(name, key) {
+			found = value
+		}
+	})
+	return found, found != nil, err
+}
+
+// eachField calls f with every key (quoted, as written) and value of an
+// object.
+func eachField(obj []byte, f func(name []byte, value json.RawMessage)) error {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return fmt.Errorf("not an object")
+	}
+	i++
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) {
+			return fmt.Errorf("unterminated object")
+		}
+		if obj[i] == '}' {
+			return nil
+		}
+		end, err := skipValue(obj, i)
+		if err != nil {
+			return err
+		}
+		name := obj[i:end]
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return fmt.Errorf("malformed object")
+		}
+		start := skipSpace(obj, i+1)
+		if end, err = skipValue(obj, start); err != nil {
+			return err
+		}
+		f(name, obj[start:end])
+		i = skipSpace(obj, end)
+		if i < len(obj) && obj[i] == ',' {
+			i++
+		}
+	}
+}
+
+// matchesKey compares a JSON string (quotes included) with key.
+func matchesKey(quoted []byte, key string) bool {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return len(quoted) == len(key)+2 && string(quoted[1:len(quoted)-1]) == key
+	}
+	var s string
+	return json.Unmarshal(quoted, &s) == nil && s == key
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value that starts at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, fmt.Errorf("unexpected end of JSON")
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1, nil
+			}
+		}
+		return 0, fmt.Errorf("unterminated string")
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, err := skipValue(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return 0, fmt.Errorf("unterminated object or list")
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' && b[j] != '\t' && b[j] != '\r' {
+		j++
+	}
+	return j, nil
 }

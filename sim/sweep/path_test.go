@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -108,5 +110,56 @@ func TestMetricPer(t *testing.T) {
 	none := PlanMetric{Name: "x", Path: path("costPerHour"), Per: path("pods.#[zzz=1]")}
 	if _, err := none.value(newDocument([]byte(pathDoc))); err == nil || !errors.Is(err, errMissing) {
 		t.Errorf("a zero divisor: want a missing value (the default applies), got %v", err)
+	}
+}
+
+// TestFieldAgreesWithUnmarshal holds the fast key lookup to
+// encoding/json's decoding of the whole object.
+func TestFieldAgreesWithUnmarshal(t *testing.T) {
+	objects := []string{
+		`{}`,
+		`{"a":1,"b":"x"}`,
+		` { "a" : [1, {"b": "}"}] ,"b":{"c":"\"{["}, "d" : null , "e":true}`,
+		`{"a\u0062":"escaped key","ab":2}`,
+		`{"s":"a \\ b","t":-1.5e3}`,
+		`{"nested":{"a":{"a":{"a":1}}},"a":"top"}`,
+	}
+	for _, obj := range objects {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(obj), &m); err != nil {
+			t.Fatalf("%s: %v", obj, err)
+		}
+		for _, key := range []string{"a", "b", "ab", "d", "e", "s", "t", "nested", "missing"} {
+			want, wantOK := m[key]
+			got, ok, err := field([]byte(obj), key)
+			if err != nil {
+				t.Errorf("%s, key %s: want no error, got %v", obj, key, err)
+				continue
+			}
+			if ok != wantOK || (ok && string(got) != string(bytes.TrimSpace(want))) {
+				t.Errorf("%s, key %s: want %q (%v), got %q (%v)", obj, key, want, wantOK, got, ok)
+			}
+		}
+	}
+}
+
+func TestPathEvalRefusesWhatIsNotJSON(t *testing.T) {
+	p, _ := ParsePath("summary.scheduled")
+	if _, err := p.eval(newDocument([]byte("Replayed 3 pods.\n"))); err == nil || !strings.Contains(err.Error(), "not JSON") {
+		t.Errorf("a table instead of JSON: want an error saying so, got %v", err)
+	}
+	var want []json.RawMessage
+	list := ` [ 1 , "a,]" , {"b": [2, 3]}, [ ] ,null ] `
+	if err := json.Unmarshal([]byte(list), &want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := scanList([]byte(list))
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("scanList: want %d elements, got %d (%v)", len(want), len(got), err)
+	}
+	for i := range want {
+		if string(got[i]) != string(want[i]) {
+			t.Errorf("element %d: want %s, got %s", i, want[i], got[i])
+		}
 	}
 }
