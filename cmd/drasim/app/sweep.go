@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +19,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
+
+// sweepGCPercent is the garbage collector's pace during a sweep (GOGC).
+const sweepGCPercent = 400
 
 type sweepFlags struct {
 	Out          string
@@ -193,6 +197,12 @@ func runSweep(ctx context.Context, streams Streams, g *GlobalOptions, f *sweepFl
 	}
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	// Runs allocate much and keep little: collecting garbage at a quarter
+	// of Go's default pace costs a quarter less CPU for about twice the
+	// heap, which --max-memory caps. GOGC in the environment wins.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(sweepGCPercent))
 	}
 	// SIGINT and SIGTERM (a pod being stopped) let the runs under way
 	// finish and their rows be written; the next start resumes.
