@@ -37,11 +37,11 @@ type Commands interface {
 	// Flag describes a flag of a command, or returns an error that says
 	// why there is none (and which flag was perhaps meant).
 	Flag(command, name string) (Flag, error)
-	// Check tries a run's command line without its work (on an empty
-	// snapshot read from inputs) and returns the error the command gives
-	// for a value it refuses; problems of the snapshot are not its
-	// business.
-	Check(args, inputs []string) error
+	// Check tries a run's command line (args, its -f files inputs) on
+	// in, a snapshot with nothing to schedule, and returns the error the
+	// command gives for a value it refuses (a misspelt expander, an
+	// unknown feature gate); other failures are not its business.
+	Check(args, inputs []string, in *load.Result) error
 }
 
 // Exec runs one run's command line (r.Args, the command's name first) and

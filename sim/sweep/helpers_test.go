@@ -42,7 +42,7 @@ func (fakeCommands) Flag(command, name string) (Flag, error) {
 	return Flag{Role: role}, nil
 }
 
-func (fakeCommands) Check(args, _ []string) error {
+func (fakeCommands) Check(args, _ []string, _ *load.Result) error {
 	for _, a := range args {
 		if a == "--expander=bogus" {
 			return fmt.Errorf(`--expander: unknown expander "bogus"`)

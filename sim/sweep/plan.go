@@ -75,6 +75,8 @@ type Plan struct {
 	// absolute are the paths the sweep file gives as absolute paths (a
 	// Job's pod cannot read them), with the field that gives each.
 	absolute [][2]string
+	// trials are the command lines tried before the sweep starts.
+	trials []trial
 }
 
 // PlanAxis is one axis with its values in the order results show them.
@@ -170,10 +172,7 @@ func NewPlan(file string, sw *Sweep, cmds Commands) (*Plan, error) {
 			p.Runs = append(p.Runs, b.run(len(p.Runs), point, seed))
 		}
 	}
-	b.tryRuns(spec)
-	if err := errs.err(); err != nil {
-		return nil, err
-	}
+	p.trials = b.trials(spec)
 	fp, err := b.fingerprint(sw, points)
 	if err != nil {
 		return nil, fileError(file, "%v", err)
@@ -274,7 +273,7 @@ func (b *planBuilder) flag(axis, field, name, value string) (Flag, bool) {
 }
 
 // check checks one value of a flag: an input file must exist. The
-// command judges the values themselves (tryRuns).
+// command judges the values themselves (Plan.tryRuns).
 func (b *planBuilder) check(axis, field, name string, f Flag, value string) {
 	if f.Role == FlagInputFile && value != "" {
 		b.read(axis, field, value)
@@ -650,6 +649,22 @@ func hasAxis(axes []PlanAxis, name string) bool {
 
 // run builds one run's command line.
 func (b *planBuilder) run(index int, point []string, seed int64) Run {
+	args, inputs, variant := b.commandLine(point, allAxes, seed)
+	return Run{Index: index, Point: point, Seed: seed, Inputs: inputs, Args: args, Variant: variant}
+}
+
+// allAxes and noAxis are the only values of commandLine's axis that are
+// not an axis' index.
+const (
+	allAxes = -1
+	noAxis  = -2
+)
+
+// commandLine builds the command line of a point: spec.flags, then the
+// values of every axis (allAxes), of one axis only (its index) or of none
+// (noAxis), the seed, -o json and the inputs as -f. variant names the
+// values of the axes that edit the snapshot.
+func (b *planBuilder) commandLine(point []string, axis int, seed int64) (args, inputs []string, variant string) {
 	flags := make(map[string]string, len(b.base)+len(point))
 	for k, v := range b.base {
 		flags[k] = v
@@ -658,8 +673,11 @@ func (b *planBuilder) run(index int, point []string, seed int64) Run {
 	for k, v := range b.gates {
 		gates[k] = v
 	}
-	var variant []string
+	var edits []string
 	for i, a := range b.plan.Axes {
+		if axis != allAxes && axis != i {
+			continue
+		}
 		v := point[i]
 		switch a.Kind {
 		case AxisFlag:
@@ -671,7 +689,7 @@ func (b *planBuilder) run(index int, point []string, seed int64) Run {
 		case AxisFeatureGate:
 			gates[a.spec.FeatureGate] = v
 		default:
-			variant = append(variant, a.Name+"="+v)
+			edits = append(edits, a.Name+"="+v)
 		}
 	}
 	if len(gates) > 0 {
@@ -695,7 +713,7 @@ func (b *planBuilder) run(index int, point []string, seed int64) Run {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	args := []string{b.plan.Command}
+	args = []string{b.plan.Command}
 	for _, k := range names {
 		args = append(args, "--"+k+"="+withSeed(flags[k], seed))
 	}
@@ -703,12 +721,60 @@ func (b *planBuilder) run(index int, point []string, seed int64) Run {
 		args = append(args, "--seed="+strconv.FormatInt(seed, 10))
 	}
 	args = append(args, "--output=json")
-	inputs := make([]string, len(b.plan.Inputs))
+	inputs = make([]string, len(b.plan.Inputs))
 	for i, in := range b.plan.Inputs {
 		inputs[i] = withSeed(in, seed)
 		args = append(args, "--filename="+inputs[i])
 	}
-	return Run{Index: index, Point: point, Seed: seed, Inputs: inputs, Args: args, Variant: strings.Join(variant, ",")}
+	return args, inputs, strings.Join(edits, ",")
+}
+
+// trials are the command lines the command judges before the sweep
+// starts (Plan.tryRuns): spec.flags alone, then each value of each flag
+// and feature gate axis with spec.flags and no other axis, so that a
+// refusal names the one value that caused it. Axes that edit the snapshot
+// change no flag; CheckInputs checks them. Values that only clash in
+// combination show as failed runs.
+func (b *planBuilder) trials(spec Spec) []trial {
+	p := b.plan
+	if len(p.Runs) == 0 {
+		return nil
+	}
+	seed := p.Seeds[0]
+	field := "spec.flags"
+	if len(spec.Flags) == 0 {
+		field = "spec"
+	}
+	args, inputs, _ := b.commandLine(nil, noAxis, seed)
+	out := []trial{{field: field, what: "the flags", args: args, inputs: inputs}}
+	for i, a := range p.Axes {
+		if a.edits() {
+			continue
+		}
+		for j, v := range a.Values {
+			field := fmt.Sprintf("spec.axes[%d].values[%d]", i, j)
+			if len(spec.Runs) > 0 {
+				for k, r := range spec.Runs {
+					if string(r[a.Name]) == v {
+						field = fmt.Sprintf("spec.runs[%d].%s", k, a.Name)
+						break
+					}
+				}
+			}
+			point := make([]string, len(p.Axes))
+			point[i] = v
+			args, inputs, _ := b.commandLine(point, i, seed)
+			out = append(out, trial{axis: a.Name, field: field, what: "this value", args: args, inputs: inputs})
+		}
+	}
+	return out
+}
+
+// trial is one command line tried before the sweep starts, and the field
+// of the sweep file that a refusal names.
+type trial struct {
+	axis, field, what string
+	args, inputs      []string
 }
 
 // fingerprint hashes what the runs compute, never where files are: the
@@ -768,44 +834,13 @@ func (p *Plan) Shard(index, count int) []int {
 	return out
 }
 
-// tryRuns lets the command judge the values before the sweep starts: the
-// first run, then the first run with each value of each axis, are tried
-// without their work (Commands.Check). A refusal names the value's field.
-func (b *planBuilder) tryRuns(spec Spec) {
-	tried := map[int]bool{}
-	try := func(r Run, axis, field string) {
-		if tried[r.Index] {
-			return
-		}
-		tried[r.Index] = true
-		if err := b.cmds.Check(r.Args, r.Inputs); err != nil {
-			b.errs.add(axis, field, "drasim %s refuses this run: %v", b.plan.Command, err)
-		}
-	}
-	runs := b.plan.Runs
-	if len(runs) == 0 {
-		return
-	}
-	firstField := "spec.flags"
-	if len(spec.Runs) > 0 {
-		firstField = "spec.runs[0]"
-	}
-	if len(b.plan.Axes) == 0 || len(spec.Runs) > 0 {
-		try(runs[0], "", firstField)
-	}
-	for i, a := range b.plan.Axes {
-		for j, v := range a.Values {
-			for _, r := range runs {
-				if r.Point[i] != v {
-					continue
-				}
-				field := fmt.Sprintf("spec.axes[%d].values[%d]", i, j)
-				if len(spec.Runs) > 0 {
-					field = fmt.Sprintf("spec.runs[%d].%s", r.Index/len(b.plan.Seeds), a.Name)
-				}
-				try(r, a.Name, field)
-				break
-			}
+// tryRuns lets the command judge the values before the sweep starts: each
+// trial is tried on in without its work (Commands.Check). A refusal names
+// the value's field.
+func (p *Plan) tryRuns(errs *errorList, cmds Commands, in *load.Result) {
+	for _, t := range p.trials {
+		if err := cmds.Check(t.args, t.inputs, in); err != nil {
+			errs.add(t.axis, t.field, "drasim %s refuses %s: %v", p.Command, t.what, err)
 		}
 	}
 }

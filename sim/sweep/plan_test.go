@@ -28,7 +28,6 @@ func TestNewPlanErrors(t *testing.T) {
 		{"output file flag", "spec: {command: simulate, flags: {output-snapshot: x.yaml}, metrics: [{name: m, path: a}]}", []string{"writes a file"}},
 		{"missing input file flag", "spec: {command: simulate, flags: {scheduler-config: gone.yaml}, metrics: [{name: m, path: a}]}", []string{"spec.flags.scheduler-config: no such file or directory (gone.yaml)"}},
 		{"axis with two kinds", "spec: {command: simulate, axes: [{name: a, flag: expander, featureGate: X, values: [x]}], metrics: [{name: m, path: a}]}", []string{`axis "a": spec.axes[0]: set exactly one of flag, featureGate, nodeGroup and replicas (got 2)`}},
-		{"axis value the command refuses", "spec: {command: simulate, axes: [{name: exp, flag: expander, values: [price, bogus]}], metrics: [{name: m, path: a}]}", []string{`axis "exp": spec.axes[0].values[1]: drasim simulate refuses this run: --expander: unknown expander "bogus"`}},
 		{"duplicate axis value", "spec: {command: simulate, axes: [{name: exp, flag: expander, values: [a, a]}], metrics: [{name: m, path: a}]}", []string{`axis "exp": spec.axes[0].values[1]: "a" is given twice`}},
 		{"axis without values", "spec: {command: simulate, axes: [{name: exp, flag: expander}], metrics: [{name: m, path: a}]}", []string{`axis "exp": spec.axes[0].values: required`}},
 		{"flag in axis and flags", "spec: {command: simulate, flags: {expander: a}, axes: [{name: exp, flag: expander, values: [b]}], metrics: [{name: m, path: a}]}", []string{`axis "exp": spec.axes[0].flag: --expander is in spec.flags too`}},

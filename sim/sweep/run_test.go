@@ -30,11 +30,11 @@ const runSweep = header + `spec:
 // outcome.
 func execute(t *testing.T, ctx context.Context, p *Plan, dir string, shard *Shard, exec *fakeExec, opts Options) *Outcome {
 	t.Helper()
-	in, err := p.LoadInputs()
+	in, err := p.LoadInputs(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.CheckInputs(in); err != nil {
+	if err := p.CheckInputs(in, fakeCommands{}); err != nil {
 		t.Fatal(err)
 	}
 	store, err := OpenStore(dir, p.Header(shard), StoreOptions{Write: testWrite})
@@ -281,7 +281,7 @@ func TestMemoryBudget(t *testing.T) {
 	if out.RunMemory <= 0 || out.BaseMemory <= 0 || out.Workers != 8 || !out.Complete {
 		t.Errorf("a large budget: want both measured and 8 workers, got %+v", out)
 	}
-	in, _ := p.LoadInputs()
+	in, _ := p.LoadInputs(nil)
 	store, _ := OpenStore(t.TempDir(), p.Header(nil), StoreOptions{Write: testWrite})
 	if _, err := Execute(context.Background(), p, in, store, Options{Exec: (&fakeExec{}).exec, MaxMemory: 1024}); err == nil || !strings.Contains(err.Error(), "the inputs alone take") {
 		t.Errorf("a budget smaller than the inputs: want an error, got %v", err)

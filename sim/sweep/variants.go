@@ -20,6 +20,7 @@ import (
 // axis multiplies their replicas (each point expands its own copy).
 type Inputs struct {
 	plan  *Plan
+	admit func(*load.Result) error
 	mu    sync.Mutex
 	bases map[string]*loaded
 	// First is the first run's snapshot, loaded by LoadInputs.
@@ -38,9 +39,10 @@ func inputsKey(files []string) string { return strings.Join(files, "\x00") }
 
 // LoadInputs loads the first run's inputs now, so that their problems and
 // warnings show before the sweep starts; the others (other seeds' files)
-// load when a run needs them.
-func (p *Plan) LoadInputs() (*Inputs, error) {
-	in := &Inputs{plan: p, bases: map[string]*loaded{}}
+// load when a run needs them. admit, when set, judges each snapshot once
+// it is loaded (the command line refuses what the API server would).
+func (p *Plan) LoadInputs(admit func(*load.Result) error) (*Inputs, error) {
+	in := &Inputs{plan: p, admit: admit, bases: map[string]*loaded{}}
 	first, err := in.load(p.Runs[0].Inputs)
 	in.First = first
 	return in, err
@@ -54,14 +56,20 @@ func (in *Inputs) load(files []string) (*load.Result, error) {
 		in.bases[inputsKey(files)] = e
 	}
 	in.mu.Unlock()
-	e.once.Do(func() { e.res, e.err = load.Load(files, load.Options{KeepControllers: in.plan.controllers}) })
+	e.once.Do(func() {
+		e.res, e.err = load.Load(files, load.Options{KeepControllers: in.plan.controllers})
+		if e.err == nil && in.admit != nil {
+			e.err = in.admit(e.res)
+		}
+	})
 	return e.res, e.err
 }
 
-// CheckInputs checks the axes that edit the snapshot against the first
-// run's inputs: the NodeGroups they name exist, replica axes select a
-// workload.
-func (p *Plan) CheckInputs(in *Inputs) error {
+// CheckInputs checks the plan against the first run's inputs: the
+// NodeGroups that axes name exist, replica axes select a workload, and the
+// command takes every value of every axis (tried on the inputs without
+// their pods and workloads: nothing to schedule, so it is quick).
+func (p *Plan) CheckInputs(in *Inputs, cmds Commands) error {
 	errs := &errorList{file: p.File}
 	snap := in.First.Snapshot
 	for i, a := range p.Axes {
@@ -91,7 +99,18 @@ func (p *Plan) CheckInputs(in *Inputs) error {
 			}
 		}
 	}
+	if len(errs.errs) == 0 {
+		p.tryRuns(errs, cmds, idle(in.First))
+	}
 	return errs.err()
+}
+
+// idle is a snapshot with the nodes, devices and NodeGroups of in and
+// nothing to schedule.
+func idle(in *load.Result) *load.Result {
+	s := in.Snapshot.Copy()
+	s.Pods, s.Deployments, s.ReplicaSets, s.StatefulSets, s.DaemonSets, s.Jobs = nil, nil, nil, nil, nil, nil
+	return &load.Result{Snapshot: s, Files: in.Files}
 }
 
 // workload is one controller a replicas axis can scale.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/sim/load"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -20,11 +21,11 @@ func TestVariants(t *testing.T) {
   - {name: max, nodeGroup: {name: gpu, field: maxSize}, values: [6]}
   metrics: [{name: pods, path: Pods}]
 `))
-	in, err := p.LoadInputs()
+	in, err := p.LoadInputs(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.CheckInputs(in); err != nil {
+	if err := p.CheckInputs(in, fakeCommands{}); err != nil {
 		t.Fatalf("CheckInputs: want no error, got %v", err)
 	}
 	for _, tc := range []struct {
@@ -63,6 +64,49 @@ func TestVariants(t *testing.T) {
 	}
 }
 
+// TestCheckInputsTriesTheValues: the command judges every value of every
+// axis before the sweep starts, on the inputs with nothing to schedule;
+// each value is tried without the other axes, so that only the axis at
+// fault is named.
+func TestCheckInputsTriesTheValues(t *testing.T) {
+	p := mustPlan(t, writeSweep(t, header+`spec:
+  command: simulate
+  inputs: [cluster.yaml]
+  axes:
+  - {name: exp, flag: expander, values: [price, bogus]}
+  - {name: loops, flag: max-loops, values: [1, 2]}
+  metrics: [{name: m, path: a}]
+`))
+	in, err := p.LoadInputs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tried *load.Result
+	cmds := checkRecorder{seen: &tried}
+	err = p.CheckInputs(in, cmds)
+	want := `axis "exp": spec.axes[0].values[1]: drasim simulate refuses this value: --expander: unknown expander "bogus"`
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Count(err.Error(), "refuses") != 1 {
+		t.Errorf("want one error,\n  %s\ngot\n  %v", want, err)
+	}
+	if tried == nil || len(tried.Snapshot.Pods) != 0 || len(tried.Snapshot.Deployments) != 0 || len(tried.Snapshot.Nodes) != 1 {
+		t.Errorf("want the values tried on the inputs' node without pods or workloads, got %+v", tried)
+	}
+	if len(in.First.Snapshot.Pods) == 0 {
+		t.Errorf("trying the values emptied the loaded inputs")
+	}
+}
+
+// checkRecorder is fakeCommands that keeps the snapshot it was tried on.
+type checkRecorder struct {
+	fakeCommands
+	seen **load.Result
+}
+
+func (c checkRecorder) Check(args, inputs []string, in *load.Result) error {
+	*c.seen = in
+	return c.fakeCommands.Check(args, inputs, in)
+}
+
 func TestCheckInputs(t *testing.T) {
 	p := mustPlan(t, writeSweep(t, header+`spec:
   command: simulate
@@ -72,11 +116,11 @@ func TestCheckInputs(t *testing.T) {
   - {name: tpus, nodeGroup: {name: tpu}, values: [1]}
   metrics: [{name: pods, path: Pods}]
 `))
-	in, err := p.LoadInputs()
+	in, err := p.LoadInputs(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = p.CheckInputs(in)
+	err = p.CheckInputs(in, fakeCommands{})
 	for _, want := range []string{
 		`axis "load": spec.axes[0].replicas: selects no Deployment, ReplicaSet, StatefulSet or Job in the inputs`,
 		`axis "tpus": spec.axes[1].nodeGroup.name: no NodeGroup "tpu" in the inputs (they have [gpu])`,

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,6 +95,33 @@ func writeResults(flag string) sweep.WriteFile {
 	}
 }
 
+// loadSweep reads and validates a sweep file, loads the first run's
+// inputs (warnings on stderr, admitted as every command admits its input)
+// and checks the plan against them.
+func loadSweep(streams Streams, path string) (*sweep.Plan, *sweep.Inputs, error) {
+	plan, err := loadPlan(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := plan.LoadInputs(admit)
+	if in.First != nil {
+		for _, w := range in.First.Warnings {
+			fmt.Fprintf(streams.Err, "warning: %s\n", w)
+		}
+	}
+	if err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return nil, nil, err
+		}
+		return nil, nil, &ExitError{Code: ExitFailure, Err: err}
+	}
+	if err := plan.CheckInputs(in, newSweepCommands()); err != nil {
+		return nil, nil, &ExitError{Code: ExitFailure, Err: err}
+	}
+	return plan, in, nil
+}
+
 // loadPlan reads and validates a sweep file.
 func loadPlan(path string) (*sweep.Plan, error) {
 	data, err := os.ReadFile(path)
@@ -168,24 +196,12 @@ func runSweep(ctx context.Context, streams Streams, g *GlobalOptions, f *sweepFl
 	if f.Workers < 0 {
 		return usageErrorf("--workers must not be negative, got %d", f.Workers)
 	}
-	plan, err := loadPlan(path)
+	plan, in, err := loadSweep(streams, path)
 	if err != nil {
 		return err
 	}
 	if f.DryRun {
 		return writeSweepPlan(streams.Out, plan, shard)
-	}
-	in, err := plan.LoadInputs()
-	if in.First != nil {
-		for _, w := range in.First.Warnings {
-			fmt.Fprintf(streams.Err, "warning: %s\n", w)
-		}
-	}
-	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
-	}
-	if err := plan.CheckInputs(in); err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	out := f.Out
 	if out == "" {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/drasim/drasim/sim/load"
-	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/drasim/drasim/sim/sweep"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -134,14 +133,13 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// Check implements sweep.Commands: it runs the command line on an empty
-// snapshot, so that every value the command itself would refuse (a
-// misspelt expander, an unknown feature gate, a number that is not one) is
-// found before the sweep starts. Only usage errors count: an empty
-// snapshot may fail for other reasons (autoscale finds no NodeGroup).
-func (c *sweepCommands) Check(args []string, inputs []string) error {
-	empty := &load.Result{Snapshot: snapshot.New(), Files: inputs}
-	code, _, stderr := runInProcess(args, &Loaded{Files: inputs, Result: empty})
+// Check implements sweep.Commands: it runs the command line on in, a
+// snapshot with nothing to schedule, so that every value the command
+// itself would refuse (a misspelt expander, an unknown feature gate, a
+// number that is not one) is found before the sweep starts. Only usage
+// errors count.
+func (c *sweepCommands) Check(args, inputs []string, in *load.Result) error {
+	code, _, stderr := runInProcess(args, &Loaded{Files: inputs, Result: in})
 	if code == ExitUsage {
 		return errors.New(runError(stderr))
 	}

@@ -112,7 +112,7 @@ func runSweepJob(ctx context.Context, streams Streams, g *GlobalOptions, f *swee
 	if opts.MemoryLimit, err = quantityFlag("memory-limit", f.MemoryLimit, resource.Quantity{}); err != nil {
 		return err
 	}
-	plan, err := loadPlan(path)
+	plan, in, err := loadSweep(streams, path)
 	if err != nil {
 		return err
 	}
@@ -122,13 +122,6 @@ func runSweepJob(ctx context.Context, streams Streams, g *GlobalOptions, f *swee
 	}
 	var measured *sweep.Measurement
 	if f.Memory == "" && !f.NoMeasure {
-		in, err := plan.LoadInputs()
-		if err != nil {
-			return &ExitError{Code: ExitFailure, Err: err}
-		}
-		if err := plan.CheckInputs(in); err != nil {
-			return &ExitError{Code: ExitFailure, Err: err}
-		}
 		if ctx == nil {
 			ctx = context.Background()
 		}

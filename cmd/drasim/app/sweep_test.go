@@ -183,7 +183,7 @@ func TestSweepValidationErrors(t *testing.T) {
 	// The command itself judges the values.
 	path = sweepDir(t, strings.Replace(expanderSweep, "least-waste-dra]", "cheapest]", 1))
 	r = drasim(t, "", "sweep", path, "--dry-run")
-	want := path + ` (document 1): axis "expander": spec.axes[0].values[2]: drasim autoscale refuses this run: --expander: unknown expander "cheapest"`
+	want := path + ` (document 1): axis "expander": spec.axes[0].values[2]: drasim autoscale refuses this value: --expander: unknown expander "cheapest"`
 	if r.code != ExitFailure || !strings.Contains(r.stder, want) {
 		t.Errorf("want exit 1 and\n  %s\ngot exit %d and\n  %s", want, r.code, r.stder)
 	}
@@ -201,6 +201,34 @@ func TestSweepValidationErrors(t *testing.T) {
 		r := drasim(t, "", append([]string{"sweep", path}, strings.Fields(tc.args)...)...)
 		if r.code != ExitUsage || !strings.Contains(r.stder, tc.want) {
 			t.Errorf("%s: want exit 2 and %q, got %d: %s", tc.args, tc.want, r.code, r.stder)
+		}
+	}
+}
+
+// TestSweepValuesJudgedOnTheInputs: the command judges the values of the
+// axes on the sweep's own nodes, so that the options it reads only after
+// loading (--tie-break, --feature-gates: drasim simulate refuses an empty
+// snapshot first) are judged before the sweep starts, not run by run.
+func TestSweepValuesJudgedOnTheInputs(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	path := sweepDir(t, `apiVersion: drasim.io/v1alpha1
+kind: Sweep
+metadata: {name: ties}
+spec:
+  command: simulate
+  inputs: [cluster.yaml]
+  axes:
+  - {name: ties, flag: tie-break, values: [kube, coin]}
+  - {name: gate, featureGate: DRANoSuchGate, values: [true]}
+  metrics: [{name: scheduled, path: summary.scheduled}]
+`)
+	r := drasim(t, "", "sweep", path, "--dry-run")
+	for _, want := range []string{
+		path + ` (document 1): axis "ties": spec.axes[0].values[1]: drasim simulate refuses this value: --tie-break: `,
+		path + ` (document 1): axis "gate": spec.axes[1].values[0]: drasim simulate refuses this value: --feature-gates: `,
+	} {
+		if r.code != ExitFailure || !strings.Contains(r.stder, want) {
+			t.Errorf("want exit 1 and\n  %s\ngot exit %d and\n  %s", want, r.code, r.stder)
 		}
 	}
 }
