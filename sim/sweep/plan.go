@@ -715,6 +715,11 @@ func (b *planBuilder) commandLine(point []string, axis int, seed int64) (args, i
 	sort.Strings(names)
 	args = []string{b.plan.Command}
 	for _, k := range names {
+		if flags[k] == "" {
+			// An empty value (or null) leaves the flag out: the
+			// command's default, e.g. no what-if edit.
+			continue
+		}
 		args = append(args, "--"+k+"="+withSeed(flags[k], seed))
 	}
 	if b.hasSeed {

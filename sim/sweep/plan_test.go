@@ -141,6 +141,28 @@ func TestPlanListedRuns(t *testing.T) {
 	}
 }
 
+// TestPlanEmptyValueLeavesTheFlagOut: an empty value (null) gives the
+// command its default, e.g. a baseline run without a what-if edit.
+func TestPlanEmptyValueLeavesTheFlagOut(t *testing.T) {
+	p := mustPlan(t, writeSweep(t, header+`spec:
+  command: simulate
+  axes: [{name: expander, flag: expander, values: [null, price]}]
+  metrics: [{name: scheduled, path: summary.scheduled}]
+`))
+	want := [][]string{
+		{"simulate", "--parallelism=1", "--seed=0", "--output=json"},
+		{"simulate", "--expander=price", "--parallelism=1", "--seed=0", "--output=json"},
+	}
+	for i, r := range p.Runs {
+		if diff := cmp.Diff(want[i], r.Args); diff != "" {
+			t.Errorf("run %d (-want +got):\n%s", i, diff)
+		}
+	}
+	if diff := cmp.Diff([]string{"", "price"}, p.Axes[0].Values); diff != "" {
+		t.Errorf("axis values (-want +got):\n%s", diff)
+	}
+}
+
 // TestFingerprintIgnoresPaths: the same sweep in two directories has one
 // fingerprint (a Job's pod reads it from /sweep); a changed input does not.
 func TestFingerprintIgnoresPaths(t *testing.T) {

@@ -181,14 +181,20 @@ func (s Seeds) MarshalJSON() ([]byte, error) {
 // Value is one setting as the sweep file writes it, turned into the text a
 // flag takes: a string, number or bool as written; a list joined with
 // commas; a map as key=value pairs sorted by key and joined with commas
-// (as --feature-gates and --device-class-weights take them).
+// (as --feature-gates and --device-class-weights take them). null is the
+// empty value, which leaves the flag out.
 type Value string
 
-// UnmarshalJSON reads a scalar, a list of scalars or a map of scalars.
+// UnmarshalJSON reads null, a scalar, a list of scalars or a map of
+// scalars.
 func (v *Value) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return fmt.Errorf("empty value")
+	}
+	if string(b) == "null" {
+		*v = ""
+		return nil
 	}
 	switch b[0] {
 	case '[':

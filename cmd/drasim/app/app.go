@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -81,9 +82,14 @@ func terminalWidth(f *os.File) int {
 // Run executes one drasim command line and returns its exit code. Errors are
 // printed to streams.Err as one "drasim: ..." message, without usage text.
 func Run(streams Streams, args []string) int {
+	return runContext(context.Background(), streams, args)
+}
+
+// runContext is Run with the context the command gets (cmd.Context()).
+func runContext(ctx context.Context, streams Streams, args []string) int {
 	root, prof := newRootCommand(streams)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if perr := prof.finish(err == nil); perr != nil && err == nil {
 		err = perr
 	}
@@ -163,9 +169,15 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			config, err := applyConfig(cmd, v, g.ConfigFile)
-			if err != nil {
-				return err
+			// A run of a sweep (given its snapshot loaded) takes its
+			// flags from its command line alone: it depends on the
+			// sweep file, not on the environment of the machine.
+			config := ""
+			if streams.Loaded == nil {
+				var err error
+				if config, err = applyConfig(cmd, v, g.ConfigFile); err != nil {
+					return err
+				}
 			}
 			if err := checkFormat(cmd, g.Output); err != nil {
 				return err

@@ -141,16 +141,30 @@ func plural(n int, noun string) string {
 
 // Loaded is a snapshot already read from Files with load's default options
 // (not strict, controllers expanded) and admitted (admit) by whoever read
-// it. Commands must not change it: several may share it at once.
+// it: a run of a sweep. Several commands may share it at once: a command
+// gets its own copy of the Result (what-if edits replace its Snapshot),
+// and must replace, never change, the objects of the Snapshot. A command
+// given one reads no DRASIM_* variable and no config file.
 type Loaded struct {
 	Files  []string
 	Result *load.Result
+	// taken is set when the command took Result instead of reading Files,
+	// missed when it read files itself (other files, or other options).
+	// A sweep checks both, so that a command cannot silently replay the
+	// files instead of the sweep's variant.
+	taken, missed bool
 }
 
 // lookup returns the loaded snapshot when it was read from files with opts.
 func (l *Loaded) lookup(files []string, opts load.Options) (*load.Result, bool) {
-	if l == nil || opts.Strict || opts.KeepControllers || !slices.Equal(l.Files, files) {
+	if l == nil {
 		return nil, false
 	}
-	return l.Result, true
+	if opts.Strict || opts.KeepControllers || !slices.Equal(l.Files, files) {
+		l.missed = true
+		return nil, false
+	}
+	l.taken = true
+	res := *l.Result
+	return &res, true
 }

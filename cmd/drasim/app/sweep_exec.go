@@ -34,6 +34,9 @@ var notSweepable = map[string]string{
 	"version":    "it prints the version",
 	"completion": "it prints a shell completion script",
 	"generate":   "it writes a snapshot, not a result (generate the snapshots first and make them inputs)",
+	"capture":    "it reads a live cluster and writes a snapshot, not a result (capture first and make the capture an input)",
+	"validate":   "it checks the files themselves, and a sweep loads them once before its runs",
+	"explain":    "it takes a pod's name as an argument, and a sweep sets flags only",
 	"help":       "it prints help",
 }
 
@@ -134,22 +137,36 @@ func editDistance(a, b string) int {
 }
 
 // Check implements sweep.Commands: it runs the command line on in, a
-// snapshot with nothing to schedule, so that every value the command
-// itself would refuse (a misspelt expander, an unknown feature gate, a
-// number that is not one) is found before the sweep starts. Only usage
-// errors count.
+// snapshot with nothing to schedule, with its context already cancelled,
+// so that the command judges its flags (a misspelt expander, an unknown
+// feature gate, a number that is not one) and stops at its first piece of
+// work. Usage errors count, and so does a command that reads its -f files
+// itself instead of taking the sweep's snapshot (errNotTaken).
 func (c *sweepCommands) Check(args, inputs []string, in *load.Result) error {
-	code, _, stderr := runInProcess(args, &Loaded{Files: inputs, Result: in})
-	if code == ExitUsage {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	loaded := &Loaded{Files: inputs, Result: in}
+	code, _, stderr := runInProcess(ctx, args, loaded)
+	switch {
+	case code == ExitUsage:
 		return errors.New(runError(stderr))
+	case loaded.missed || (code == ExitOK || code == ExitGateFailed) && len(inputs) > 0 && !loaded.taken:
+		return errNotTaken(args[0])
 	}
 	return nil
 }
 
+// errNotTaken says that a command read its inputs itself instead of
+// taking the sweep's snapshot: its runs would replay the files, not the
+// sweep's variants, and load them once per run.
+func errNotTaken(command string) error {
+	return fmt.Errorf("drasim %s read its -f files itself instead of taking the sweep's loaded snapshot (a flag such as --strict makes it load them its own way)", command)
+}
+
 // runInProcess runs one drasim command line with its own streams.
-func runInProcess(args []string, loaded *Loaded) (int, []byte, string) {
+func runInProcess(ctx context.Context, args []string, loaded *Loaded) (int, []byte, string) {
 	var out, errb bytes.Buffer
-	code := Run(Streams{In: strings.NewReader(""), Out: &out, Err: &errb, Loaded: loaded}, args)
+	code := runContext(ctx, Streams{In: strings.NewReader(""), Out: &out, Err: &errb, Loaded: loaded}, args)
 	return code, out.Bytes(), errb.String()
 }
 
@@ -170,12 +187,21 @@ func runError(stderr string) string {
 }
 
 // sweepExec is the sweep's Exec: the command line runs in this process, as
-// if typed, with the sweep's snapshot given instead of its -f files.
+// if typed, with the sweep's snapshot given instead of its -f files. Runs
+// under way are not cancelled: a stopped sweep lets them finish and keeps
+// their rows.
 func sweepExec(_ context.Context, r sweep.Run, in *load.Result) ([]byte, error) {
-	code, stdout, stderr := runInProcess(r.Args, &Loaded{Files: r.Inputs, Result: in})
+	loaded := &Loaded{Files: r.Inputs, Result: in}
+	code, stdout, stderr := runInProcess(context.Background(), r.Args, loaded)
+	if loaded.missed {
+		return nil, errNotTaken(r.Args[0])
+	}
 	switch code {
 	case ExitOK, ExitGateFailed:
 		// A failed gate is a result (drasim check), not a broken run.
+		if len(r.Inputs) > 0 && !loaded.taken {
+			return nil, errNotTaken(r.Args[0])
+		}
 		return stdout, nil
 	}
 	return nil, fmt.Errorf("exit status %d: %s", code, runError(stderr))
