@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/drasim/drasim/internal/outfile"
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/sweep"
 	"github.com/spf13/cobra"
@@ -69,7 +68,7 @@ over seeds; 'drasim sweep job' writes the Kubernetes Job. See docs/sweeps.md.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.Out, "output-dir", "", "directory for the results (default: NAME-results, after the sweep's name)")
+	fs.StringVar(&f.Out, "output-dir", "", "write the results into DIR (default: NAME-results, after the sweep's name)")
 	fs.IntVar(&f.Workers, "workers", 0, "runs at once (default: number of CPUs)")
 	fs.StringVar(&f.MaxMemory, "max-memory", "", "memory budget, e.g. 4Gi: the first run is measured alone and no more runs run at once than fit")
 	fs.StringVar(&f.Shard, "shard", "", "run shard I of N (I/N); I may name an environment variable that holds it, e.g. JOB_COMPLETION_INDEX/10")
@@ -78,21 +77,13 @@ over seeds; 'drasim sweep job' writes the Kubernetes Job. See docs/sweeps.md.`,
 	fs.BoolVar(&f.NoTiming, "no-timing", false, "leave run times out of the rows, so that two sweeps give the same bytes")
 	fs.BoolVar(&f.PrintResults, "print-results", false, "when done, write the results (JSON lines) to standard output, for collectors that read pod logs")
 	fs.BoolVar(&f.DryRun, "dry-run", false, "check the sweep and list its runs without running them")
+	markOutputDir(fs, "output-dir")
 	cmd.AddCommand(
 		newSweepReportCommand(streams, g),
 		newSweepMergeCommand(streams, g),
 		newSweepJobCommand(streams, g),
 	)
 	return setFormats(cmd, "table")
-}
-
-// writeResults writes a file of a results directory by internal/outfile's
-// rules (atomically, never half a file); flag names the directory's option
-// in errors.
-func writeResults(flag string) sweep.WriteFile {
-	return func(path string, write func(io.Writer) error) error {
-		return outfile.Target{Flag: flag, Path: path}.Write(nil, write)
-	}
 }
 
 // loadSweep reads and validates a sweep file, loads the first run's
@@ -203,13 +194,13 @@ func runSweep(ctx context.Context, streams Streams, g *GlobalOptions, f *sweepFl
 	if f.DryRun {
 		return writeSweepPlan(streams.Out, plan, shard)
 	}
-	out := f.Out
-	if out == "" {
-		out = plan.Name + "-results"
+	out := g.files.dir("output-dir", plan.Name+"-results")
+	if err := out.create(); err != nil {
+		return err
 	}
-	store, err := sweep.OpenStore(out, plan.Header(shard), sweep.StoreOptions{Restart: f.Restart, RetryFailed: f.RetryFailed, Write: writeResults("--output-dir")})
+	store, err := sweep.OpenStore(out.Path, plan.Header(shard), sweep.StoreOptions{Restart: f.Restart, RetryFailed: f.RetryFailed, Write: out.write})
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--output-dir %s: %w", out, err)}
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s %s: %w", out.Flag, out.Path, err)}
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -251,7 +242,7 @@ func runSweep(ctx context.Context, streams Streams, g *GlobalOptions, f *sweepFl
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	if err := store.Close(outcome.Complete); err != nil {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--output-dir %s: %w", out, err)}
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s %s: %w", out.Flag, out.Path, err)}
 	}
 	jsonl, csvPath := store.Paths()
 	summary := streams.Out

@@ -93,7 +93,7 @@ func (c *sweepCommands) Flag(command, name string) (sweep.Flag, error) {
 		return sweep.Flag{Role: sweep.FlagReserved}, nil
 	case kind == fileInput:
 		return sweep.Flag{Role: sweep.FlagInputFile}, nil
-	case kind == fileOutput:
+	case kind == fileOutput || kind == fileOutputDir:
 		return sweep.Flag{Role: sweep.FlagOutputFile}, nil
 	}
 	return sweep.Flag{Role: sweep.FlagPlain}, nil

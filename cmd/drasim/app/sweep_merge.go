@@ -35,9 +35,10 @@ differ between files are errors; so are runs without a row, unless --partial.`,
 			return runSweepMerge(streams, g, f, args)
 		},
 	}
-	cmd.Flags().StringVar(&f.Out, "output-dir", "", "directory to write results.jsonl and results.csv to (required)")
+	cmd.Flags().StringVar(&f.Out, "output-dir", "", "write results.jsonl and results.csv into DIR (required)")
 	cmd.Flags().BoolVar(&f.FromLogs, "from-logs", false, "the files are pod logs: lines that are not rows are skipped")
 	cmd.Flags().BoolVar(&f.Partial, "partial", false, "write what there is when runs have no row")
+	markOutputDir(cmd.Flags(), "output-dir")
 	return setFormats(cmd, "table")
 }
 
@@ -52,11 +53,12 @@ func runSweepMerge(streams Streams, g *GlobalOptions, f *sweepMergeFlags, args [
 	for _, w := range m.Warnings {
 		fmt.Fprintf(streams.Err, "warning: %s\n", w)
 	}
-	if err := os.MkdirAll(f.Out, 0o755); err != nil {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--output-dir: %w", err)}
+	dir := g.files.dir("output-dir", f.Out)
+	if err := dir.create(); err != nil {
+		return err
 	}
-	jsonl := outfile.Target{Flag: "--output-dir", Path: filepath.Join(f.Out, sweep.ResultsBase+".jsonl")}
-	csvOut := outfile.Target{Flag: "--output-dir", Path: filepath.Join(f.Out, sweep.ResultsBase+".csv")}
+	jsonl := dir.target(sweep.ResultsBase + ".jsonl")
+	csvOut := dir.target(sweep.ResultsBase + ".csv")
 	for _, t := range []outfile.Target{jsonl, csvOut} {
 		if err := t.Check(files); err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/drasim/drasim/internal/outfile"
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/sweep"
 	"github.com/spf13/cobra"
@@ -103,6 +102,7 @@ DIR writes each chart as DIR/METRIC-by-AXIS.svg.`,
 	cmd.Flags().StringVar(&f.ReportFile, "output-html", "", "write the HTML page (charts and tables, self-contained) to FILE")
 	cmd.Flags().StringVar(&f.Charts, "output-charts", "", "write each chart into DIR as METRIC-by-AXIS.svg")
 	markOutput(cmd.Flags(), "output-html")
+	markOutputDir(cmd.Flags(), "output-charts")
 	return setFormats(cmd, sweepReportFormats()...)
 }
 
@@ -124,8 +124,8 @@ func runSweepReport(streams Streams, g *GlobalOptions, f *sweepReportFlags, args
 	}
 	s := sweep.Aggregate(m.Header, m.Rows)
 	if f.Charts != "" {
-		if err := writeSweepCharts(streams.Err, s, f.Charts); err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--output-charts: %w", err)}
+		if err := writeSweepCharts(streams.Err, s, g.files.dir("output-charts", f.Charts)); err != nil {
+			return err
 		}
 	}
 	if g.files.isSet("output-html") {
@@ -153,13 +153,12 @@ func runSweepReport(streams Streams, g *GlobalOptions, f *sweepReportFlags, args
 }
 
 // writeSweepCharts writes every chart with a point as DIR/NAME.svg.
-func writeSweepCharts(log io.Writer, s *sweep.Summary, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+func writeSweepCharts(log io.Writer, s *sweep.Summary, dir outputDir) error {
+	if err := dir.create(); err != nil {
 		return err
 	}
 	var written []string
 	for _, c := range s.Charts {
-		path := filepath.Join(dir, report.SweepChartName(c)+".svg")
 		var values []string
 		for _, a := range s.Axes {
 			if a.Name == c.Axis {
@@ -169,16 +168,16 @@ func writeSweepCharts(log io.Writer, s *sweep.Summary, dir string) error {
 		var svg bytes.Buffer
 		drawn, err := report.WriteSweepChartSVG(&svg, c, values)
 		if err != nil {
-			return err
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s: %w", dir.Flag, err)}
 		}
 		if !drawn {
 			continue
 		}
-		t := outfile.Target{Flag: "--output-charts", Path: path}
+		t := dir.target(report.SweepChartName(c) + ".svg")
 		if err := t.Write(nil, func(w io.Writer) error { _, err := w.Write(svg.Bytes()); return err }); err != nil {
-			return err
+			return &ExitError{Code: ExitFailure, Err: err}
 		}
-		written = append(written, path)
+		written = append(written, t.Path)
 	}
 	fmt.Fprintf(log, "Wrote %d chart(s): %s\n", len(written), strings.Join(written, ", "))
 	return nil

@@ -298,6 +298,31 @@ func TestSweepShardsMerge(t *testing.T) {
 	}
 }
 
+// TestSweepOutputDirectories: the directories a sweep writes into are
+// checked before any work, by the one rule for every output (files.dir).
+func TestSweepOutputDirectories(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	path := sweepDir(t, expanderSweep)
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"sweep", path, "--output-dir", file},
+		{"sweep", "merge", filepath.Dir(path), "--output-dir", file},
+		{"sweep", "report", filepath.Dir(path), "--output-charts", file},
+		{"sweep", path, "--output-dir", "-"},
+	} {
+		r := drasim(t, "", args...)
+		if r.code != ExitUsage || !strings.Contains(r.stder, "--output-") {
+			t.Errorf("drasim %s: want exit 2 naming the flag, got %d: %s", strings.Join(args, " "), r.code, r.stder)
+		}
+	}
+	if got := readText(t, file); got != "mine\n" {
+		t.Errorf("the file named as a directory was changed: %q", got)
+	}
+}
+
 // jobObjects runs drasim sweep job and returns its ConfigMap and Job.
 func jobObjects(t *testing.T, args ...string) (*v1.ConfigMap, *batchv1.Job, string) {
 	t.Helper()
@@ -446,8 +471,9 @@ func TestSweepJobShardsEqualTheLocalSweep(t *testing.T) {
 }
 
 // TestFileFlagsAreMarked: every flag that takes a path says whether the
-// command reads or writes it (markInput, markOutput), so that a sweep
-// treats it right. A new flag whose help mentions a file must be marked.
+// command reads or writes it (markInput, markOutput, markOutputDir), so
+// that a sweep treats it right. A new flag whose help mentions a file (or
+// a DIR) must be marked.
 func TestFileFlagsAreMarked(t *testing.T) {
 	want := map[string]string{
 		"simulate/scheduler-config": fileInput, "simulate/output-snapshot": fileOutput, "simulate/filename": fileSnapshot,
@@ -455,6 +481,8 @@ func TestFileFlagsAreMarked(t *testing.T) {
 		"check/gates": fileInput, "check/output-junit": fileOutput,
 		"autoscale/expander-priority-config": fileInput, "autoscale/output-snapshot": fileOutput,
 		"generate/output-snapshot": fileOutput,
+		"sweep/output-dir":         fileOutputDir, "sweep report/output-charts": fileOutputDir, "sweep merge/output-dir": fileOutputDir,
+		"sweep report/output-html": fileOutput,
 	}
 	root := NewRootCommand(Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
 	for _, cmd := range allCommands(root) {
@@ -466,14 +494,19 @@ func TestFileFlagsAreMarked(t *testing.T) {
 			if kinds := f.Annotations[fileAnnotation]; len(kinds) == 1 {
 				role = kinds[0]
 			}
-			if w, ok := want[cmd.Name()+"/"+f.Name]; ok && role != w {
-				t.Errorf("--%s of %s: want marked %q, got %q", f.Name, cmd.Name(), w, role)
+			key := strings.TrimPrefix(cmd.CommandPath(), "drasim ") + "/" + f.Name
+			if w, ok := want[key]; ok && role != w {
+				t.Errorf("--%s of %s: want marked %q, got %q", f.Name, cmd.CommandPath(), w, role)
 			}
-			mentionsFile := strings.Contains(f.Usage, "FILE") || fileWord.MatchString(f.Usage)
+			delete(want, key)
+			mentionsFile := strings.Contains(f.Usage, "FILE") || strings.Contains(f.Usage, "DIR") || fileWord.MatchString(f.Usage)
 			if mentionsFile && f.Value.Type() == "string" && role == "" && !namesNoFile[f.Name] {
-				t.Errorf("--%s of %s takes a file (%q) but is not marked: call markInput or markOutput where it is defined", f.Name, cmd.Name(), f.Usage)
+				t.Errorf("--%s of %s takes a file (%q) but is not marked: call markInput, markOutput or markOutputDir where it is defined", f.Name, cmd.CommandPath(), f.Usage)
 			}
 		}
+	}
+	for key := range want {
+		t.Errorf("no flag %s in the command tree", key)
 	}
 }
 
