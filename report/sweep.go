@@ -50,7 +50,7 @@ func sweepOverview(s *sweep.Summary) Table {
 		t.Header = append(t.Header, m.Name)
 	}
 	for _, p := range s.Points {
-		row := append([]string(nil), p.Values...)
+		row := shownValues(p.Values)
 		row = append(row, strconv.Itoa(p.Runs), strconv.Itoa(p.Failed))
 		for _, st := range p.Stats {
 			row = append(row, meanCI(st))
@@ -70,7 +70,7 @@ func sweepDetails(s *sweep.Summary) Table {
 	t.Header = append(t.Header, "metric", "n", "mean", "sd", "min", "max", "95% CI")
 	for _, p := range s.Points {
 		for i, st := range p.Stats {
-			row := append([]string(nil), p.Values...)
+			row := shownValues(p.Values)
 			row = append(row, s.Metrics[i].Name, strconv.Itoa(st.N))
 			if st.N == 0 {
 				row = append(row, "-", "-", "-", "-", "-")
@@ -93,7 +93,7 @@ func sweepErrors(s *sweep.Summary) Table {
 	t.Header = append(t.Header, "failed", "error")
 	for _, p := range s.Points {
 		for _, e := range p.Errors {
-			row := append([]string(nil), p.Values...)
+			row := shownValues(p.Values)
 			t.Rows = append(t.Rows, append(row, strconv.Itoa(p.Failed), e))
 		}
 	}
@@ -218,4 +218,14 @@ func SweepChartName(c sweep.Chart) string {
 		}, s)
 	}
 	return clean(c.Metric) + "-by-" + clean(c.Axis)
+}
+
+// shownValues are a point's axis values as reports show them
+// (sweep.ShownValue).
+func shownValues(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = sweep.ShownValue(v)
+	}
+	return out
 }

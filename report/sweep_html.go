@@ -100,7 +100,7 @@ func WriteSweepChartSVG(w io.Writer, c sweep.Chart, axisValues []string) (bool, 
 	if err != nil || !ok {
 		return false, err
 	}
-	p.NominalX(axisValues...)
+	p.NominalX(shownValues(axisValues)...)
 	canvas := vgsvg.New(sweepChartWidth, sweepChartHeight)
 	p.Draw(draw.New(canvas))
 	var b bytes.Buffer
@@ -136,7 +136,7 @@ func WriteSweepHTML(w io.Writer, s *sweep.Summary) error {
 			return fmt.Errorf("chart %s: %w", ch.ID, err)
 		}
 		if ok {
-			p.NominalX(axisValues(s, c.Axis)...)
+			p.NominalX(shownValues(axisValues(s, c.Axis))...)
 			svg, err := renderSVG(p, sweepChartWidth, sweepChartHeight)
 			if err != nil {
 				return fmt.Errorf("chart %s: %w", ch.ID, err)

@@ -238,7 +238,7 @@ func chartOf(h Header, rows []Row, m, a int) Chart {
 		if !marginal {
 			parts := make([]string, len(otherAxes))
 			for i, ax := range otherAxes {
-				parts[i] = ax.Name + "=" + combos[k][i]
+				parts[i] = ax.Name + "=" + ShownValue(combos[k][i])
 			}
 			label = strings.Join(parts, ", ")
 		} else {
@@ -257,4 +257,13 @@ func chartOf(h Header, rows []Row, m, a int) Chart {
 		c.Series = append(c.Series, ser)
 	}
 	return c
+}
+
+// ShownValue is how reports show an axis value: the empty value, which
+// leaves the flag out, is the command's default.
+func ShownValue(v string) string {
+	if v == "" {
+		return "(default)"
+	}
+	return v
 }
