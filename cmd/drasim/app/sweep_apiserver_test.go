@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -52,6 +53,28 @@ func TestSweepJobPassesServerSideValidation(t *testing.T) {
 			}
 		})
 	}
+
+	// What a user pipes: drasim sweep job's whole standard output (its
+	// comment lines included) through kubectl apply --dry-run=server.
+	// kubectl is not part of CI's tools; where it is installed, it runs.
+	t.Run("kubectl apply --dry-run=server", func(t *testing.T) {
+		kubectl, err := exec.LookPath("kubectl")
+		if err != nil {
+			t.Skip("kubectl is not on PATH")
+		}
+		_, _, text := jobObjects(t, path, "--image", "registry.example.com/drasim:v0.1", "--completions", "3", "--namespace", "default")
+		cmd := exec.Command(kubectl, "--kubeconfig", server.Kubeconfig, "apply", "--dry-run=server", "-f", "-")
+		cmd.Stdin = strings.NewReader(text)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl apply --dry-run=server: %v\n%s", err, out)
+		}
+		for _, want := range []string{"configmap/expanders-inputs created (server dry run)", "job.batch/expanders created (server dry run)"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("kubectl apply --dry-run=server: want %q, got\n%s", want, out)
+			}
+		}
+	})
 
 	_, job, _ := jobObjects(t, path, "--image", "drasim:test", "--completions", "2")
 	job.Spec.Template.Spec.RestartPolicy = "Always" // a Job's pods may not restart always
