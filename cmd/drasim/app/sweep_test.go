@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,17 +74,6 @@ func readRows(t *testing.T, path string) (*sweep.Header, []sweep.Row) {
 		t.Fatalf("reading %s: want one stream, got %d (%v)", path, len(streams), err)
 	}
 	return &streams[0].Header, streams[0].Rows
-}
-
-// withoutSeconds blanks the run times of a results file's rows, the one
-// thing that differs between two sweeps of the same file.
-func withoutSeconds(t *testing.T, path string) []sweep.Row {
-	t.Helper()
-	_, rows := readRows(t, path)
-	for i := range rows {
-		rows[i].Seconds = -1
-	}
-	return rows
 }
 
 func TestSweepCommand(t *testing.T) {
@@ -418,6 +408,48 @@ func runJobLocally(t *testing.T, cm *v1.ConfigMap, job *batchv1.Job) ([]string, 
 	return logs, results
 }
 
+// mergeLogs writes pods' logs to files, as the collector in
+// docs/sweeps.md does, merges them with drasim sweep merge --from-logs and
+// returns the results directory.
+func mergeLogs(t *testing.T, logs []string) string {
+	t.Helper()
+	logDir := t.TempDir()
+	var files []string
+	for i, l := range logs {
+		f := filepath.Join(logDir, "pod-"+strconv.Itoa(i)+".log")
+		if err := os.WriteFile(f, []byte(l), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	r := drasim(t, "", append(append([]string{"sweep", "merge"}, files...), "--from-logs", "--output-dir", merged)...)
+	if r.code != ExitOK {
+		t.Fatalf("merge of the pods' logs: exit %d: %s", r.code, r.stder)
+	}
+	return merged
+}
+
+// sortedResults is a results file's lines, sorted, with the run times
+// (the one thing that differs between two sweeps of one file) blanked.
+func sortedResults(t *testing.T, path string) string {
+	t.Helper()
+	text := readText(t, path)
+	if strings.HasSuffix(path, ".jsonl") {
+		text = secondsField.ReplaceAllString(text, "")
+	} else {
+		text = secondsColumn.ReplaceAllString(text, ",")
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+var (
+	secondsField  = regexp.MustCompile(`,"seconds":[0-9.e+-]+`)
+	secondsColumn = regexp.MustCompile(`(?m),[0-9.e+-]+,(?:"[^"]*"|[^,\n]*)$`)
+)
+
 // TestSweepJobShardsEqualTheLocalSweep: every index of the generated Job,
 // run here as the Job controller would run it, then the collector
 // (merging the pods' logs), gives the rows of the sweep run locally.
@@ -433,29 +465,8 @@ func TestSweepJobShardsEqualTheLocalSweep(t *testing.T) {
 		t.Errorf("want requests sized from a measured run, got\n%s", text)
 	}
 	logs, _ := runJobLocally(t, cm, job)
-	logDir := t.TempDir()
-	for i, l := range logs {
-		if err := os.WriteFile(filepath.Join(logDir, "pod-"+strconv.Itoa(i)+".log"), []byte(l), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	merged := filepath.Join(t.TempDir(), "merged")
-	var files []string
-	for i := range logs {
-		files = append(files, filepath.Join(logDir, "pod-"+strconv.Itoa(i)+".log"))
-	}
-	r := drasim(t, "", append(append([]string{"sweep", "merge"}, files...), "--from-logs", "--output-dir", merged)...)
-	if r.code != ExitOK {
-		t.Fatalf("merge of the pods' logs: exit %d: %s", r.code, r.stder)
-	}
-	if diff := cmp.Diff(withoutSeconds(t, filepath.Join(local, "results.jsonl")), withoutSeconds(t, filepath.Join(merged, "results.jsonl"))); diff != "" {
-		t.Errorf("rows (-local +job):\n%s", diff)
-	}
-	lh, _ := readRows(t, filepath.Join(local, "results.jsonl"))
-	mh, _ := readRows(t, filepath.Join(merged, "results.jsonl"))
-	if diff := cmp.Diff(lh, mh); diff != "" {
-		t.Errorf("header (-local +job):\n%s", diff)
-	}
+	merged := mergeLogs(t, logs)
+	sameResults(t, local, merged, "the Job's pods' logs")
 
 	// With the results on a volume, the shards write there and merge
 	// from it.
@@ -465,8 +476,60 @@ func TestSweepJobShardsEqualTheLocalSweep(t *testing.T) {
 	if r := drasim(t, "", "sweep", "merge", results, "--output-dir", merged); r.code != ExitOK {
 		t.Fatalf("merge of the volume: exit %d: %s", r.code, r.stder)
 	}
-	if diff := cmp.Diff(withoutSeconds(t, filepath.Join(local, "results.jsonl")), withoutSeconds(t, filepath.Join(merged, "results.jsonl"))); diff != "" {
-		t.Errorf("rows (-local +job on a volume):\n%s", diff)
+	sameResults(t, local, merged, "the Job's volume")
+}
+
+// sameResults compares two results directories byte for byte, lines
+// sorted, run times blanked.
+func sameResults(t *testing.T, local, merged, what string) {
+	t.Helper()
+	for _, name := range []string{"results.jsonl", "results.csv"} {
+		if diff := cmp.Diff(sortedResults(t, filepath.Join(local, name)), sortedResults(t, filepath.Join(merged, name))); diff != "" {
+			t.Errorf("%s, merged from %s (-local +merged):\n%s", name, what, diff)
+		}
+	}
+}
+
+// TestSweepJobShipsTheFilesFlagsRead: the files that flags read (an
+// --edits file axis here) travel in the Job's ConfigMap, and the pods,
+// reading them from the volume, give the local sweep's rows.
+func TestSweepJobShipsTheFilesFlagsRead(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	path := sweepOf(t, `apiVersion: drasim.io/v1alpha1
+kind: Sweep
+metadata: {name: gang-edits}
+spec:
+  command: simulate
+  inputs: [cluster.yaml]
+  seeds: [0, 1]
+  axes:
+  - {name: gangs, featureGate: GenericWorkload, values: [true, false]}
+  - {name: edits, flag: edits, values: [null, edits/cordon.yaml]}
+  metrics: [{name: scheduled, path: summary.scheduled}]
+`, map[string]string{"cluster.yaml": readText(t, "../../../scenarios/41-gang-short-one-device.yaml")})
+	if err := os.MkdirAll(filepath.Join(filepath.Dir(path), "edits"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "edits", "cordon.yaml"), []byte("apiVersion: drasim.io/v1alpha1\nkind: Edits\nedits:\n- cordon: {nodes: [n2]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	local := filepath.Join(t.TempDir(), "local")
+	if r := drasim(t, "", "sweep", path, "--output-dir", local); r.code != ExitOK {
+		t.Fatalf("local sweep: exit %d: %s", r.code, r.stder)
+	}
+	cm, job, _ := jobObjects(t, path, "--image", "drasim:test", "--completions", "3")
+	var keys []string
+	for k := range cm.Data {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if len(keys) != 3 {
+		t.Errorf("ConfigMap: want the sweep file, the snapshot and the edits file, got %v", keys)
+	}
+	logs, _ := runJobLocally(t, cm, job)
+	sameResults(t, local, mergeLogs(t, logs), "the Job's pods' logs")
+	if csv := readText(t, filepath.Join(local, "results.csv")); !strings.Contains(csv, ",false,edits/cordon.yaml,1,4,") {
+		t.Errorf("want the cordon to take a node from the gang-less run, got\n%s", csv)
 	}
 }
 
