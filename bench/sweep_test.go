@@ -14,6 +14,7 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/generate"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/sweep"
 )
 
@@ -36,7 +37,8 @@ kind: KubeSchedulerConfiguration
 
 // sweepFixture writes the sweep: the default mixed fleet of 500
 // nodes with 1,000 pending pods, drasim simulate under two scoring
-// strategies x seeds seeds.
+// strategies x seeds seeds, ties broken at random so that every seed is a
+// run of its own.
 func sweepFixture(b *testing.B, seeds int) string {
 	b.Helper()
 	dir := b.TempDir()
@@ -53,6 +55,7 @@ metadata: {name: scoring}
 spec:
   command: simulate
   inputs: [cluster.yaml]
+  flags: {tie-break: random}
   seeds: {count: %d}
   axes:
   - {name: scoring, flag: scheduler-config, values: [least.yaml, most.yaml]}
@@ -75,7 +78,7 @@ spec:
 func runSweep(b *testing.B, path, out string, runs, minScheduled int, args ...string) {
 	b.Helper()
 	var stdout, stderr bytes.Buffer
-	argv := append([]string{"sweep", path, "--out", out}, args...)
+	argv := append([]string{"sweep", path, "--output-dir", out}, args...)
 	if code := app.Run(app.Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, argv); code != app.ExitOK {
 		b.Fatalf("drasim %v: exit %d: %s", argv, code, stderr.String())
 	}
@@ -156,7 +159,7 @@ func BenchmarkSweepOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 			for seed := int64(0); seed < 5; seed++ {
-				mustSimulate(b, res.Snapshot, sim.Options{Seed: seed, Plugins: plugins, Parallelism: 1})
+				mustSimulate(b, res.Snapshot, sim.Options{Seed: seed, TieBreak: schedule.TieBreakRandom, Plugins: plugins, Parallelism: 1})
 			}
 		}
 		simTime += cpuTime(b) - start

@@ -609,7 +609,7 @@ func TestDocsSweepExample(t *testing.T) {
 	}
 	for s := 0; s < 10; s++ {
 		out := filepath.Join(dir, "cluster-"+strconv.Itoa(s)+".yaml")
-		if r := drasim(t, "", "generate", "--nodes", "24", "--pods", "200", "--seed", strconv.Itoa(s), "--output-file", out); r.code != ExitOK {
+		if r := drasim(t, "", "generate", "--nodes", "24", "--pods", "200", "--seed", strconv.Itoa(s), "--output-snapshot", out); r.code != ExitOK {
 			t.Fatalf("generate: exit %d: %s", r.code, r.stder)
 		}
 	}
