@@ -64,6 +64,7 @@ type htmlTable struct {
 }
 
 type htmlPage struct {
+	// Title heads the page (and names the browser tab).
 	Title    string
 	Headline string
 	Facts    []string

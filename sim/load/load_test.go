@@ -325,6 +325,27 @@ func TestWorkloadExpansion(t *testing.T) {
 	}
 }
 
+// TestExpandMatchesLoad: loading with KeepControllers and then Expand on a
+// copy gives the pods a plain load gives, and leaves the kept snapshot as
+// it was.
+func TestExpandMatchesLoad(t *testing.T) {
+	kept, err := LoadBytes("test.yaml", []byte(workloads), Options{KeepControllers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(kept.Snapshot.Pods)
+	expanded := kept.Snapshot.Copy()
+	if _, err := Expand(expanded); err != nil {
+		t.Fatalf("Expand: want no error, got %v", err)
+	}
+	if diff := cmp.Diff(names(mustLoad(t, workloads)), names(&Result{Snapshot: expanded})); diff != "" {
+		t.Errorf("pods after Expand (-load +expand):\n%s", diff)
+	}
+	if len(kept.Snapshot.Pods) != before {
+		t.Errorf("Expand on a copy changed the original: %d pods, want %d", len(kept.Snapshot.Pods), before)
+	}
+}
+
 func names(r *Result) []string {
 	var out []string
 	for _, p := range r.Snapshot.Pods {

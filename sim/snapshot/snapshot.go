@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -116,4 +118,33 @@ func (s *Snapshot) Where(r Ref) string {
 		return fmt.Sprintf("%s: %s", src, r)
 	}
 	return r.String()
+}
+
+// Copy returns a snapshot whose lists and maps can grow, shrink and be
+// reordered without touching s. The objects themselves are shared: replace
+// an object with a changed copy, never change it in place.
+func (s *Snapshot) Copy() *Snapshot {
+	c := *s
+	c.Namespaces = slices.Clone(s.Namespaces)
+	c.Nodes = slices.Clone(s.Nodes)
+	c.Pods = slices.Clone(s.Pods)
+	c.PriorityClasses = slices.Clone(s.PriorityClasses)
+	c.Deployments = slices.Clone(s.Deployments)
+	c.ReplicaSets = slices.Clone(s.ReplicaSets)
+	c.StatefulSets = slices.Clone(s.StatefulSets)
+	c.DaemonSets = slices.Clone(s.DaemonSets)
+	c.Jobs = slices.Clone(s.Jobs)
+	c.DeviceClasses = slices.Clone(s.DeviceClasses)
+	c.ResourceSlices = slices.Clone(s.ResourceSlices)
+	c.ResourceClaims = slices.Clone(s.ResourceClaims)
+	c.ResourceClaimTemplates = slices.Clone(s.ResourceClaimTemplates)
+	c.DeviceTaintRules = slices.Clone(s.DeviceTaintRules)
+	c.NodeGroups = slices.Clone(s.NodeGroups)
+	c.PodDisruptionBudgets = slices.Clone(s.PodDisruptionBudgets)
+	c.Workloads = slices.Clone(s.Workloads)
+	c.PodGroups = slices.Clone(s.PodGroups)
+	c.Sources = maps.Clone(s.Sources)
+	c.Skipped = maps.Clone(s.Skipped)
+	c.Generated = maps.Clone(s.Generated)
+	return &c
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,11 +26,16 @@ const (
 	ExitGateFailed = 3 // a capacity gate failed (drasim check)
 )
 
-// Streams are the standard streams a command reads and writes.
+// Streams are the standard streams a command reads and writes, and the
+// snapshot it may find already loaded.
 type Streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// Loaded, when set, is a snapshot read before the command runs: a
+	// command whose -f names the same files takes it instead of reading
+	// them (drasim sweep loads its inputs once for all its runs).
+	Loaded *Loaded
 }
 
 // ExitError carries the exit code a failed command should end with.
@@ -76,9 +82,14 @@ func terminalWidth(f *os.File) int {
 // Run executes one drasim command line and returns its exit code. Errors are
 // printed to streams.Err as one "drasim: ..." message, without usage text.
 func Run(streams Streams, args []string) int {
+	return runContext(context.Background(), streams, args)
+}
+
+// runContext is Run with the context the command gets (cmd.Context()).
+func runContext(ctx context.Context, streams Streams, args []string) int {
 	root, prof := newRootCommand(streams)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if perr := prof.finish(err == nil); perr != nil && err == nil {
 		err = perr
 	}
@@ -158,9 +169,15 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			config, err := applyConfig(cmd, v, g.ConfigFile)
-			if err != nil {
-				return err
+			// A run of a sweep (given its snapshot loaded) takes its
+			// flags from its command line alone: it depends on the
+			// sweep file, not on the environment of the machine.
+			config := ""
+			if streams.Loaded == nil {
+				var err error
+				if config, err = applyConfig(cmd, v, g.ConfigFile); err != nil {
+					return err
+				}
 			}
 			if err := checkFormat(cmd, g.Output); err != nil {
 				return err
@@ -211,6 +228,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		NewTimelineCommand(streams, g),
 		NewGenerateCommand(streams, g),
 		NewCaptureCommand(streams, g),
+		NewSweepCommand(streams, g),
 	)
 	return root, prof
 }

@@ -23,13 +23,18 @@ import (
 const fileAnnotation = "drasim.io/file"
 
 const (
-	fileOutput   = "output"   // a file the command writes
-	fileInput    = "input"    // a file the command reads
-	fileSnapshot = "snapshot" // -f: files, directories or -, expanded as the loader expands them
+	fileOutput    = "output"     // a file the command writes
+	fileOutputDir = "output-dir" // a directory the command writes files into
+	fileInput     = "input"      // a file the command reads
+	fileSnapshot  = "snapshot"   // -f: files, directories or -, expanded as the loader expands them
 )
 
 // markOutput declares flag name as naming a file the command writes.
 func markOutput(fs *pflag.FlagSet, name string) { annotateFile(fs, name, fileOutput) }
+
+// markOutputDir declares flag name as naming a directory the command
+// writes files into (files.dir).
+func markOutputDir(fs *pflag.FlagSet, name string) { annotateFile(fs, name, fileOutputDir) }
 
 // markInput declares flag name as naming a file the command reads.
 func markInput(fs *pflag.FlagSet, name string) { annotateFile(fs, name, fileInput) }
@@ -69,10 +74,11 @@ type files struct {
 	stderr  io.Writer       // where the report goes when an output is "-"
 	out     *switchedWriter // what the commands write their report to
 	targets map[string]outfile.Target
+	dirs    map[string]outputDir
 }
 
 func newFiles(streams Streams) *files {
-	return &files{stdout: streams.Out, stderr: streams.Err, out: &switchedWriter{w: streams.Out}, targets: map[string]outfile.Target{}}
+	return &files{stdout: streams.Out, stderr: streams.Err, out: &switchedWriter{w: streams.Out}, targets: map[string]outfile.Target{}, dirs: map[string]outputDir{}}
 }
 
 // switchedWriter is standard output for the commands, sent to standard
@@ -101,6 +107,7 @@ func (fl *files) prepare(cmd *cobra.Command, configFile string) error {
 		inputs = append(inputs, configFile)
 	}
 	var outputs []outfile.Target
+	var dirs []outputDir
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		kinds := f.Annotations[fileAnnotation]
 		if len(kinds) == 0 {
@@ -112,12 +119,22 @@ func (fl *files) prepare(cmd *cobra.Command, configFile string) error {
 			if len(values) == 1 && values[0] != "" {
 				outputs = append(outputs, outfile.Target{Flag: "--" + f.Name, Path: values[0]})
 			}
+		case fileOutputDir:
+			if len(values) == 1 && values[0] != "" {
+				dirs = append(dirs, outputDir{Flag: "--" + f.Name, Path: values[0]})
+			}
 		case fileInput:
 			inputs = append(inputs, values...)
 		case fileSnapshot:
 			snapshotPaths = append(snapshotPaths, values...)
 		}
 	})
+	for _, d := range dirs {
+		if err := d.check(); err != nil {
+			return err
+		}
+		fl.dirs[strings.TrimPrefix(d.Flag, "--")] = d
+	}
 	if len(outputs) == 0 {
 		return nil
 	}
@@ -220,4 +237,53 @@ func (fl *files) write(name string, write func(io.Writer) error) error {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	return nil
+}
+
+// outputDir is a directory the command writes files into: each file is
+// written by internal/outfile's rules (atomically, never half a file),
+// and errors name the flag.
+type outputDir struct {
+	Flag string // e.g. "--output-dir"
+	Path string
+}
+
+// check refuses, before any work, a path that cannot be a directory.
+func (d outputDir) check() error {
+	if d.Path == outfile.Stdout {
+		return usageErrorf("%s: a directory cannot be standard output", d.Flag)
+	}
+	if st, err := os.Stat(d.Path); err == nil && !st.IsDir() {
+		return usageErrorf("%s %s: is a file; give a directory", d.Flag, d.Path)
+	}
+	return nil
+}
+
+// dir returns the output directory of flag name, or def (a path) when
+// the flag is not set.
+func (fl *files) dir(name, def string) outputDir {
+	if d, ok := fl.dirs[name]; ok {
+		return d
+	}
+	return outputDir{Flag: "--" + name, Path: def}
+}
+
+// create makes the directory (and its parents) when it does not exist.
+func (d outputDir) create() error {
+	if err := d.check(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(d.Path, 0o755); err != nil {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s: %w", d.Flag, err)}
+	}
+	return nil
+}
+
+// target is the file base in the directory.
+func (d outputDir) target(base string) outfile.Target {
+	return outfile.Target{Flag: d.Flag, Path: filepath.Join(d.Path, base)}
+}
+
+// write writes the file at path (in the directory) by outfile's rules.
+func (d outputDir) write(path string, write func(io.Writer) error) error {
+	return outfile.Target{Flag: d.Flag, Path: path}.Write(nil, write)
 }

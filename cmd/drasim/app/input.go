@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/drasim/drasim/scenarios"
@@ -31,6 +32,9 @@ func (f *inputFlags) load(streams Streams, verbosity int, opts load.Options) (*l
 	}
 	opts.Strict = f.Strict
 	opts.Stdin = streams.In
+	if res, ok := streams.Loaded.lookup(f.Files, opts); ok {
+		return res, nil
+	}
 	res, err := load.Load(f.Files, opts)
 	if res != nil && verbosity >= 1 {
 		fmt.Fprintf(streams.Err, "read %d file(s): %d nodes, %d pods, %d ResourceSlices, %d ResourceClaims\n",
@@ -133,4 +137,34 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Loaded is a snapshot already read from Files with load's default options
+// (not strict, controllers expanded) and admitted (admit) by whoever read
+// it: a run of a sweep. Several commands may share it at once: a command
+// gets its own copy of the Result (what-if edits replace its Snapshot),
+// and must replace, never change, the objects of the Snapshot. A command
+// given one reads no DRASIM_* variable and no config file.
+type Loaded struct {
+	Files  []string
+	Result *load.Result
+	// taken is set when the command took Result instead of reading Files,
+	// missed when it read files itself (other files, or other options).
+	// A sweep checks both, so that a command cannot silently replay the
+	// files instead of the sweep's variant.
+	taken, missed bool
+}
+
+// lookup returns the loaded snapshot when it was read from files with opts.
+func (l *Loaded) lookup(files []string, opts load.Options) (*load.Result, bool) {
+	if l == nil {
+		return nil, false
+	}
+	if opts.Strict || opts.KeepControllers || !slices.Equal(l.Files, files) {
+		l.missed = true
+		return nil, false
+	}
+	l.taken = true
+	res := *l.Result
+	return &res, true
 }

@@ -19,6 +19,8 @@ type progressBar struct {
 	mu      sync.Mutex
 	drawn   bool
 	enabled bool
+	// drawnWidth is the longest line drawn, which Done blanks.
+	drawnWidth int
 }
 
 func newProgressBar(w io.Writer) *progressBar {
@@ -36,7 +38,10 @@ func isTerminal(w io.Writer) bool {
 }
 
 // Update is a sim.Options.Progress callback.
-func (p *progressBar) Update(done, total int) {
+func (p *progressBar) Update(done, total int) { p.update(done, total, "pods", "") }
+
+// update draws done of total units, with a note after the elapsed time.
+func (p *progressBar) update(done, total int, unit, note string) {
 	if !p.enabled || total == 0 {
 		return
 	}
@@ -52,7 +57,10 @@ func (p *progressBar) Update(done, total int) {
 	}
 	const width = 30
 	filled := width * done / total
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d pods, %s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), done, total, now.Sub(p.start).Round(time.Second))
+	line := fmt.Sprintf("[%s%s] %d/%d %s, %s%s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), done, total, unit, now.Sub(p.start).Round(time.Second), note)
+	// Pad over the end of a longer line drawn before.
+	fmt.Fprintf(p.w, "\r%-*s", p.drawnWidth, line)
+	p.drawnWidth = max(p.drawnWidth, len(line))
 	p.drawn = true
 }
 
@@ -61,6 +69,6 @@ func (p *progressBar) Done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drawn {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 70))
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.drawnWidth))
 	}
 }
