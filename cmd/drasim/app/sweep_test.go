@@ -622,3 +622,64 @@ func TestDocsSweepExample(t *testing.T) {
 		t.Errorf("docs/sweeps/expanders/results.csv: want the sweep's 50 rows under its columns, got\n%s", csv)
 	}
 }
+
+// A sweep runs drasim timeline like any other command: its metrics come
+// from the timeline's JSON, and every row holds what the command gives when
+// run by hand with the same flags.
+func TestSweepTimeline(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	for _, name := range []string{"demo.yaml", "demo-trace.csv"} {
+		writeFile(t, dir, name, readText(t, "../../../scenarios/timeline/"+name))
+	}
+	path := writeFile(t, dir, "sweep.yaml", `apiVersion: drasim.io/v1alpha1
+kind: Sweep
+metadata: {name: day}
+spec:
+  command: timeline
+  inputs: [demo.yaml]
+  flags: {trace: demo-trace.csv}
+  seeds: {count: 2}
+  axes:
+  - {name: expander, flag: expander, values: [random, least-waste]}
+  metrics:
+  - {name: cost, path: summary.cost}
+  - {name: placed, path: summary.placed}
+  - {name: scaleups, path: summary.scaleUps}
+`)
+	out := filepath.Join(dir, "results")
+	if r := drasim(t, "", "sweep", path, "--output-dir", out, "--workers", "2"); r.code != ExitOK {
+		t.Fatalf("sweep: want exit 0, got %d\nstderr: %s", r.code, r.stder)
+	}
+	_, rows := readRows(t, filepath.Join(out, "results.jsonl"))
+	if len(rows) != 4 {
+		t.Fatalf("want 4 rows (2 expanders x 2 seeds), got %d", len(rows))
+	}
+	plan, err := loadPlan(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		if row.Error != "" {
+			t.Fatalf("run %d failed: %s", row.Run, row.Error)
+		}
+		by := drasim(t, "", plan.Runs[row.Run].Args...)
+		var result struct {
+			Summary struct {
+				Cost     float64 `json:"cost"`
+				Placed   float64 `json:"placed"`
+				ScaleUps float64 `json:"scaleUps"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(by.stdout), &result); err != nil {
+			t.Fatalf("run %d by hand: %v (%s)", row.Run, err, by.stder)
+		}
+		want := []float64{result.Summary.Cost, result.Summary.Placed, result.Summary.ScaleUps}
+		if !cmp.Equal(want, row.Metrics) {
+			t.Errorf("run %d: the sweep's row has %v, the timeline by hand %v", row.Run, row.Metrics, want)
+		}
+		if result.Summary.Placed != 48 {
+			t.Errorf("run %d: want the demo's 48 pods placed, got %v", row.Run, result.Summary.Placed)
+		}
+	}
+}
