@@ -3,24 +3,36 @@
 // reduces it to a Recording: every scheduling cycle in the order the
 // scheduler ran them (the pod, every plugin's weighted score on every
 // feasible node in the order the filter pass found them, the final scores,
-// and the outcome), plus the devices each bound pod got. Recordings are
-// checked in as test data; scenarios/steps_test.go holds drasim to them
-// cycle by cycle.
+// and the outcome), what changed in the cluster between two cycles
+// (preemption victims terminating and deleted, claims deallocated, bindings
+// that failed), plus the devices each bound pod got. Recordings are checked
+// in as test data; scenarios/steps_test.go holds drasim to them cycle by
+// cycle.
 //
 // The scheduler must run with -v=10 (SCHED_V=10): its log then has
 // "Attempting to schedule pod" (V3) at the start of each cycle, "Plugin
 // scored node for pod" and "Calculated node's final score for pod" (V10)
-// when two or more nodes passed the filters, and the outcome: "Successfully
+// when two or more nodes passed the filters, "OpportunisticBatch set cycle
+// state" (V4) with the node the cycle chose, and the outcome: "Successfully
 // bound pod to node" (V2, from the binding goroutine, so possibly after the
 // next cycle's first lines), "Unable to schedule pod; no fit; waiting" (V2)
-// or "Error scheduling pod; retrying" (an error).
+// or "Error scheduling pod; retrying" (an error), followed by "Updating pod
+// condition and nominated node name" (V3) with the nominated node. A pod
+// group cycle (GenericWorkload) starts with "Attempting to schedule pod
+// group", has one "Attempting to schedule a pod belonging to a pod group"
+// per pod it tries, the pods' outcomes ("Unable to schedule pod belonging
+// to a pod group; waiting" for pods placed in vain) and ends with
+// "Successfully scheduled a pod group", "Unable to schedule a pod group" or
+// "Error scheduling pod group". DefaultPreemption logs "Start the
+// preemption asynchronously" (the node) and "Preemptor Pod preempted victim
+// Pod" (each victim, once it is being deleted); the informers log "Delete
+// event for scheduled pod" when a victim is gone and DynamicResources
+// "Observed device deallocation" (V6) when a claim lost its devices.
 package oraclelog
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -30,14 +42,20 @@ import (
 type Outcome string
 
 const (
-	// Bound: the pod was bound to Cycle.Node.
+	// Bound: the pod was bound to Cycle.Node; for a pod group cycle, the
+	// gang was placed.
 	Bound Outcome = "bound"
-	// Unschedulable: no node fit (kube's FitError, Cycle.Message).
+	// Unschedulable: no node fit (kube's FitError, Cycle.Message); for a
+	// pod of a pod group, also the gang's failure.
 	Unschedulable Outcome = "unschedulable"
 	// Error: a plugin failed with an error (PodScheduled reason
 	// SchedulerError, Cycle.Message).
 	Error Outcome = "error"
-	// Unknown: the log ends, or the binding failed, before an outcome.
+	// BindingFailed: the cycle placed the pod on Cycle.Chosen, but its
+	// binding failed afterwards (Cycle.Message, e.g. PreBind losing a race
+	// for a claim); the pod is pending again.
+	BindingFailed Outcome = "binding-failed"
+	// Unknown: the log ends before an outcome.
 	Unknown Outcome = "unknown"
 )
 
@@ -57,14 +75,32 @@ type Recording struct {
 	ClaimNames map[string]map[string]string `json:"claimNames,omitempty"`
 }
 
-// Cycle is one scheduling cycle.
+// Cycle is one scheduling cycle: a pod's (Pod) or a pod group's (Group,
+// with each pod's attempt in Members).
 type Cycle struct {
-	Pod     string  `json:"pod"`
-	Outcome Outcome `json:"outcome"`
+	Pod string `json:"pod,omitempty"`
+	// Group is the pod group ("namespace/name") of a pod group cycle;
+	// Members are its pods in the order the cycle took them: first those
+	// it tried, then those it did not reach (Unreached).
+	Group     string  `json:"group,omitempty"`
+	Members   []Cycle `json:"members,omitempty"`
+	Unreached bool    `json:"unreached,omitempty"`
+	Outcome   Outcome `json:"outcome"`
 	// Node is where the pod was bound (Outcome Bound).
 	Node string `json:"node,omitempty"`
-	// Message is the PodScheduled message of a failed cycle.
+	// Chosen is the node the cycle picked for the pod, where kube assumed
+	// it: Node for a pod that was then bound, the node a pod of a gang
+	// that did not fit stood on until the gang was taken back.
+	Chosen string `json:"chosen,omitempty"`
+	// Message is the PodScheduled message of a failed cycle, with
+	// PostFilter's "preemption: ..." text; for a pod group cycle, the
+	// PodGroup's condition message.
 	Message string `json:"message,omitempty"`
+	// Nominated is the nominated node kube set after a failed cycle ("":
+	// cleared); nil when the cycle left it as it was.
+	Nominated *string `json:"nominated,omitempty"`
+	// Preemption is what DefaultPreemption carried out after the cycle.
+	Preemption *Preemption `json:"preemption,omitempty"`
 	// Evaluated and Feasible are the counts kube reports on binding.
 	Evaluated int `json:"evaluated,omitempty"`
 	Feasible  int `json:"feasible,omitempty"`
@@ -77,6 +113,57 @@ type Cycle struct {
 	Totals []int64   `json:"totals,omitempty"`
 	// Hinted is set when OpportunisticBatching gave the cycle a node hint.
 	Hinted bool `json:"hinted,omitempty"`
+	// Before are the changes kube saw after the previous cycle began and
+	// before this one, in the order it logged them.
+	Before []Event `json:"before,omitempty"`
+}
+
+// Preemption is a preemption kube carried out: the node the preemptor
+// was nominated to and the pods it deleted there.
+type Preemption struct {
+	Node string `json:"node"`
+	// Victims are the victims ("namespace/name"), sorted: those kube
+	// deleted and those it found being deleted already.
+	Victims []string `json:"victims"`
+}
+
+// EventKind is a change in the cluster between two cycles.
+type EventKind string
+
+const (
+	// EventPreempting: the preemption for Pod on Node started; the pods
+	// of lower priority nominated to Node lose their nomination.
+	EventPreempting EventKind = "preempting"
+	// EventTerminating: Pod, a victim, is being deleted (a deletion
+	// timestamp and a DisruptionTarget condition); it stays on its node
+	// until it is gone.
+	EventTerminating EventKind = "terminating"
+	// EventDeleted: Pod is gone (the oracle force-deletes victims).
+	EventDeleted EventKind = "deleted"
+	// EventDeallocated: Claim ("namespace/name") lost its devices: the
+	// resource-claim controller released the claims of Pod, a deleted
+	// pod, or (no Pod) DynamicResources' PostFilter freed a pending pod's.
+	EventDeallocated EventKind = "deallocated"
+	// EventBindingFailed: Pod, placed by an earlier cycle, did not bind
+	// (Message) and is pending again. The scheduler forgets any
+	// nomination of it, but the pod object kube queues again still says
+	// Node: the nominated node its binding cycle wrote as an expectation.
+	EventBindingFailed EventKind = "binding-failed"
+	// EventNominatedSeen: the informer delivered a status patch of Pod:
+	// its object (what its next cycle tries first) now says nominated
+	// node Node. Only logged where it changes what the object said.
+	EventNominatedSeen EventKind = "nominated-seen"
+)
+
+// Event is one change between two cycles.
+type Event struct {
+	Kind EventKind `json:"kind"`
+	Pod  string    `json:"pod,omitempty"`
+	// Preemptor is the pod whose preemption made Pod terminate.
+	Preemptor string `json:"preemptor,omitempty"`
+	Node      string `json:"node,omitempty"`
+	Claim     string `json:"claim,omitempty"`
+	Message   string `json:"message,omitempty"`
 }
 
 // Line is one parsed klog line: severity, message and key/value pairs.
@@ -140,108 +227,6 @@ func quoted(s string) (string, string, bool) {
 		}
 	}
 	return "", "", false
-}
-
-// ParseSchedulerLog reduces a kube-scheduler -v=10 log to its cycles.
-func ParseSchedulerLog(r io.Reader) (plugins []string, cycles []Cycle, err error) {
-	type open struct {
-		cycle  int            // index into cycles
-		column map[string]int // node -> row in Order
-	}
-	pluginCol := map[string]int{}
-	latest := map[string]*open{} // pod -> its latest cycle
-	type score struct {
-		node, plugin string
-		v            int64
-	}
-	pending := map[int][]score{} // cycle -> scores, placed once plugins are known
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		l, ok := ParseLine(sc.Text())
-		if !ok {
-			continue
-		}
-		pod := l.KV["pod"]
-		switch l.Msg {
-		case "Attempting to schedule pod":
-			cycles = append(cycles, Cycle{Pod: pod, Outcome: Unknown})
-			latest[pod] = &open{cycle: len(cycles) - 1, column: map[string]int{}}
-		case "OpportunisticBatch provided node hint":
-			if o := latest[pod]; o != nil {
-				cycles[o.cycle].Hinted = true
-			}
-		case "Plugin scored node for pod":
-			o := latest[pod]
-			if o == nil {
-				continue
-			}
-			v, err := strconv.ParseInt(l.KV["score"], 10, 64)
-			if err != nil {
-				return nil, nil, fmt.Errorf("pod %s: score %q: %w", pod, l.KV["score"], err)
-			}
-			p := l.KV["plugin"]
-			if _, ok := pluginCol[p]; !ok {
-				pluginCol[p] = len(plugins)
-				plugins = append(plugins, p)
-			}
-			pending[o.cycle] = append(pending[o.cycle], score{l.KV["node"], p, v})
-		case "Calculated node's final score for pod":
-			o := latest[pod]
-			if o == nil {
-				continue
-			}
-			v, err := strconv.ParseInt(l.KV["score"], 10, 64)
-			if err != nil {
-				return nil, nil, fmt.Errorf("pod %s: final score %q: %w", pod, l.KV["score"], err)
-			}
-			c := &cycles[o.cycle]
-			o.column[l.KV["node"]] = len(c.Order)
-			c.Order = append(c.Order, l.KV["node"])
-			c.Totals = append(c.Totals, v)
-		case "Successfully bound pod to node":
-			if o := latest[pod]; o != nil {
-				c := &cycles[o.cycle]
-				c.Outcome, c.Node = Bound, l.KV["node"]
-				c.Evaluated, _ = strconv.Atoi(l.KV["evaluatedNodes"])
-				c.Feasible, _ = strconv.Atoi(l.KV["feasibleNodes"])
-			}
-		case "Unable to schedule pod; no fit; waiting":
-			if o := latest[pod]; o != nil {
-				cycles[o.cycle].Outcome, cycles[o.cycle].Message = Unschedulable, l.KV["err"]
-			}
-		case "Error scheduling pod; retrying":
-			if o := latest[pod]; o != nil {
-				cycles[o.cycle].Outcome, cycles[o.cycle].Message = Error, l.KV["err"]
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, err
-	}
-	// Scores become a matrix over (Order, plugins).
-	for i := range cycles {
-		c := &cycles[i]
-		if len(c.Order) == 0 {
-			continue
-		}
-		row := map[string]int{}
-		for j, n := range c.Order {
-			row[n] = j
-		}
-		c.Scores = make([][]int64, len(c.Order))
-		for j := range c.Scores {
-			c.Scores[j] = make([]int64, len(plugins))
-		}
-		for _, s := range pending[i] {
-			j, ok := row[s.node]
-			if !ok {
-				return nil, nil, fmt.Errorf("pod %s: plugin %s scored node %s, which has no final score", c.Pod, s.plugin, s.node)
-			}
-			c.Scores[j][pluginCol[s.plugin]] = s.v
-		}
-	}
-	return plugins, cycles, nil
 }
 
 // WriteJSON writes the recording as JSON with one cycle per line, so that

@@ -8,9 +8,11 @@
 # then RAWDIR/NAME.json (summarize.py), RAWDIR/NAME.raw/ (scheduler.log.gz,
 # pods, claims, events, preempted.txt) and scenarios/oracle/steps/NAME$SUFFIX.json.
 # Use SUFFIX "" for the first recording and ".2", ".3", ... for more: every
-# recording is checked on its own. ORACLE_BIN, FEATURE_GATES, RUNTIME_CONFIG
-# and SCHED_CONFIG pass through to the kit. The kit's ports are fixed; to run
-# several recordings at once, run each in its own network namespace
+# recording is checked on its own. ORACLE_BIN, FEATURE_GATES, RUNTIME_CONFIG,
+# SCHED_CONFIG and SETTLE pass through to the kit. The replay is this folder's
+# replay.sh (the kit's, plus PodDisruptionBudget status and SETTLE, which 30-43
+# need); ORACLE_REPLAY names another.
+# The kit's ports are fixed; to run several recordings at once, run each in its own network namespace
 # (ip netns exec NS ..., with loopback up and a default route: kube-apiserver
 # refuses to start without one).
 set -uo pipefail
@@ -25,7 +27,7 @@ for s in "$@"; do
   name=$(basename "$s" .yaml); st=$(mktemp -d /tmp/kube-oracle-steps.XXXX)
   SCHED_V=10 "$kit/cluster.sh" up "$st" >/dev/null || { echo "$name: cluster did not start"; "$kit/cluster.sh" down "$st"; continue; }
   sleep 4
-  KUBECONFIG=$st/kubeconfig "$kit/replay.sh" "$s" "$st/out" >/dev/null 2>"$st/replay.err" || echo "replay failed: $name: $(tail -2 "$st/replay.err")"
+  KUBECONFIG=$st/kubeconfig "${ORACLE_REPLAY:-$here/replay.sh}" "$s" "$st/out" >/dev/null 2>"$st/replay.err" || echo "replay failed: $name: $(tail -2 "$st/replay.err")"
   KUBECONFIG=$st/kubeconfig kubectl get events -A -o json > "$st/out/events.json" 2>/dev/null
   python3 "$kit/summarize.py" "$st/out/pods.out.yaml" "$st/out/claims.out.yaml" > "$raw/$name.json"
   "$kit/cluster.sh" down "$st"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"time"
 
@@ -46,6 +47,7 @@ const (
 const (
 	preemptionPrefix          = "preemption: "
 	msgPolicyNever            = "not eligible due to preemptionPolicy=Never."
+	msgVictimsTerminating     = "not eligible due to a terminating pod on the nominated node."
 	msgNoVictims              = "No preemption victims found for incoming pod"
 	msgNotHelpful             = "Preemption is not helpful for scheduling"
 	msgFoundPlacement         = "found a potential placement for pod on node %v, preempting %d victims"
@@ -123,8 +125,10 @@ func (s *Scheduler) Preempt(ctx context.Context, pod *v1.Pod, a *Attempt) (*Pree
 		p.Message = preemptionPrefix + msgPolicyNever
 		return p, nil
 	}
-	// kube also holds back a pod whose nominated node still has a victim
-	// terminating; a replay deletes victims at once, so none is.
+	if s.waitsForVictims(pod, a) {
+		p.Message = preemptionPrefix + msgVictimsTerminating
+		return p, nil
+	}
 	nodes := s.c.Nodes
 	potential := a.Potential
 	if len(potential) > 0 && a.State != nil {
@@ -152,6 +156,55 @@ func (s *Scheduler) Preempt(ctx context.Context, pod *v1.Pod, a *Attempt) (*Pree
 	p.Nomination = &queue.Nomination{Override: true, Node: c.Node}
 	p.Message = preemptionPrefix + fmt.Sprintf(msgFoundPlacement, c.Node, len(c.Victims))
 	return p, nil
+}
+
+// waitsForVictims is the rest of kube's PodEligibleToPreemptOthers: a
+// pod whose nominated node still holds a pod of lower priority that a
+// preemption is deleting waits for it to be gone rather than preempt
+// again, unless the filters found that node UnschedulableAndUnresolvable
+// (not among the attempt's potential nodes). A replay deletes victims at
+// once, so it never waits; the step-wise check, which follows the real
+// scheduler's log, has victims terminate for a while (MarkTerminating).
+func (s *Scheduler) waitsForVictims(pod *v1.Pod, a *Attempt) bool {
+	ni := s.c.Node(pod.Status.NominatedNodeName)
+	if ni == nil || !slices.Contains(a.Potential, ni) {
+		return false
+	}
+	prio := corev1helpers.PodPriority(pod)
+	for _, pi := range ni.Pods {
+		if corev1helpers.PodPriority(pi.Pod) < prio && terminatingByPreemption(pi.Pod) {
+			return true
+		}
+	}
+	return false
+}
+
+// terminatingByPreemption is kube's PodTerminatingByPreemption: the pod is
+// being deleted, and a scheduler's preemption is why.
+func terminatingByPreemption(p *v1.Pod) bool {
+	if p.DeletionTimestamp == nil {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.DisruptionTarget {
+			return c.Status == v1.ConditionTrue && c.Reason == v1.PodReasonPreemptionByScheduler
+		}
+	}
+	return false
+}
+
+// MarkTerminating does to a victim what kube's preemption executor does
+// before the victim is gone: the DisruptionTarget condition, then the
+// deletion that sets its deletion timestamp. The pod stays on its node
+// (and counts there) until it is deleted. A replay deletes victims at
+// once; the step-wise check uses this to follow the real scheduler's log.
+func MarkTerminating(victim, preemptor *v1.Pod) {
+	setCondition(victim, v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
+		Message: fmt.Sprintf(victimConditionMessageFmt, schedulerName(preemptor))})
+	if victim.DeletionTimestamp == nil {
+		// Any time will do: only its presence is read.
+		victim.DeletionTimestamp = &metav1.Time{}
+	}
 }
 
 // dryRun visits the potential nodes from a random offset, as kube does,

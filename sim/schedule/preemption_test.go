@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/result"
@@ -186,5 +188,23 @@ func TestNominatedPodKeepsItsRoom(t *testing.T) {
 	want := []string{"default/urgent", "default/later", "default/urgent"}
 	if diff := cmp.Diff(want, cycles); diff != "" {
 		t.Errorf("cycles (-want +got):\n%s", diff)
+	}
+}
+
+// A scheduling cycle that fails with an error clears the pod's nominated
+// node, as kube's clearNominatedNode does for every error.
+func TestSchedulerErrorClearsTheNomination(t *testing.T) {
+	snap := build.NewCluster().Node("n1", 4, 2).
+		Pod(build.PodSpec{Name: "broken", CPU: "1", GPUs: 1, Mutate: func(p *v1.Pod) { p.Status.NominatedNodeName = "n1" }}).
+		Snapshot()
+	// A selector that reads an attribute no device has: a CEL runtime
+	// error, the cycle's error.
+	tmpl := snap.ResourceClaimTemplates[0]
+	tmpl.Spec.Spec.Devices.Requests[0].Exactly.Selectors = []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{
+		Expression: `device.attributes["gpu.example.com"].model == "h100"`}}}
+	res, _, _ := run(t, snap, nil)
+	p := podOf(res, "default/broken")
+	if p.Reason != result.ReasonSchedulerError || p.NominatedNode != "" {
+		t.Errorf("broken: reason %q, nominated to %q; want SchedulerError, nominated nowhere", p.Reason, p.NominatedNode)
 	}
 }

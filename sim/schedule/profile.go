@@ -181,6 +181,18 @@ func (p *Profile) plugins() []framework.Plugin {
 	return p.all
 }
 
+// ranPreFilter reports whether the attempt ran the named PreFilter
+// plugin (kube's RunPreFilterPlugins stops at an unresolvable rejection or
+// an error, and the plugins after it do not run).
+func (p *Profile) ranPreFilter(a *Attempt, name string) bool {
+	for i, pl := range p.PreFilter {
+		if pl.Name() == name {
+			return i < a.preFilterRan
+		}
+	}
+	return false
+}
+
 // hasPlugin reports whether the profile runs the named plugin.
 func (p *Profile) hasPlugin(name string) bool {
 	for _, pl := range p.plugins() {

@@ -281,6 +281,9 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 		out.Phase, out.Reason, out.Message = result.PhaseUnschedulable, result.ReasonSchedulerError, a.Message
 		out.Reasons = []result.Reason{{Plugin: a.Error.Plugin, Reason: result.ReasonSchedulerError}}
 		r.q.Failed(e, t, queue.Result{Error: true})
+		if pod.Status.NominatedNodeName != "" {
+			r.Nominate(pod, "", t) // kube's clearNominatedNode
+		}
 		return nil
 	}
 	if a.Node == "" {
@@ -369,16 +372,7 @@ func (r *Replayer) claimStatuses(pod *v1.Pod) map[string]*resourceapi.ResourceCl
 }
 
 func (r *Replayer) claimEvents(pod *v1.Pod, before map[string]*resourceapi.ResourceClaim, t queue.Time) {
-	if r.dra == nil {
-		return
-	}
-	claims, _ := r.dra.PodClaims(pod)
-	if st := pod.Status.ExtendedResourceClaimStatus; st != nil {
-		if c, err := r.dra.State().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
-			claims = append(claims, c)
-		}
-	}
-	for _, c := range claims {
+	for _, c := range r.ClaimsOf(pod) {
 		old := before[c.Name]
 		switch {
 		case old == nil:
@@ -619,49 +613,77 @@ func quantity(requested, allocatable int64, milli bool) result.Quantity {
 	return result.Quantity{Requested: format(requested), Allocatable: format(allocatable), RequestedValue: requested, AllocatableValue: allocatable}
 }
 
-// failed runs the PostFilter plugins for a pod that fit nowhere
-// (DynamicResources, which may free one of the pod's claims, then
-// DefaultPreemption), puts the pod back in the queue, and carries out
-// what they decided: the pod's nomination and the victims' deletion.
+// PostFilterResult is what the PostFilter plugins decided for a pod that
+// fit nowhere.
+type PostFilterResult struct {
+	// Message is the pod's PodScheduled message: the attempt's FitError
+	// message, then what the PostFilter plugins said (kube's
+	// "preemption: ...").
+	Message string
+	// Deallocate is the pod's claim DynamicResources frees, or nil.
+	Deallocate *resourceapi.ResourceClaim
+	// Preemption is DefaultPreemption's decision; nil when the profile
+	// has no preemption.
+	Preemption *Preemption
+}
+
+// PostFilter runs the PostFilter plugins for a pod whose attempt found no
+// node: DynamicResources, which may free one of the pod's claims, then
+// DefaultPreemption. It decides and changes nothing; a replay carries the
+// decision out (failed), a step-wise check compares it with the real
+// scheduler's.
+func (r *Replayer) PostFilter(ctx context.Context, pod *v1.Pod, a *Attempt) (*PostFilterResult, error) {
+	pf := &PostFilterResult{Message: a.Message}
+	if len(r.c.Nodes) == 0 || a.State == nil {
+		return pf, nil
+	}
+	var msgs []string
+	// kube's DynamicResources PostFilter asks the API server to
+	// deallocate; the cycle goes on with the claim as it was.
+	if r.dra != nil && r.s.profile.hasPlugin(dra.Name) {
+		if pf.Deallocate = r.dra.PostFilter(a.State, pod); pf.Deallocate != nil {
+			msgs = append(msgs, dra.ReasonDeallocated)
+		}
+	}
+	if r.s.profile.Preemption {
+		pre, err := r.s.Preempt(ctx, pod, a)
+		if err != nil {
+			return nil, fmt.Errorf("pod %s/%s: preemption: %w", pod.Namespace, pod.Name, err)
+		}
+		if pre.Node != "" {
+			msgs = nil // a PostFilter that succeeds has the last word
+		}
+		msgs = append(msgs, pre.Message)
+		pf.Preemption = pre
+	}
+	if len(msgs) > 0 {
+		pf.Message += " " + strings.Join(msgs, ", ")
+	}
+	return pf, nil
+}
+
+// failed runs the PostFilter plugins for a pod that fit nowhere, puts the
+// pod back in the queue, and carries out what they decided: the claim
+// freed, the pod's nomination and the victims' deletion.
 func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out *result.Pod, t queue.Time) error {
 	pod := e.Pod()
-	var postMsgs []string
-	var freeing *resourceapi.ResourceClaim
-	var pre *Preemption
-	if len(r.c.Nodes) > 0 && a.State != nil {
-		// kube's DynamicResources PostFilter asks the API server to
-		// deallocate; the cycle goes on with the claim as it was.
-		if r.dra != nil && r.s.profile.hasPlugin(dra.Name) {
-			if freeing = r.dra.PostFilter(a.State, pod); freeing != nil {
-				postMsgs = append(postMsgs, dra.ReasonDeallocated)
-			}
-		}
-		if r.s.profile.Preemption {
-			var err error
-			if pre, err = r.s.Preempt(ctx, pod, a); err != nil {
-				return fmt.Errorf("pod %s/%s: preemption: %w", pod.Namespace, pod.Name, err)
-			}
-			if r.OnPreemption != nil {
-				r.OnPreemption(pod, pre)
-			}
-			if pre.Node != "" {
-				postMsgs = nil // a PostFilter that succeeds has the last word
-			}
-			postMsgs = append(postMsgs, pre.Message)
-		}
+	pf, err := r.PostFilter(ctx, pod, a)
+	if err != nil {
+		return err
 	}
-	if len(postMsgs) > 0 {
-		out.Message += " " + strings.Join(postMsgs, ", ")
+	pre := pf.Preemption
+	if pre != nil && r.OnPreemption != nil {
+		r.OnPreemption(pod, pre)
 	}
+	out.Message = pf.Message
 	r.q.Failed(e, t, queue.Result{UnschedulablePlugins: map[string]sets.Set[string]{pod.Namespace + "/" + pod.Name: sets.New(a.UnschedulablePlugins...)}})
-	if freeing != nil {
-		old := r.dra.State().Deallocate(freeing)
-		r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, old, freeing, nil)
+	if pf.Deallocate != nil {
+		r.Deallocate(pf.Deallocate, t)
 	}
 	if pre == nil || pre.Nomination == nil {
 		return nil
 	}
-	r.nominate(pod, pre.Nomination.Node, t)
+	r.Nominate(pod, pre.Nomination.Node, t)
 	if pre.Node != "" {
 		r.preempt(pod, pre, t)
 		out.Preemption = r.preemptions[pod]
@@ -669,10 +691,17 @@ func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out 
 	return nil
 }
 
-// nominate sets (or, with node "", clears) the pod's nominated node, as the
-// scheduler's status patch does; a nomination that moves away from a node
-// is, to the queue, a pod leaving that node.
-func (r *Replayer) nominate(pod *v1.Pod, node string, t queue.Time) {
+// Deallocate frees a claim's devices (DynamicResources' PostFilter, as
+// the API server carries it out) and tells the queue.
+func (r *Replayer) Deallocate(claim *resourceapi.ResourceClaim, t queue.Time) {
+	old := r.dra.State().Deallocate(claim)
+	r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, old, claim, nil)
+}
+
+// Nominate sets (or, with node "", clears) the pod's nominated node, as
+// the scheduler's status patch does; a nomination that moves away from a
+// node is, to the queue, a pod leaving that node.
+func (r *Replayer) Nominate(pod *v1.Pod, node string, t queue.Time) {
 	old := pod.Status.NominatedNodeName
 	pod.Status.NominatedNodeName = node
 	r.q.AddNominated(pod, &queue.Nomination{Override: true, Node: node})
@@ -685,32 +714,32 @@ func (r *Replayer) nominate(pod *v1.Pod, node string, t queue.Time) {
 	r.q.Event(t, framework.EventAssignedPodDelete, oldPod, nil, func(p *v1.Pod) bool { return corev1helpers.PodPriority(p) <= prio })
 }
 
+// ClearLowerNominations is the first thing kube's preemption executor
+// does: the pods of lower priority than the preemptor nominated to the
+// node lose their nomination.
+func (r *Replayer) ClearLowerNominations(preemptor *v1.Pod, node string, t queue.Time) {
+	prio := corev1helpers.PodPriority(preemptor)
+	for _, p := range r.q.NominatedPodsForNode(node) {
+		if corev1helpers.PodPriority(p) < prio {
+			r.Nominate(p, "", t)
+		}
+	}
+}
+
 // preempt carries out a preemption, as kube's executor does: the pods of
 // lower priority nominated to the node lose their nomination, then every
 // victim is deleted (the resource-claim controller and the garbage
 // collector then release and delete its claims), and the disruption
 // controller counts one disruption less for each budget covering it.
 func (r *Replayer) preempt(preemptor *v1.Pod, pre *Preemption, t queue.Time) {
+	r.ClearLowerNominations(preemptor, pre.Node, t)
 	prio := corev1helpers.PodPriority(preemptor)
-	for _, p := range r.q.NominatedPodsForNode(pre.Node) {
-		if corev1helpers.PodPriority(p) < prio {
-			r.nominate(p, "", t)
-		}
-	}
 	violators := podSet(pre.PDBViolators)
 	rec := &result.Preemption{Node: pre.Node, Victims: []string{}, PDBViolations: len(pre.PDBViolators)}
 	key := preemptor.Namespace + "/" + preemptor.Name
 	for _, v := range pre.Victims {
 		rec.Victims = append(rec.Victims, v.Namespace+"/"+v.Name)
-		var claims []*resourceapi.ResourceClaim
-		if r.dra != nil {
-			claims, _ = r.dra.PodClaims(v)
-			if st := v.Status.ExtendedResourceClaimStatus; st != nil {
-				if c, err := r.dra.State().Claim(v.Namespace, st.ResourceClaimName); err == nil {
-					claims = append(claims, c)
-				}
-			}
-		}
+		claims := r.ClaimsOf(v)
 		out := r.outcomes[v]
 		if out == nil {
 			out = &result.Pod{Namespace: v.Namespace, Name: v.Name, Priority: corev1helpers.PodPriority(v)}
@@ -722,23 +751,74 @@ func (r *Replayer) preempt(preemptor *v1.Pod, pre *Preemption, t queue.Time) {
 			Reason: fmt.Sprintf(victimConditionMessageFmt, schedulerName(preemptor))}
 		r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventPreempted, Pod: v.Namespace + "/" + v.Name, Node: v.Spec.NodeName,
 			Message: fmt.Sprintf("Preempted by pod %s on node %s", key, pre.Node)})
-		r.c.DeletePod(v)
-		r.deleted = append(r.deleted, v)
+		r.DeleteVictim(v, t)
 		r.countDisruption(v)
-		r.q.Event(t, framework.EventAssignedPodDelete, v, nil, nil)
 		// The controllers release the victim's claims a moment later:
 		// after the scheduler's next cycle (see Run).
-		r.deferred = append(r.deferred, func(t queue.Time) {
-			for _, ch := range r.c.ReleaseClaims(v, claims) {
-				if ch.New != nil {
-					r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, ch.Old, ch.New, nil)
-				} else {
-					r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Delete}, ch.Old, nil, nil)
-				}
-			}
-		})
+		r.deferred = append(r.deferred, func(t queue.Time) { r.releaseClaims(v, claims, t) })
 	}
 	r.preemptions[preemptor] = rec
+}
+
+// BindingFailed takes back a pod that a cycle placed but that did not
+// bind: the pod leaves its node and its claims' reservations, a claim no
+// other pod reserves any more loses its allocation, and the scheduler's
+// nominator forgets the pod. nominated is what the pod object says
+// (kube's binding cycle may have written the chosen node there as an
+// expectation, and the pod is queued again with it until the scheduler's
+// patch clearing it comes back). drasim binds in the cycle and never
+// fails there; kube's PreBind can lose a race for a claim shared by a
+// gang's pods, and the step-wise check follows the real scheduler's log
+// with this.
+func (r *Replayer) BindingFailed(pod *v1.Pod, nominated string) {
+	if ni := r.c.Node(pod.Spec.NodeName); ni != nil && pod.Spec.NodeName != "" {
+		_ = ni.RemovePod(pod)
+	}
+	pod.Spec.NodeName = ""
+	for _, claim := range r.ClaimsOf(pod) {
+		r.dra.State().Release(claim, pod)
+	}
+	r.q.DeleteNominated(pod)
+	pod.Status.NominatedNodeName = nominated
+}
+
+// DeleteVictim removes a preempted pod from the cluster and tells the
+// queue. Its claims are the controllers' business (ReleaseClaims).
+func (r *Replayer) DeleteVictim(v *v1.Pod, t queue.Time) {
+	r.c.DeletePod(v)
+	r.deleted = append(r.deleted, v)
+	r.q.Event(t, framework.EventAssignedPodDelete, v, nil, nil)
+}
+
+// ReleaseClaims does what the resource-claim controller and the garbage
+// collector do once a pod is gone: its claims are released (deallocated
+// when no other pod uses them) and those generated for it deleted.
+func (r *Replayer) ReleaseClaims(pod *v1.Pod, t queue.Time) {
+	r.releaseClaims(pod, r.ClaimsOf(pod), t)
+}
+
+func (r *Replayer) releaseClaims(pod *v1.Pod, claims []*resourceapi.ResourceClaim, t queue.Time) {
+	for _, ch := range r.c.ReleaseClaims(pod, claims) {
+		if ch.New != nil {
+			r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, ch.Old, ch.New, nil)
+		} else {
+			r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Delete}, ch.Old, nil, nil)
+		}
+	}
+}
+
+// ClaimsOf lists the pod's claims, its extended-resource claim included.
+func (r *Replayer) ClaimsOf(pod *v1.Pod) []*resourceapi.ResourceClaim {
+	if r.dra == nil {
+		return nil
+	}
+	claims, _ := r.dra.PodClaims(pod)
+	if st := pod.Status.ExtendedResourceClaimStatus; st != nil {
+		if c, err := r.dra.State().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
+			claims = append(claims, c)
+		}
+	}
+	return claims
 }
 
 // countDisruption does what the disruption controller would after a

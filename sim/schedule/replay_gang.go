@@ -79,38 +79,89 @@ type groupTry struct {
 	claimsBefore map[string]*resourceapi.ResourceClaim
 }
 
-// scheduleGroup runs the pod group cycle of a gang (kube's
+// scheduleGroup runs the pod group cycle of a gang popped from the queue
+// (groupCycle) and gives the gang back to the queue.
+func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.Time) error {
+	pods := make([]*v1.Pod, len(e.Pods))
+	attempts := make([]int, len(e.Pods))
+	for i, pi := range e.Pods {
+		pods[i], attempts[i] = pi.Pod, pi.Attempts
+	}
+	gc, err := r.groupCycle(ctx, e.Group.Namespace, e.Group.Name, pods, attempts, t)
+	if err != nil {
+		return err
+	}
+	r.q.GroupAttempted(e, t, gc.back, gc.res, gc.outcome)
+	for _, claim := range gc.Deallocate {
+		r.Deallocate(claim, t)
+	}
+	return nil
+}
+
+// GroupCycle is what one pod group cycle did.
+type GroupCycle struct {
+	// Attempts[i] is the i-th pod's attempt; nil for a pod the cycle did
+	// not reach.
+	Attempts []*Attempt
+	// Results[i] is the i-th pod's outcome: bound, or pending with kube's
+	// message.
+	Results []*result.Pod
+	// Placed is set when the gang was placed: every pod tried is bound.
+	Placed bool
+	// Message is the cycle's status when the gang was not placed, as kube
+	// logs it; it becomes the PodGroup's condition unless the gang was
+	// placed before (Condition).
+	Message string
+	// Condition is the PodGroup's PodGroupInitiallyScheduled condition
+	// after the cycle.
+	Condition result.PodGroup
+	// Deallocate are the claims PodGroupPostFilter frees.
+	Deallocate []*resourceapi.ResourceClaim
+
+	back    []*v1.Pod
+	res     queue.Result
+	outcome queue.GroupOutcome
+}
+
+// ScheduleGroup runs one pod group cycle for the given pods of a gang, in
+// the given order, as groupCycle does, without the queue: for a caller
+// that follows another scheduler's cycles (the step-wise check takes the
+// pods and their order from the real scheduler's log). The claims
+// PodGroupPostFilter frees are returned, not freed.
+func (r *Replayer) ScheduleGroup(ctx context.Context, namespace, name string, pods []*v1.Pod, t queue.Time) (*GroupCycle, error) {
+	return r.groupCycle(ctx, namespace, name, pods, make([]int, len(pods)), t)
+}
+
+// groupCycle runs the pod group cycle of a gang (kube's
 // scheduleOnePodGroup with the default algorithm): each pod, in the
 // gang's order, is filtered and scored on the cluster as the pods before
 // it left it, and assumed on its node; after each, GangScheduling checks
 // that minCount can still be met. When the gang is placed, every pod
 // binds; when not, every pod is taken back, PodGroupPostFilter runs once
 // for the gang (no pod runs PostFilter on its own), and the pods wait
-// together for the gang's next attempt.
-func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.Time) error {
-	g := e.Group
-	pods := make([]*v1.Pod, len(e.Pods))
-	for i, pi := range e.Pods {
-		pods[i] = pi.Pod
-	}
-	pg := r.c.PodGroup(g.Namespace, g.Name)
+// together for the gang's next attempt. attempts[i] counts the i-th pod's
+// attempts so far.
+func (r *Replayer) groupCycle(ctx context.Context, namespace, name string, pods []*v1.Pod, attempts []int, t queue.Time) (*GroupCycle, error) {
+	pg := r.c.PodGroup(namespace, name)
 	if pg == nil {
-		return fmt.Errorf("internal error: pod group %s/%s is queued but not in the cluster", g.Namespace, g.Name)
+		return nil, fmt.Errorf("internal error: pod group %s/%s is queued but not in the cluster", namespace, name)
 	}
+	gc := &GroupCycle{Attempts: make([]*Attempt, len(pods))}
 	if err := r.validateGroup(pg, pods); err != nil {
 		for _, pod := range pods {
 			r.groupPodFailed(pod, result.ReasonSchedulerError, err.Error(), nil)
 		}
 		r.setGroupCondition(pg, result.PodGroupError, err.Error())
-		r.q.GroupAttempted(e, t, pods, queue.Result{Error: true}, queue.GroupError)
-		return nil
+		gc.Message = err.Error()
+		gc.back, gc.res, gc.outcome = pods, queue.Result{Error: true}, queue.GroupError
+		return r.groupOutcomes(gc, pg, pods), nil
 	}
 
 	if r.BeforeGroupAttempt != nil {
 		r.BeforeGroupAttempt(pods)
 	}
 	minCount := cluster.MinCount(pg)
-	scheduled := r.c.ScheduledMembers(g.Namespace, g.Name)
+	scheduled := r.c.ScheduledMembers(namespace, name)
 	remaining := len(pods)
 	feasible := func() groupStatus {
 		if r.gang == nil {
@@ -133,7 +184,7 @@ func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.T
 			try := &groupTry{nominated: pod.Status.NominatedNodeName, claimsBefore: r.claimStatuses(pod)}
 			a := r.s.Evaluate(ctx, pod)
 			if a.Err != nil {
-				return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
 			}
 			if r.Follow != nil && a.Node != "" && a.Error == nil {
 				r.follow(pod, a)
@@ -142,7 +193,7 @@ func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.T
 				if err := r.s.Assume(ctx, pod, a); err != nil {
 					a.fail(err)
 					if a.Err != nil {
-						return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+						return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
 					}
 				} else {
 					try.placed = true
@@ -150,6 +201,7 @@ func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.T
 				}
 			}
 			try.a = a
+			gc.Attempts[len(tries)] = a
 			tries = append(tries, try)
 			if r.OnAttempt != nil {
 				r.OnAttempt(pod, a)
@@ -190,21 +242,29 @@ func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.T
 	// The pods the cycle did not reach get the gang's status as it stood
 	// at the end of the algorithm; PodGroupPostFilter's verdict is then
 	// appended to the gang's own status, which the pods placed in vain
-	// report.
+	// report. An error (a pod's plugin, or PodGroupPostFilter's) fails
+	// every pod with it.
 	unreached := st.message()
-	var deallocate []*resourceapi.ResourceClaim
+	var groupErr error
+	if pluginErr != nil {
+		groupErr = fmt.Errorf("failed to schedule other pod from a pod group: %w", pluginErr)
+	}
 	if !success && pluginErr == nil {
-		var pf string
-		pf, deallocate = r.podGroupPostFilter(pg, pods, tries)
-		st.reasons = append(st.reasons, pf)
+		pf, deallocate, err := r.podGroupPostFilter(pg, pods, tries)
+		if err != nil {
+			groupErr = err
+		} else {
+			st.reasons = append(st.reasons, pf)
+			gc.Deallocate = deallocate
+		}
 	}
 
 	res := queue.Result{UnschedulablePlugins: map[string]sets.Set[string]{}}
 	var back []*v1.Pod
 	for i, pod := range pods {
 		switch {
-		case pluginErr != nil:
-			msg := "failed to schedule other pod from a pod group: " + pluginErr.Error()
+		case groupErr != nil:
+			msg := groupErr.Error()
 			if i < len(tries) && tries[i].a.Error != nil {
 				msg = tries[i].a.Error.Error()
 			}
@@ -214,7 +274,7 @@ func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.T
 		case tries[i].a.Node != "" && tries[i].a.Error == nil:
 			if success {
 				out := r.groupPodOutcome(pod, tries[i].a)
-				r.scheduled(pod, tries[i].a, out, e.Pods[i].Attempts, tries[i].claimsBefore, t)
+				r.scheduled(pod, tries[i].a, out, attempts[i], tries[i].claimsBefore, t)
 				continue
 			}
 			r.groupPodFailed(pod, "", errPodGroupUnschedulable+", "+st.message(), tries[i])
@@ -226,23 +286,34 @@ func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.T
 	}
 	outcome := queue.GroupScheduled
 	switch {
-	case pluginErr != nil:
+	case groupErr != nil:
 		outcome = queue.GroupError
 		res.Error = true
-		r.setGroupCondition(pg, result.PodGroupError, "failed to schedule other pod from a pod group: "+pluginErr.Error())
+		gc.Message = groupErr.Error()
+		r.setGroupCondition(pg, result.PodGroupError, gc.Message)
 	case !success:
 		outcome = queue.GroupUnschedulable
-		r.setGroupCondition(pg, result.PodGroupUnschedulable, st.message())
+		gc.Message = st.message()
+		r.setGroupCondition(pg, result.PodGroupUnschedulable, gc.Message)
 	default:
 		r.setGroupCondition(pg, result.PodGroupScheduled, "")
 	}
 	r.setGroupBlocker(pg, pods, tries)
-	r.q.GroupAttempted(e, t, back, res, outcome)
-	for _, claim := range deallocate {
-		old := r.dra.State().Deallocate(claim)
-		r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, old, claim, nil)
+	gc.Placed = success
+	gc.back, gc.res, gc.outcome = back, res, outcome
+	return r.groupOutcomes(gc, pg, pods), nil
+}
+
+// groupOutcomes fills in the pods' outcomes and the PodGroup's condition
+// after a pod group cycle.
+func (r *Replayer) groupOutcomes(gc *GroupCycle, pg *schedulingv1beta1.PodGroup, pods []*v1.Pod) *GroupCycle {
+	for _, pod := range pods {
+		gc.Results = append(gc.Results, r.outcomes[pod])
 	}
-	return nil
+	if ph := r.groupPhases[pg.Namespace+"/"+pg.Name]; ph != nil {
+		gc.Condition = *ph
+	}
+	return gc
 }
 
 // groupPodOutcome is the result entry of a gang's pod after an attempt.
@@ -353,11 +424,23 @@ func (r *Replayer) validateGroup(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod)
 // frees the allocated claims of the gang's pods that no node could use,
 // as its PostFilter does for one pod, then DefaultPreemption looks for
 // victims for the whole gang. It returns the verdict's message and the
-// claims to deallocate.
-func (r *Replayer) podGroupPostFilter(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod, tries []*groupTry) (string, []*resourceapi.ResourceClaim) {
+// claims to deallocate, or the error a plugin failed with.
+func (r *Replayer) podGroupPostFilter(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod, tries []*groupTry) (string, []*resourceapi.ResourceClaim, error) {
 	var reasons []string
 	var deallocate []*resourceapi.ResourceClaim
 	if r.dra != nil && r.s.profile.hasPlugin(dra.Name) {
+		// kube's DynamicResources keeps what it needs here in the pod
+		// group's cycle state, which its PreFilter creates for the first
+		// pod of the cycle. When the cycle tried no pod (minCount was out
+		// of reach from the start: pods of the gang still binding or lost
+		// elsewhere), there is none and the plugin fails.
+		ran := false
+		for _, try := range tries {
+			ran = ran || r.s.profile.ranPreFilter(try.a, dra.Name)
+		}
+		if !ran {
+			return "", nil, pluginError(dra.Name, "", fmt.Errorf("error in %q PodGroupPostFilter plugins: not found", dra.Name))
+		}
 		for i, try := range tries {
 			if try.a.State == nil {
 				continue
@@ -371,11 +454,11 @@ func (r *Replayer) podGroupPostFilter(pg *schedulingv1beta1.PodGroup, pods []*v1
 	if r.s.profile.Preemption {
 		msg, unresolvable := r.groupPreemption(pg, pods)
 		if unresolvable {
-			return msg, deallocate
+			return msg, deallocate, nil
 		}
 		reasons = append(reasons, msg)
 	}
-	return strings.Join(reasons, ", "), deallocate
+	return strings.Join(reasons, ", "), deallocate, nil
 }
 
 // groupPreemption is DefaultPreemption's PodGroupPostFilter: whether the

@@ -228,6 +228,9 @@ type Attempt struct {
 	// DeviceRejected names (up to MaxDiagnosedNodes) nodes that
 	// DynamicResources rejected, for a per-request diagnosis.
 	DeviceRejected []string
+	// preFilterRan counts the PreFilter plugins that ran, in the
+	// profile's order: all of them unless one stopped the cycle.
+	preFilterRan int
 }
 
 // fail records err on the attempt: a plugin's Error status fails the pod
@@ -360,7 +363,8 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 		a.Message = fmt.Sprintf("0/%d nodes are available: %s.", len(nodes), st.Message())
 		return a
 	}
-	for _, p := range s.profile.PreFilter {
+	for i, p := range s.profile.PreFilter {
+		a.preFilterRan = i + 1
 		res, st := p.PreFilter(ctx, state, pod, nodes)
 		switch {
 		case st.IsSkip():
