@@ -85,7 +85,13 @@ type Cycle struct {
 	Group     string  `json:"group,omitempty"`
 	Members   []Cycle `json:"members,omitempty"`
 	Unreached bool    `json:"unreached,omitempty"`
-	Outcome   Outcome `json:"outcome"`
+	// Rerun is, for a pod group cycle whose PodGroupPostFilter preempted
+	// (or tried to), DefaultPreemption's rerun of the pod group algorithm
+	// on the cluster without the potential victims: the pods it tried,
+	// each with the node it chose (none when the pod fit nowhere) and
+	// the scores.
+	Rerun   []Cycle `json:"rerun,omitempty"`
+	Outcome Outcome `json:"outcome"`
 	// Node is where the pod was bound (Outcome Bound).
 	Node string `json:"node,omitempty"`
 	// Chosen is the node the cycle picked for the pod, where kube assumed

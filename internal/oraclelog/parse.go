@@ -10,6 +10,11 @@ import (
 	"strings"
 )
 
+// podGroupCandidate is the name kube's pod group preemption gives its one
+// candidate, the whole cluster; it logs it where a pod's preemption logs
+// the node.
+const podGroupCandidate = "cluster"
+
 // ParseSchedulerLog reduces a kube-scheduler -v=10 log to its cycles.
 func ParseSchedulerLog(r io.Reader) (plugins []string, cycles []Cycle, err error) {
 	p := &parser{
@@ -22,6 +27,8 @@ func ParseSchedulerLog(r io.Reader) (plugins []string, cycles []Cycle, err error
 		lastPatch:    map[string]string{},
 		claimPods:    map[string][]string{},
 		deleted:      map[string]bool{},
+		rerunLatest:  map[string]*attempt{},
+		lastGroup:    map[string]*attempt{},
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -56,6 +63,7 @@ func ParseSchedulerLog(r io.Reader) (plugins []string, cycles []Cycle, err error
 type attempt struct {
 	Cycle
 	members []*attempt
+	rerun   []*attempt
 	scores  []score
 }
 
@@ -90,6 +98,27 @@ type parser struct {
 	// the pods that are gone.
 	claimPods map[string][]string
 	deleted   map[string]bool
+	// rerunLatest is each pod's attempt in the open pod group cycle's
+	// PodGroupPostFilter rerun; lastGroup each pod group's latest cycle
+	// (where its preemption is recorded).
+	rerunLatest map[string]*attempt
+	lastGroup   map[string]*attempt
+}
+
+// inPostFilter reports whether a line comes from PodGroupPostFilter
+// (DefaultPreemption reruns the pod group algorithm there; its lines
+// carry the plugin's logger name).
+func inPostFilter(l Line) bool {
+	return strings.HasPrefix(l.KV["logger"], "PodGroupPostFilter")
+}
+
+// latestFor is the attempt a per-pod line belongs to: the rerun's when
+// it comes from PodGroupPostFilter.
+func (p *parser) latestFor(l Line) *attempt {
+	if inPostFilter(l) {
+		return p.rerunLatest[l.KV["pod"]]
+	}
+	return p.latest[l.KV["pod"]]
 }
 
 func (p *parser) line(l Line) error {
@@ -100,29 +129,39 @@ func (p *parser) line(l Line) error {
 		p.latest[pod], p.lastCycle[pod] = a, a
 	case "Attempting to schedule pod group":
 		p.group = p.newCycle(Cycle{Group: l.KV["podGroup"]})
+		p.lastGroup[p.group.Group] = p.group
+		clear(p.rerunLatest)
 	case "Attempting to schedule a pod belonging to a pod group":
 		if p.group == nil || p.group.Group != l.KV["podGroup"] {
 			return fmt.Errorf("pod %s: an attempt in pod group %s outside of that group's cycle", pod, l.KV["podGroup"])
 		}
 		m := &attempt{Cycle: Cycle{Pod: pod, Outcome: Unknown}}
+		if inPostFilter(l) {
+			p.group.rerun = append(p.group.rerun, m)
+			p.rerunLatest[pod] = m
+			return nil
+		}
 		p.group.members = append(p.group.members, m)
 		p.latest[pod] = m
 	case "OpportunisticBatch provided node hint":
-		if a := p.latest[pod]; a != nil {
+		if a := p.latestFor(l); a != nil {
 			a.Hinted = true
 		}
 	case "OpportunisticBatch set cycle state":
-		a := p.latest[pod]
+		a := p.latestFor(l)
 		if a == nil {
 			return nil
 		}
 		a.Chosen = l.KV["chosenNode"]
+		if inPostFilter(l) {
+			return nil
+		}
 		if p.group == nil || !p.isMember(pod) {
 			// A pod's own cycle: what follows is its binding.
 			p.binding[pod] = a
 		}
 	case "Plugin scored node for pod":
-		a := p.latest[pod]
+		a := p.latestFor(l)
 		if a == nil {
 			return nil
 		}
@@ -137,7 +176,7 @@ func (p *parser) line(l Line) error {
 		}
 		a.scores = append(a.scores, score{l.KV["node"], plugin, v})
 	case "Calculated node's final score for pod":
-		a := p.latest[pod]
+		a := p.latestFor(l)
 		if a == nil {
 			return nil
 		}
@@ -313,9 +352,14 @@ func (p *parser) closeGroup(l Line, outcome Outcome) *attempt {
 	return g
 }
 
-// preemption is the preemption record of the preemptor's latest cycle.
+// preemption is the preemption record of the preemptor's latest cycle:
+// a pod's, or, for the pod group preemption (kube's candidate is named
+// "cluster"), a pod group's.
 func (p *parser) preemption(preemptor, node string) *Preemption {
 	a := p.lastCycle[preemptor]
+	if g := p.lastGroup[preemptor]; g != nil && node == podGroupCandidate {
+		a = g
+	}
 	if a == nil {
 		return nil
 	}
@@ -331,6 +375,13 @@ func (p *parser) finish(a *attempt) (Cycle, error) {
 	c := a.Cycle
 	if c.Preemption != nil {
 		sort.Strings(c.Preemption.Victims)
+	}
+	for _, m := range a.rerun {
+		mc, err := p.finish(m)
+		if err != nil {
+			return Cycle{}, err
+		}
+		c.Rerun = append(c.Rerun, mc)
 	}
 	for _, m := range a.members {
 		mc, err := p.finish(m)
