@@ -83,7 +83,11 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 		if by.PDBViolation {
 			why += "; its PodDisruptionBudget allowed no more disruptions"
 		}
-		preempted.Append(p.Key(), fmt.Sprint(p.Priority), p.Node, by.Pod, why)
+		who := by.Pod
+		if by.PodGroup {
+			who = "pod group " + who
+		}
+		preempted.Append(p.Key(), fmt.Sprint(p.Priority), p.Node, who, why)
 	}
 	if len(preempted.Rows) > 0 {
 		fmt.Fprintln(w, "\nPREEMPTED (deleted to make room for a pod of higher priority)")

@@ -13,6 +13,7 @@ import (
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 )
 
 // Stepper runs scheduling cycles one at a time in an order the caller
@@ -130,7 +131,7 @@ func (s *Stepper) Bind(ctx context.Context, pod string, a *schedule.Attempt, nod
 // picks the node of each pod whose attempt found one (the real
 // scheduler's choice among equally scored nodes) and may look at the
 // attempt. The gang is bound when it is placed and taken back when not.
-func (s *Stepper) ScheduleGroup(ctx context.Context, group string, pods []string, choose func(pod string, a *schedule.Attempt) string) (*schedule.GroupCycle, error) {
+func (s *Stepper) ScheduleGroup(ctx context.Context, group string, pods []string, choose, chooseRerun func(pod string, a *schedule.Attempt) string) (*schedule.GroupCycle, error) {
 	list := make([]*v1.Pod, len(pods))
 	for i, name := range pods {
 		p, err := s.pending(name)
@@ -144,7 +145,10 @@ func (s *Stepper) ScheduleGroup(ctx context.Context, group string, pods []string
 		return nil, fmt.Errorf("pod group %s is not in the snapshot (or GenericWorkload is off)", group)
 	}
 	s.r.Follow = func(p *v1.Pod, a *schedule.Attempt) string { return choose(p.Namespace+"/"+p.Name, a) }
-	defer func() { s.r.Follow = nil }()
+	if chooseRerun != nil {
+		s.r.FollowRerun = func(p *v1.Pod, a *schedule.Attempt) string { return chooseRerun(p.Namespace+"/"+p.Name, a) }
+	}
+	defer func() { s.r.Follow, s.r.FollowRerun = nil, nil }()
 	return s.r.ScheduleGroup(ctx, ns, name, list, 0)
 }
 
@@ -173,6 +177,11 @@ func (s *Stepper) NominatedNode(pod string) string {
 // Preempting reports that the preemption for a pod on a node started:
 // the pods of lower priority nominated there lose their nomination.
 func (s *Stepper) Preempting(preemptor, node string) error {
+	if s.podGroup(preemptor) != nil {
+		// A pod group preempts on the whole cluster: no node's nominated
+		// pods lose their nomination.
+		return nil
+	}
 	p, err := s.pod(preemptor)
 	if err != nil {
 		return err
@@ -189,12 +198,29 @@ func (s *Stepper) Terminating(victim, preemptor string) error {
 	if err != nil {
 		return err
 	}
+	if pg := s.podGroup(preemptor); pg != nil {
+		schedule.MarkTerminatingByGroup(v, s.c.GroupMembers(pg.Namespace, pg.Name))
+		return nil
+	}
 	p, err := s.pod(preemptor)
 	if err != nil {
 		return err
 	}
 	schedule.MarkTerminating(v, p)
 	return nil
+}
+
+// podGroup is the pod group named "namespace/name" when there is one and
+// no pod has that name.
+func (s *Stepper) podGroup(name string) *schedulingv1beta1.PodGroup {
+	if _, err := s.pod(name); err == nil {
+		return nil
+	}
+	ns, n, ok := splitKey(name)
+	if !ok {
+		return nil
+	}
+	return s.c.PodGroup(ns, n)
 }
 
 // Deleted reports that a victim is gone. Its claims stay as they are

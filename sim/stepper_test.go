@@ -173,7 +173,7 @@ func TestStepperPodGroupCycleWithNoPodTried(t *testing.T) {
 		Pod(build.PodSpec{Name: "train-1", CPU: "1", GPUs: 1, PodGroup: "train"}).
 		Snapshot()
 	st := newStepper(t, snap, gates)
-	gc, err := st.ScheduleGroup(context.Background(), "default/train", []string{"default/train-0"}, func(string, *schedule.Attempt) string { return "" })
+	gc, err := st.ScheduleGroup(context.Background(), "default/train", []string{"default/train-0"}, func(string, *schedule.Attempt) string { return "" }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestStepperPodGroupCycleWithNoPodTried(t *testing.T) {
 		t.Errorf("train-0: %s %s %q, want Unschedulable SchedulerError %q", p.Phase, p.Reason, p.Message, want)
 	}
 	// Both pods: tried, one placed in vain, the other finds no GPU.
-	gc, err = st.ScheduleGroup(context.Background(), "default/train", []string{"default/train-0", "default/train-1"}, func(_ string, a *schedule.Attempt) string { return a.Node })
+	gc, err = st.ScheduleGroup(context.Background(), "default/train", []string{"default/train-0", "default/train-1"}, func(_ string, a *schedule.Attempt) string { return a.Node }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

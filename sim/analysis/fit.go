@@ -37,6 +37,13 @@ func preemptionOf(res *result.Result) Preemption {
 		return fmt.Sprintf("priority %d", pod.Priority)
 	}
 	byKey := map[string]*result.Pod{}
+	// A gang preempts as a whole: its class is its pods'.
+	byGroup := map[string]*result.Pod{}
+	for i := range res.Pods {
+		if p := &res.Pods[i]; p.PodGroup != "" && byGroup[p.Namespace+"/"+p.PodGroup] == nil {
+			byGroup[p.Namespace+"/"+p.PodGroup] = p
+		}
+	}
 	for i := range res.Pods {
 		byKey[res.Pods[i].Key()] = &res.Pods[i]
 	}
@@ -68,7 +75,11 @@ func preemptionOf(res *result.Result) Preemption {
 			if pod.PreemptedBy.PDBViolation {
 				p.PDBViolations++
 			}
-			if pre := byKey[pod.PreemptedBy.Pod]; pre != nil {
+			preemptors := byKey
+			if pod.PreemptedBy.PodGroup {
+				preemptors = byGroup
+			}
+			if pre := preemptors[pod.PreemptedBy.Pod]; pre != nil {
 				by[class][className(pre)] = true
 			}
 		}

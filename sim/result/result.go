@@ -177,7 +177,11 @@ type Preemption struct {
 
 // PreemptedBy says which pod preempted this one, on which node, and why.
 type PreemptedBy struct {
+	// Pod is the preemptor ("namespace/name"): a pod, or, with PodGroup
+	// set, a pod group (a gang preempts as a whole; Node is then the
+	// victim's own node).
 	Pod      string `json:"pod"`
+	PodGroup bool   `json:"podGroup,omitempty"`
 	Priority int32  `json:"priority"`
 	Node     string `json:"node"`
 	// Reason is the DisruptionTarget condition kube sets on the victim.

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/drasim/drasim/sim/schedule/framework"
@@ -21,6 +22,19 @@ type Nominator interface {
 	NominatedPodsForNode(node string) []*v1.Pod
 }
 
+// SetInFlight names the pods of the pod group cycle under way (nil when
+// none): kube's queue does not hold them while their cycle runs, and
+// other pods' filters see their nominations without their requests.
+func (s *Scheduler) SetInFlight(pods []*v1.Pod) {
+	s.inFlight = nil
+	for _, p := range pods {
+		if s.inFlight == nil {
+			s.inFlight = map[*v1.Pod]bool{}
+		}
+		s.inFlight[p] = true
+	}
+}
+
 // prepareNominated collects, for the cycle of pod, the nominated pods of
 // equal or higher priority on each node: filters treat them as running,
 // since pod must not take the room a preemption freed for them.
@@ -32,6 +46,13 @@ func (s *Scheduler) prepareNominated(pod *v1.Pod) {
 	prio := corev1helpers.PodPriority(pod)
 	for _, node := range s.opts.Nominator.NominatedNodes() {
 		for _, p := range s.opts.Nominator.NominatedPodsForNode(node) {
+			if s.inFlight[p] {
+				// kube's queue hands out a nominated pod it does not
+				// hold (popped with its gang) as a bare object: name and
+				// pod group only, so priority 0 and no requests.
+				p = &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID},
+					Spec: v1.PodSpec{SchedulingGroup: p.Spec.SchedulingGroup}}
+			}
 			if p.UID == pod.UID || corev1helpers.PodPriority(p) < prio {
 				continue
 			}

@@ -90,33 +90,6 @@ type PreemptionCandidate struct {
 	LostOn string
 }
 
-// victim is a pod the dry run may delete.
-type victim struct {
-	pi       *framework.PodInfo
-	priority int32
-	// start orders victims of equal priority: the pod's start time, or,
-	// for a pod that has none, "now" in the order of the node's pod list
-	// (kube reads time.Now() for each such pod as it lists them).
-	started bool
-	start   time.Time
-	index   int
-}
-
-// moreImportant is kube's MoreImportantVictim for single pods: higher
-// priority, then the one that started first.
-func moreImportant(a, b *victim) bool {
-	if a.priority != b.priority {
-		return a.priority > b.priority
-	}
-	if a.started != b.started {
-		return a.started
-	}
-	if a.started && !a.start.Equal(b.start) {
-		return a.start.Before(b.start)
-	}
-	return a.index < b.index
-}
-
 // Preempt runs DefaultPreemption's PostFilter for a pod whose attempt a
 // found no node. It decides; it deletes nothing.
 func (s *Scheduler) Preempt(ctx context.Context, pod *v1.Pod, a *Attempt) (*Preemption, error) {
@@ -172,7 +145,7 @@ func (s *Scheduler) waitsForVictims(pod *v1.Pod, a *Attempt) bool {
 	}
 	prio := corev1helpers.PodPriority(pod)
 	for _, pi := range ni.Pods {
-		if corev1helpers.PodPriority(pi.Pod) < prio && terminatingByPreemption(pi.Pod) {
+		if s.victimPriority(pi.Pod) < prio && terminatingByPreemption(pi.Pod) {
 			return true
 		}
 	}
@@ -199,8 +172,23 @@ func terminatingByPreemption(p *v1.Pod) bool {
 // (and counts there) until it is deleted. A replay deletes victims at
 // once; the step-wise check uses this to follow the real scheduler's log.
 func MarkTerminating(victim, preemptor *v1.Pod) {
+	markTerminating(victim, fmt.Sprintf(victimConditionMessageFmt, schedulerName(preemptor)))
+}
+
+// MarkTerminatingByGroup is MarkTerminating for a victim of a pod group's
+// preemption (members are the group's pods: kube names the scheduler of
+// the first).
+func MarkTerminatingByGroup(victim *v1.Pod, members []*v1.Pod) {
+	name := v1.DefaultSchedulerName
+	if len(members) > 0 {
+		name = schedulerName(members[0])
+	}
+	markTerminating(victim, fmt.Sprintf("%s: preempting to accommodate a higher priority %s", name, preemptorTypePodGroup))
+}
+
+func markTerminating(victim *v1.Pod, msg string) {
 	setCondition(victim, v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
-		Message: fmt.Sprintf(victimConditionMessageFmt, schedulerName(preemptor))})
+		Message: msg})
 	if victim.DeletionTimestamp == nil {
 		// Any time will do: only its presence is read.
 		victim.DeletionTimestamp = &metav1.Time{}
@@ -263,33 +251,55 @@ func (s *Scheduler) preemptionRand() *rand.Rand {
 }
 
 // selectVictimsOnNode is kube's SelectVictimsOnNode: remove every
-// lower-priority pod, check that the pod then fits, and give back
-// ("reprieve") as many of them as possible, most important first, those
-// whose deletion would violate a PodDisruptionBudget before the others.
-// nodeInfo is not changed; the dry run works on a copy.
+// lower-priority unit (a pod; with GenericWorkload, every placed pod of a
+// pod group with disruptionMode All, wherever it runs), check that the
+// pod then fits, and give back ("reprieve") as many units as possible,
+// most important first, those whose deletion would violate a
+// PodDisruptionBudget before the others. Only the node's own copy loses
+// and regains pods; a unit's pods on other nodes leave only the PreFilter
+// extensions' state, as in kube. nodeInfo is not changed.
 func (s *Scheduler) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (victimPods, violators []*v1.Pod, _ *framework.Status, _ error) {
 	prio := corev1helpers.PodPriority(pod)
+	main := nodeInfo.Node().Name
 	ni := nodeInfo.Clone()
-	var potential []*victim
-	for i, pi := range nodeInfo.Pods {
-		vp := corev1helpers.PodPriority(pi.Pod)
-		if vp >= prio {
-			continue
+	var potential []*victimUnit
+	for _, v := range s.victimUnits([]*framework.NodeInfo{nodeInfo}) {
+		if v.priority < prio {
+			potential = append(potential, v)
 		}
-		v := &victim{pi: pi, priority: vp, index: i}
-		if st := pi.Pod.Status.StartTime; st != nil {
-			v.started, v.start = true, st.Time
-		}
-		potential = append(potential, v)
 	}
 	if len(potential) == 0 {
 		return nil, nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims), nil
 	}
-	remove := func(v *victim) error {
-		if err := ni.RemovePod(v.pi.Pod); err != nil {
-			return err
+	nodeOf := func(pi *framework.PodInfo) *framework.NodeInfo {
+		if pi.Pod.Spec.NodeName == main {
+			return ni
 		}
-		return s.removePodFromState(state, pod, v.pi, ni)
+		return s.c.Node(pi.Pod.Spec.NodeName)
+	}
+	remove := func(v *victimUnit) error {
+		for _, pi := range v.pods {
+			if pi.Pod.Spec.NodeName == main {
+				if err := ni.RemovePod(pi.Pod); err != nil {
+					return err
+				}
+			}
+			if err := s.removePodFromState(state, pod, pi, nodeOf(pi)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	add := func(v *victimUnit) error {
+		for _, pi := range v.pods {
+			if pi.Pod.Spec.NodeName == main {
+				ni.AddPodInfo(pi)
+			}
+			if err := s.addPodToState(state, pod, pi, nodeOf(pi)); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	for _, v := range potential {
 		if err := remove(v); err != nil {
@@ -299,12 +309,11 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, state *framework.Cy
 	if st := s.filterNode(ctx, state, pod, ni); !st.IsSuccess() {
 		return nil, nil, st, nil
 	}
-	sort.SliceStable(potential, func(i, j int) bool { return moreImportant(potential[i], potential[j]) })
-	violating, nonViolating := filterVictimsWithPDBViolation(potential, s.c.PDBs)
-	var victims []*victim
-	reprieve := func(v *victim) (bool, error) {
-		ni.AddPodInfo(v.pi)
-		if err := s.addPodToState(state, pod, v.pi, ni); err != nil {
+	sort.SliceStable(potential, func(i, j int) bool { return moreImportantUnit(potential[i], potential[j]) })
+	violating, nonViolating := unitsViolatingPDBs(potential, s.c.PDBs)
+	var victims []*victimUnit
+	reprieve := func(v *victimUnit) (bool, error) {
+		if err := add(v); err != nil {
 			return false, err
 		}
 		if st := s.filterNode(ctx, state, pod, ni); st.IsSuccess() {
@@ -322,7 +331,7 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, state *framework.Cy
 			return nil, nil, nil, err
 		}
 		if !fits {
-			violators = append(violators, v.pi.Pod)
+			violators = append(violators, v.violating...)
 		}
 	}
 	for _, v := range nonViolating {
@@ -331,31 +340,14 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, state *framework.Cy
 		}
 	}
 	if len(violating) > 0 && len(nonViolating) > 0 {
-		sort.SliceStable(victims, func(i, j int) bool { return moreImportant(victims[i], victims[j]) })
-	}
-	victimPods = make([]*v1.Pod, len(victims))
-	for i, v := range victims {
-		victimPods[i] = v.pi.Pod
-	}
-	return victimPods, violators, nil, nil
-}
-
-// filterVictimsWithPDBViolation splits the victims, in order, into those
-// whose deletion would exceed a PodDisruptionBudget's disruptionsAllowed
-// (counting down as it goes) and the others.
-func filterVictimsWithPDBViolation(victims []*victim, pdbs []*policyv1.PodDisruptionBudget) (violating, nonViolating []*victim) {
-	allowed := make([]int32, len(pdbs))
-	for i, pdb := range pdbs {
-		allowed[i] = pdb.Status.DisruptionsAllowed
+		sort.SliceStable(victims, func(i, j int) bool { return moreImportantUnit(victims[i], victims[j]) })
 	}
 	for _, v := range victims {
-		if podViolatesPDB(v.pi.Pod, pdbs, allowed) {
-			violating = append(violating, v)
-		} else {
-			nonViolating = append(nonViolating, v)
+		for _, pi := range v.pods {
+			victimPods = append(victimPods, pi.Pod)
 		}
 	}
-	return violating, nonViolating
+	return victimPods, violators, nil, nil
 }
 
 func podViolatesPDB(pod *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, allowed []int32) bool {

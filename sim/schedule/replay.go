@@ -162,6 +162,9 @@ type Replayer struct {
 	// Options.KeepNodeStatuses): a step-wise check follows the real
 	// scheduler's choice among equally scored nodes with it.
 	Follow func(pod *v1.Pod, a *Attempt) string
+	// FollowRerun is Follow for the pods of PodGroupPostFilter's rerun of
+	// the pod group algorithm (a pod group's preemption).
+	FollowRerun func(pod *v1.Pod, a *Attempt) string
 	// OnPreemption, when set, hears of every PostFilter decision of
 	// DefaultPreemption.
 	OnPreemption func(pod *v1.Pod, p *Preemption)
@@ -347,7 +350,11 @@ func (r *Replayer) attempt(ctx context.Context, pod *v1.Pod) *Attempt {
 
 // follow is the node Follow picks for an attempt that found one.
 func (r *Replayer) follow(pod *v1.Pod, a *Attempt) string {
-	node := r.Follow(pod, a)
+	return followWith(r.Follow, pod, a)
+}
+
+func followWith(f func(*v1.Pod, *Attempt) string, pod *v1.Pod, a *Attempt) string {
+	node := f(pod, a)
 	for _, n := range a.Nodes {
 		if n.Node == node && n.Status == nil {
 			a.Node = node
@@ -740,17 +747,9 @@ func (r *Replayer) preempt(preemptor *v1.Pod, pre *Preemption, t queue.Time) {
 	for _, v := range pre.Victims {
 		rec.Victims = append(rec.Victims, v.Namespace+"/"+v.Name)
 		claims := r.ClaimsOf(v)
-		out := r.outcomes[v]
-		if out == nil {
-			out = &result.Pod{Namespace: v.Namespace, Name: v.Name, Priority: corev1helpers.PodPriority(v)}
-			r.outcomes[v] = out
-		}
-		out.Phase, out.Node, out.Message, out.Score, out.Attempt = result.PhasePreempted, v.Spec.NodeName, "", nil, 0
-		out.Claims = PodClaims(v, r.dra) // what it held, before the controllers release it
-		out.PreemptedBy = &result.PreemptedBy{Pod: key, Priority: prio, Node: pre.Node, PDBViolation: violators[v],
-			Reason: fmt.Sprintf(victimConditionMessageFmt, schedulerName(preemptor))}
-		r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventPreempted, Pod: v.Namespace + "/" + v.Name, Node: v.Spec.NodeName,
-			Message: fmt.Sprintf("Preempted by pod %s on node %s", key, pre.Node)})
+		r.recordVictim(v, result.PreemptedBy{Pod: key, Priority: prio, Node: pre.Node, PDBViolation: violators[v],
+			Reason: fmt.Sprintf(victimConditionMessageFmt, schedulerName(preemptor))},
+			fmt.Sprintf("Preempted by pod %s on node %s", key, pre.Node))
 		r.DeleteVictim(v, t)
 		r.countDisruption(v)
 		// The controllers release the victim's claims a moment later:
@@ -758,6 +757,21 @@ func (r *Replayer) preempt(preemptor *v1.Pod, pre *Preemption, t queue.Time) {
 		r.deferred = append(r.deferred, func(t queue.Time) { r.releaseClaims(v, claims, t) })
 	}
 	r.preemptions[preemptor] = rec
+}
+
+// recordVictim records a victim's outcome (preempted, by whom, what it
+// held before the controllers release it) and the Preempted event.
+func (r *Replayer) recordVictim(v *v1.Pod, by result.PreemptedBy, event string) {
+	out := r.outcomes[v]
+	if out == nil {
+		out = &result.Pod{Namespace: v.Namespace, Name: v.Name, Priority: corev1helpers.PodPriority(v)}
+		r.outcomes[v] = out
+	}
+	out.Phase, out.Node, out.Message, out.Score, out.Attempt = result.PhasePreempted, v.Spec.NodeName, "", nil, 0
+	out.Claims = PodClaims(v, r.dra)
+	out.PreemptedBy = &by
+	r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventPreempted, Pod: v.Namespace + "/" + v.Name, Node: v.Spec.NodeName,
+		Message: event})
 }
 
 // BindingFailed takes back a pod that a cycle placed but that did not

@@ -95,6 +95,9 @@ func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.T
 	for _, claim := range gc.Deallocate {
 		r.Deallocate(claim, t)
 	}
+	if gp := gc.Preemption; gp != nil && gp.Success {
+		r.carryOutGroupPreemption(r.c.PodGroup(e.Group.Namespace, e.Group.Name), pods, gp, t)
+	}
 	return nil
 }
 
@@ -117,6 +120,9 @@ type GroupCycle struct {
 	Condition result.PodGroup
 	// Deallocate are the claims PodGroupPostFilter frees.
 	Deallocate []*resourceapi.ResourceClaim
+	// Preemption is DefaultPreemption's PodGroupPostFilter decision; nil
+	// when it did not run.
+	Preemption *GroupPreemption
 
 	back    []*v1.Pod
 	res     queue.Result
@@ -160,83 +166,20 @@ func (r *Replayer) groupCycle(ctx context.Context, namespace, name string, pods 
 	if r.BeforeGroupAttempt != nil {
 		r.BeforeGroupAttempt(pods)
 	}
-	minCount := cluster.MinCount(pg)
-	scheduled := r.c.ScheduledMembers(namespace, name)
-	remaining := len(pods)
-	feasible := func() groupStatus {
-		if r.gang == nil {
-			return groupStatus{}
-		}
-		st := gangscheduling.PlacementFeasible(minCount, scheduled, remaining)
-		return groupStatus{code: st.Code(), reasons: st.Reasons()}
+	r.s.SetInFlight(pods)
+	defer r.s.SetInFlight(nil)
+	run, err := r.runGroup(ctx, pg, pods, true)
+	if err != nil {
+		return nil, err
 	}
-	st := feasible()
-	var tries []*groupTry
-	var pluginErr *SchedulingError
-	anyScheduled := false
-	if st.code == framework.Unschedulable {
-		st.wrapped = true
-	} else {
-		for _, pod := range pods {
-			if r.BeforeAttempt != nil {
-				r.BeforeAttempt(pod)
-			}
-			try := &groupTry{nominated: pod.Status.NominatedNodeName, claimsBefore: r.claimStatuses(pod)}
-			a := r.s.Evaluate(ctx, pod)
-			if a.Err != nil {
-				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
-			}
-			if r.Follow != nil && a.Node != "" && a.Error == nil {
-				r.follow(pod, a)
-			}
-			if a.Node != "" && a.Error == nil {
-				if err := r.s.Assume(ctx, pod, a); err != nil {
-					a.fail(err)
-					if a.Err != nil {
-						return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
-					}
-				} else {
-					try.placed = true
-					r.q.DeleteNominated(pod)
-				}
-			}
-			try.a = a
-			gc.Attempts[len(tries)] = a
-			tries = append(tries, try)
-			if r.OnAttempt != nil {
-				r.OnAttempt(pod, a)
-			}
-			if a.Error != nil {
-				pluginErr = a.Error
-				break
-			}
-			remaining--
-			if try.placed {
-				scheduled++
-			}
-			if st = feasible(); st.code == framework.Unschedulable {
-				break
-			}
-			anyScheduled = anyScheduled || try.placed
-		}
-		if st.code == framework.Wait {
-			st = groupStatus{code: framework.Unschedulable, reasons: st.reasons, wrapped: true}
-		}
-	}
+	tries, st, pluginErr, anyScheduled := run.tries, run.st, run.pluginErr, run.anyScheduled
+	copy(gc.Attempts, run.attempts)
 	success := pluginErr == nil && st.code == framework.Success
 	if success && !anyScheduled {
 		success, st = false, groupStatus{code: framework.Unschedulable, wrapped: true}
 	}
 	if !success {
-		for i := len(tries) - 1; i >= 0; i-- {
-			if tries[i].placed {
-				r.s.Forget(ctx, pods[i], tries[i].a, tries[i].nominated)
-				if tries[i].nominated != "" {
-					r.q.AddNominated(pods[i], &queue.Nomination{Override: true, Node: tries[i].nominated})
-				}
-				tries[i].placed = false
-			}
-		}
+		r.forgetGroup(ctx, pods, tries)
 	}
 
 	// The pods the cycle did not reach get the gang's status as it stood
@@ -250,14 +193,18 @@ func (r *Replayer) groupCycle(ctx context.Context, namespace, name string, pods 
 		groupErr = fmt.Errorf("failed to schedule other pod from a pod group: %w", pluginErr)
 	}
 	if !success && pluginErr == nil {
-		pf, deallocate, err := r.podGroupPostFilter(pg, pods, tries)
+		pf, deallocate, gp, err := r.podGroupPostFilter(ctx, pg, pods, tries)
 		if err != nil {
 			groupErr = err
 		} else {
 			st.reasons = append(st.reasons, pf)
 			gc.Deallocate = deallocate
+			gc.Preemption = gp
 		}
 	}
+	// A gang that waits for its preemption: the pods it placed report the
+	// gang's status as it is, not wrapped as a failure.
+	waiting := gc.Preemption != nil && gc.Preemption.Success
 
 	res := queue.Result{UnschedulablePlugins: map[string]sets.Set[string]{}}
 	var back []*v1.Pod
@@ -276,6 +223,10 @@ func (r *Replayer) groupCycle(ctx context.Context, namespace, name string, pods 
 				out := r.groupPodOutcome(pod, tries[i].a)
 				r.scheduled(pod, tries[i].a, out, attempts[i], tries[i].claimsBefore, t)
 				continue
+			}
+			if waiting {
+				r.groupPodFailed(pod, "", st.message(), tries[i])
+				break
 			}
 			r.groupPodFailed(pod, "", errPodGroupUnschedulable+", "+st.message(), tries[i])
 		default:
@@ -302,6 +253,112 @@ func (r *Replayer) groupCycle(ctx context.Context, namespace, name string, pods 
 	gc.Placed = success
 	gc.back, gc.res, gc.outcome = back, res, outcome
 	return r.groupOutcomes(gc, pg, pods), nil
+}
+
+// groupRun is what the pod group algorithm did with a gang's pods: the
+// pods it tried (placed ones assumed on their nodes), the gang's status,
+// the plugin error that stopped it.
+type groupRun struct {
+	tries        []*groupTry
+	attempts     []*Attempt
+	st           groupStatus
+	pluginErr    *SchedulingError
+	anyScheduled bool
+}
+
+// runGroup is kube's default pod group algorithm: each pod, in the
+// gang's order, is filtered and scored on the cluster as the pods before
+// it left it, and assumed on its node; after each, GangScheduling checks
+// that minCount can still be met. The pods it placed stay assumed: the
+// caller keeps or forgets them. main is set for the cycle itself, unset
+// for PodGroupPostFilter's rerun, which the hooks do not hear of.
+func (r *Replayer) runGroup(ctx context.Context, pg *schedulingv1beta1.PodGroup, pods []*v1.Pod, main bool) (*groupRun, error) {
+	namespace, name := pg.Namespace, pg.Name
+	run := &groupRun{}
+	minCount := cluster.MinCount(pg)
+	scheduled := r.c.ScheduledMembers(namespace, name)
+	remaining := len(pods)
+	feasible := func() groupStatus {
+		if r.gang == nil {
+			return groupStatus{}
+		}
+		st := gangscheduling.PlacementFeasible(minCount, scheduled, remaining)
+		return groupStatus{code: st.Code(), reasons: st.Reasons()}
+	}
+	st := feasible()
+	var tries []*groupTry
+	var pluginErr *SchedulingError
+	anyScheduled := false
+	if st.code == framework.Unschedulable {
+		st.wrapped = true
+	} else {
+		for _, pod := range pods {
+			if main && r.BeforeAttempt != nil {
+				r.BeforeAttempt(pod)
+			}
+			try := &groupTry{nominated: pod.Status.NominatedNodeName, claimsBefore: r.claimStatuses(pod)}
+			a := r.s.Evaluate(ctx, pod)
+			if a.Err != nil {
+				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+			}
+			if a.Node != "" && a.Error == nil {
+				switch {
+				case main && r.Follow != nil:
+					r.follow(pod, a)
+				case !main && r.FollowRerun != nil:
+					followWith(r.FollowRerun, pod, a)
+				}
+			}
+			if a.Node != "" && a.Error == nil {
+				if err := r.s.Assume(ctx, pod, a); err != nil {
+					a.fail(err)
+					if a.Err != nil {
+						return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+					}
+				} else {
+					try.placed = true
+					r.q.DeleteNominated(pod)
+				}
+			}
+			try.a = a
+			run.attempts = append(run.attempts, a)
+			tries = append(tries, try)
+			if main && r.OnAttempt != nil {
+				r.OnAttempt(pod, a)
+			}
+			if a.Error != nil {
+				pluginErr = a.Error
+				break
+			}
+			remaining--
+			if try.placed {
+				scheduled++
+			}
+			if st = feasible(); st.code == framework.Unschedulable {
+				break
+			}
+			anyScheduled = anyScheduled || try.placed
+		}
+		if st.code == framework.Wait {
+			st = groupStatus{code: framework.Unschedulable, reasons: st.reasons, wrapped: true}
+		}
+	}
+	run.tries, run.st, run.pluginErr, run.anyScheduled = tries, st, pluginErr, anyScheduled
+	return run, nil
+}
+
+// forgetGroup takes back the pods a pod group algorithm assumed, last
+// first, with the nominations they had.
+func (r *Replayer) forgetGroup(ctx context.Context, pods []*v1.Pod, tries []*groupTry) {
+	for i := len(tries) - 1; i >= 0; i-- {
+		if tries[i].placed {
+			r.s.Forget(ctx, pods[i], tries[i].a, tries[i].nominated)
+			if tries[i].nominated != "" {
+				r.q.AddNominated(pods[i], &queue.Nomination{Override: true, Node: tries[i].nominated})
+			}
+			tries[i].placed = false
+		}
+	}
 }
 
 // groupOutcomes fills in the pods' outcomes and the PodGroup's condition
@@ -423,9 +480,11 @@ func (r *Replayer) validateGroup(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod)
 // did not fit (kube's RunPodGroupPostFilterPlugins): DynamicResources
 // frees the allocated claims of the gang's pods that no node could use,
 // as its PostFilter does for one pod, then DefaultPreemption looks for
-// victims for the whole gang. It returns the verdict's message and the
-// claims to deallocate, or the error a plugin failed with.
-func (r *Replayer) podGroupPostFilter(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod, tries []*groupTry) (string, []*resourceapi.ResourceClaim, error) {
+// victims for the whole gang (groupPreemption). It returns the verdict's
+// message (a plugin that succeeds or finds the gang unresolvable has the
+// only word), the claims to deallocate and the preemption decision, or
+// the error a plugin failed with.
+func (r *Replayer) podGroupPostFilter(ctx context.Context, pg *schedulingv1beta1.PodGroup, pods []*v1.Pod, tries []*groupTry) (string, []*resourceapi.ResourceClaim, *GroupPreemption, error) {
 	var reasons []string
 	var deallocate []*resourceapi.ResourceClaim
 	if r.dra != nil && r.s.profile.hasPlugin(dra.Name) {
@@ -439,7 +498,7 @@ func (r *Replayer) podGroupPostFilter(pg *schedulingv1beta1.PodGroup, pods []*v1
 			ran = ran || r.s.profile.ranPreFilter(try.a, dra.Name)
 		}
 		if !ran {
-			return "", nil, pluginError(dra.Name, "", fmt.Errorf("error in %q PodGroupPostFilter plugins: not found", dra.Name))
+			return "", nil, nil, pluginError(dra.Name, "", fmt.Errorf("error in %q PodGroupPostFilter plugins: not found", dra.Name))
 		}
 		for i, try := range tries {
 			if try.a.State == nil {
@@ -451,36 +510,18 @@ func (r *Replayer) podGroupPostFilter(pg *schedulingv1beta1.PodGroup, pods []*v1
 		}
 		reasons = append(reasons, dra.ReasonGroupDeallocated)
 	}
+	var gp *GroupPreemption
 	if r.s.profile.Preemption {
-		msg, unresolvable := r.groupPreemption(pg, pods)
-		if unresolvable {
-			return msg, deallocate, nil
+		var err error
+		if gp, err = r.groupPreemption(ctx, pg, pods); err != nil {
+			return "", nil, nil, fmt.Errorf("pod group %s/%s: %w", pg.Namespace, pg.Name, err)
 		}
-		reasons = append(reasons, msg)
-	}
-	return strings.Join(reasons, ", "), deallocate, nil
-}
-
-// groupPreemption is DefaultPreemption's PodGroupPostFilter: whether the
-// gang may preempt, and whom. unresolvable is set when its status is
-// UnschedulableAndUnresolvable, which silences the plugins before it.
-func (r *Replayer) groupPreemption(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod) (msg string, unresolvable bool) {
-	const prefix = "pod group preemption: "
-	for _, pod := range pods {
-		if p := pod.Spec.PreemptionPolicy; p != nil && *p == v1.PreemptNever {
-			return prefix + "not eligible due to preemptionPolicy=Never.", false
+		if gp.Success || gp.Unresolvable {
+			return gp.Message, deallocate, gp, nil
 		}
+		reasons = append(reasons, gp.Message)
 	}
-	prio := cluster.PodGroupPriority(pg)
-	for _, ni := range r.c.Nodes {
-		for _, pi := range ni.Pods {
-			if r.victimPriority(pi.Pod) < prio {
-				r.c.Warnings = appendOnce(r.c.Warnings, "a pod group that does not fit could preempt lower-priority pods: drasim does not model the preemption of pod groups yet, the gang stays pending")
-				return prefix + "drasim does not model the preemption of pod groups", false
-			}
-		}
-	}
-	return prefix + "No preemption victims found for incoming preemptor", true
+	return strings.Join(reasons, ", "), deallocate, gp, nil
 }
 
 // victimPriority is a running pod's priority as preemption weighs it: its
@@ -506,15 +547,6 @@ func setPodGroupCondition(pg *schedulingv1beta1.PodGroup, phase, msg string) {
 		}
 	}
 	pg.Status.Conditions = append(pg.Status.Conditions, cond)
-}
-
-func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
 }
 
 // gangResults gives the gangs' pods that were never tried (GangScheduling

@@ -141,6 +141,9 @@ type Scheduler struct {
 	// cycleNominated are, per node, the nominated pods the current cycle
 	// counts as running (nominated.go); nil when there are none.
 	cycleNominated map[string][]*framework.PodInfo
+	// inFlight are the pods of the pod group cycle under way (see
+	// prepareNominated).
+	inFlight map[*v1.Pod]bool
 	// preemptRng draws kube's random choices in preemption.
 	preemptRng *rand.Rand
 }
