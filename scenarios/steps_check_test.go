@@ -234,6 +234,10 @@ func (s *stepCheck) group(c oraclelog.Cycle) {
 		pods[i] = m.Pod
 		member[m.Pod] = m
 	}
+	rerun := map[string]oraclelog.Cycle{}
+	for _, m := range c.Rerun {
+		rerun[m.Pod] = m
+	}
 	where := s.where
 	gc, err := s.st.ScheduleGroup(s.ctx, c.Group, pods, func(pod string, a *schedule.Attempt) string {
 		m := member[pod]
@@ -243,11 +247,23 @@ func (s *stepCheck) group(c oraclelog.Cycle) {
 		}
 		s.checkBound(m, m.Chosen, a)
 		return m.Chosen
+	}, func(pod string, a *schedule.Attempt) string {
+		// PodGroupPostFilter's rerun on the cluster without the victims.
+		m, ok := rerun[pod]
+		s.where = where + ", preemption rerun, pod " + pod
+		if !ok || m.Chosen == "" {
+			t.Errorf("%s: drasim's rerun placed the pod on %s; kube's did not", s.where, a.Node)
+			return a.Node
+		}
+		s.n.rerunPods++
+		s.checkBound(m, m.Chosen, a)
+		return m.Chosen
 	})
 	s.where = where
 	if err != nil {
 		t.Fatalf("%s: %v", s.where, err)
 	}
+	s.groupPreemption(c, gc)
 	for i, m := range c.Members {
 		s.where = where + ", pod " + m.Pod
 		a := gc.Attempts[i]
@@ -297,6 +313,11 @@ func (s *stepCheck) group(c oraclelog.Cycle) {
 			if got := renameClaims(m.Message, s.rec.ClaimNames[m.Pod], s.st.ClaimNames(m.Pod)); out.Message != got {
 				t.Errorf("%s: message differs:\n  kube-scheduler: %q\n  drasim:         %q", s.where, got, out.Message)
 			}
+			if gp := gc.Preemption; gp != nil && gp.Success && m.Nominated != nil {
+				if node, ok := nominationOf(gp, m.Pod); !ok || node != *m.Nominated {
+					t.Errorf("%s: nominated node after the pod group's preemption: kube-scheduler %q, drasim %q", s.where, *m.Nominated, node)
+				}
+			}
 			s.nominate(m.Pod, m.Nominated)
 		default:
 			t.Errorf("%s: kube's log has no outcome for the pod", s.where)
@@ -310,6 +331,40 @@ func (s *stepCheck) group(c oraclelog.Cycle) {
 		s.n.groupsPlaced++
 	case gc.Message != c.Message:
 		t.Errorf("%s: the pod group cycle's status differs:\n  kube-scheduler: %q\n  drasim:         %q", s.where, c.Message, gc.Message)
+	}
+}
+
+// groupPreemption compares drasim's PodGroupPostFilter decision with
+// kube's: that the rerun tried the same pods, the victims kube deleted
+// (each pod of the gang's nomination is compared with its message).
+func (s *stepCheck) groupPreemption(c oraclelog.Cycle, gc *schedule.GroupCycle) {
+	t := s.t
+	t.Helper()
+	gp := gc.Preemption
+	if len(c.Rerun) > 0 {
+		if gp == nil || len(gp.Rerun) != len(c.Rerun) {
+			n := 0
+			if gp != nil {
+				n = len(gp.Rerun)
+			}
+			t.Errorf("%s: kube's preemption reran the pod group algorithm on %d pods; drasim's on %d", s.where, len(c.Rerun), n)
+		}
+	}
+	if c.Preemption == nil {
+		if gp != nil && len(gp.Victims) > 0 {
+			t.Errorf("%s: drasim's pod group preemption deleted %v; kube's did not (%q)", s.where, podNames(gp.Victims), c.Message)
+		}
+		return
+	}
+	s.n.preemptions++
+	s.n.groupPreemptions++
+	s.n.victims += len(c.Preemption.Victims)
+	if gp == nil || !gp.Success {
+		t.Errorf("%s: kube's pod group preemption deleted %v; drasim's did not preempt (%q)", s.where, c.Preemption.Victims, gc.Message)
+		return
+	}
+	if victims := podNames(gp.Victims); !slices.Equal(victims, c.Preemption.Victims) {
+		t.Errorf("%s: the pod group's victims differ:\n  kube-scheduler: %v\n  drasim:         %v", s.where, c.Preemption.Victims, victims)
 	}
 }
 
@@ -428,6 +483,16 @@ func renameClaims(msg string, kube, drasim map[string]string) string {
 }
 
 // podNames lists pods as sorted "namespace/name" keys.
+// nominationOf is the node a pod group's preemption nominated the pod to.
+func nominationOf(gp *schedule.GroupPreemption, pod string) (string, bool) {
+	for p, node := range gp.Nominations {
+		if p.Namespace+"/"+p.Name == pod {
+			return node, true
+		}
+	}
+	return "", false
+}
+
 func podNames(pods []*v1.Pod) []string {
 	out := make([]string, len(pods))
 	for i, p := range pods {

@@ -46,6 +46,10 @@ type stepTotals struct {
 	// victims the victims compared, preemptionTies the preemptions kube
 	// decided by its random last tie-break.
 	postFilters, waiting, preemptions, victims, preemptionTies int
+	// groupPreemptions are the pod group preemptions compared (also
+	// counted in preemptions), rerunPods the pods of their reruns of the
+	// pod group algorithm (scores compared as a cycle's).
+	groupPreemptions, rerunPods int
 	// followed counts what the check did to the cluster because kube did
 	// it, by kind: nominations, victims terminating and deleted, claims
 	// released, bindings that failed.
@@ -76,6 +80,8 @@ func (t *stepTotals) add(o stepTotals) {
 	t.preemptions += o.preemptions
 	t.victims += o.victims
 	t.preemptionTies += o.preemptionTies
+	t.groupPreemptions += o.groupPreemptions
+	t.rerunPods += o.rerunPods
 	for k, v := range o.followed {
 		t.followed[k] += v
 	}
@@ -93,10 +99,10 @@ func (t stepTotals) String() string {
 	}
 	return fmt.Sprintf("%d cycles (%d bound, %d unschedulable, %d errors), %d pod group cycles (%d placed) trying %d pods and not reaching %d, %d plugin scores, %d device allocations; "+
 		"%d cycles with a tied top score, drasim's own pick was kube's in %d (%s); error messages word for word in %d of %d; "+
-		"%d PostFilter verdicts (%d waiting for victims), %d preemptions with %d victims (%d decided by kube's random tie-break); followed: %s; skipped: %s",
+		"%d PostFilter verdicts (%d waiting for victims), %d preemptions with %d victims (%d decided by kube's random tie-break; %d by pod groups, rerunning %d pods); followed: %s; skipped: %s",
 		t.cycles, t.bound, t.unschedulable, t.errors, t.groupCycles, t.groupsPlaced, t.groupPods, t.groupUnreached, t.scores, t.devices,
 		t.tied, t.tiedExact, share(t.tiedExact, t.tied), t.errorsExact, t.errors,
-		t.postFilters, t.waiting, t.preemptions, t.victims, t.preemptionTies, counts(t.followed), counts(t.skipped))
+		t.postFilters, t.waiting, t.preemptions, t.victims, t.preemptionTies, t.groupPreemptions, t.rerunPods, counts(t.followed), counts(t.skipped))
 }
 
 // counts prints a map of counts in key order.
