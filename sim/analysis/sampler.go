@@ -21,7 +21,7 @@ type Sampler struct {
 	ctx     context.Context
 	opts    Options
 	classes []*resourceapi.DeviceClass
-	matcher *matcher
+	matcher matcher
 	known   map[*resourceapi.Device]map[string]bool
 	mix     []*shape
 	// Warnings are what building the mix left out.
@@ -53,11 +53,11 @@ func NewSampler(ctx context.Context, c *cluster.Cluster, mix []*v1.Pod, opts Opt
 		src.claims[cl.Namespace+"/"+cl.Name] = cl
 	}
 	s.mix, s.Warnings = groupShapes(&sim.Run{Cluster: c}, opts, src, newWorkloads(c.Snapshot))
-	s.Warnings = append(s.Warnings, s.matcher.warnings...)
+	s.Warnings = append(s.Warnings, s.matcher.warnings()...)
 	return s
 }
 
-func (s *Sampler) inventory(c *cluster.Cluster) *inventory {
+func (s *Sampler) inventory(c *cluster.Cluster) *devInventory {
 	return newInventoryWith(c.DRA, s.classes, s.matcher, s.known)
 }
 
