@@ -126,7 +126,7 @@ func explainShortfall(m *inventory.Matcher, g *Group, c *resourceapi.ResourceCla
 		return nil
 	}
 	switch {
-	case f.Request != "" && f.Reason == dra.DiagNoMatchingDevices:
+	case f.Request != "" && f.Code == dra.FindingNoMatchingDevices:
 		r := exact(f.Request)
 		if r == nil {
 			return nil
@@ -138,7 +138,7 @@ func explainShortfall(m *inventory.Matcher, g *Group, c *resourceapi.ResourceCla
 			}
 		})
 		return &shortfall{claim: name + ", request " + f.Request, need: fmt.Sprintf("%d device(s) of class %s", max(r.Count, 1), r.DeviceClassName), offered: offered}
-	case f.Request == "" && strings.HasPrefix(f.Reason, dra.DiagConstraint):
+	case f.Code == dra.FindingConstraint:
 		for _, con := range c.Spec.Devices.Constraints {
 			if con.MatchAttribute == nil {
 				continue
