@@ -17,6 +17,7 @@ import (
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
@@ -200,7 +201,7 @@ func (s *scaler) stillPending(list []*v1.Pod) []*v1.Pod {
 		if _, done := s.excluded[p.UID]; done {
 			continue
 		}
-		if strings.HasPrefix(ownerOf(p), "DaemonSet/") {
+		if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == "DaemonSet" {
 			s.excluded[p.UID] = "DaemonSet pod: it runs on the node it is made for; cluster-autoscaler does not scale up for it"
 			continue
 		}
