@@ -23,7 +23,9 @@ type Sampler struct {
 	classes []*resourceapi.DeviceClass
 	matcher matcher
 	known   map[*resourceapi.Device]map[string]bool
-	mix     []*shape
+	// reported is how many of the matcher's warnings are in Warnings.
+	reported int
+	mix      []*shape
 	// Warnings are what building the mix left out.
 	Warnings []string
 }
@@ -53,8 +55,17 @@ func NewSampler(ctx context.Context, c *cluster.Cluster, mix []*v1.Pod, opts Opt
 		src.claims[cl.Namespace+"/"+cl.Name] = cl
 	}
 	s.mix, s.Warnings = groupShapes(&sim.Run{Cluster: c}, opts, src, newWorkloads(c.Snapshot))
-	s.Warnings = append(s.Warnings, s.matcher.warnings()...)
+	classWarnings := s.matcher.warnings()
+	s.Warnings = append(s.Warnings, classWarnings...)
+	s.reported = len(classWarnings)
 	return s
+}
+
+// SelectorWarnings name the selectors that failed on a device the
+// samples met after NewSampler (whose Warnings hold the classes' compile
+// errors).
+func (s *Sampler) SelectorWarnings() []string {
+	return s.matcher.warnings()[s.reported:]
 }
 
 func (s *Sampler) inventory(c *cluster.Cluster) *devInventory {

@@ -160,6 +160,10 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opt
 // Groups returns the node groups, sorted by name.
 func (a *Autoscaler) Groups() []*Group { return a.groups }
 
+// SelectorWarnings name the DeviceClass and request selectors that did
+// not compile or failed on a device while the autoscaler weighed devices.
+func (a *Autoscaler) SelectorWarnings() []string { return celWarnings(a.scaler.matcher) }
+
 // GroupOf returns the group a node belongs to, or nil.
 func (a *Autoscaler) GroupOf(node string) *Group { return a.byNode[node] }
 
