@@ -88,7 +88,8 @@ func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
 		PrioritizedList: prioritizedListOf(run, wl),
 		Pods:            podRows(run.Result, wl),
 	}
-	rep.Warnings = append(rep.Warnings, inv.warnings...)
+	classWarnings := inv.matcher.warnings()
+	rep.Warnings = append(rep.Warnings, classWarnings...)
 
 	mix, source, warnings := buildMix(run, opts, wl)
 	rep.Inputs.MixSource = source
@@ -138,6 +139,9 @@ func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
 	if rep.Resilience, err = resilienceOf(ctx, run, opts.FailureDomains); err != nil {
 		return nil, err
 	}
+	// Requests' own selectors are evaluated by the fragmentation metric;
+	// their errors come after the classes'.
+	rep.Warnings = append(rep.Warnings, inv.matcher.warnings()[len(classWarnings):]...)
 	return rep, nil
 }
 

@@ -24,7 +24,7 @@ func (n *nodeView) freeMem() int64 { return max(0, n.memAlloc-n.memReq) }
 func (n *nodeView) freePods() int  { return max(0, n.podCap-n.pods) }
 
 // collectNodes returns the nodes by name.
-func collectNodes(c *cluster.Cluster, inv *inventory, groupBy string) []*nodeView {
+func collectNodes(c *cluster.Cluster, inv *devInventory, groupBy string) []*nodeView {
 	out := make([]*nodeView, 0, len(c.Nodes))
 	groups := newGrouper(c, groupBy)
 	for _, ni := range c.Nodes {
@@ -106,7 +106,7 @@ func usageOf(name string, nodes []*nodeView, devs []*device) Usage {
 
 // utilizationOf sums use over all nodes, per node group, per DeviceClass
 // and per driver.
-func utilizationOf(nodes []*nodeView, inv *inventory) Utilization {
+func utilizationOf(nodes []*nodeView, inv *devInventory) Utilization {
 	u := Utilization{Total: usageOf("total", nodes, inv.devices), Classes: []Usage{}, Drivers: []Usage{}, Groups: []Usage{}}
 	var groups []string
 	groupNodes := map[string][]*nodeView{}
@@ -150,10 +150,10 @@ func utilizationOf(nodes []*nodeView, inv *inventory) Utilization {
 	var drivers []string
 	byDriver := map[string][]*device{}
 	for _, d := range inv.devices {
-		if _, ok := byDriver[d.key.driver]; !ok {
-			drivers = append(drivers, d.key.driver)
+		if _, ok := byDriver[d.key.Driver]; !ok {
+			drivers = append(drivers, d.key.Driver)
 		}
-		byDriver[d.key.driver] = append(byDriver[d.key.driver], d)
+		byDriver[d.key.Driver] = append(byDriver[d.key.Driver], d)
 	}
 	sort.Strings(drivers)
 	for _, name := range drivers {
@@ -182,7 +182,7 @@ func idleDevices(nodes []*nodeView) []*device {
 // fragmentationOf computes the fragmentation rate of the idle devices for
 // the mix, overall and per DeviceClass. feasible[i] holds the nodes where
 // one more instance of mix[i] fits.
-func fragmentationOf(mix []*shape, feasible []map[string]bool, nodes []*nodeView, inv *inventory) Fragmentation {
+func fragmentationOf(mix []*shape, feasible []map[string]bool, nodes []*nodeView, inv *devInventory) Fragmentation {
 	// Devices no class selects cannot be requested by any claim: counting
 	// them fragmented would make the rate about the inventory, not the mix.
 	var idle []*device
@@ -324,7 +324,7 @@ func nodeRows(nodes []*nodeView) []Node {
 
 // counterSetsOf reports each shared counter set: totals, consumption by
 // allocated devices, what is free, and which idle devices still fit.
-func counterSetsOf(inv *inventory) []CounterSet {
+func counterSetsOf(inv *devInventory) []CounterSet {
 	out := make([]CounterSet, 0, len(inv.counterSets))
 	for _, cs := range inv.counterSets {
 		set := CounterSet{Driver: cs.key.driver, Pool: cs.key.pool, Node: cs.node, Name: cs.key.name, Counters: []CounterValue{}, Fits: []string{}}
@@ -351,7 +351,7 @@ func counterSetsOf(inv *inventory) []CounterSet {
 		}
 		for _, d := range cs.consumers {
 			if d.state == stateIdle {
-				set.Fits = append(set.Fits, d.key.device)
+				set.Fits = append(set.Fits, d.key.Device)
 			}
 		}
 		out = append(out, set)

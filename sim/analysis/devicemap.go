@@ -122,7 +122,7 @@ func DeviceMapOf(ctx context.Context, c *cluster.Cluster, groupBy string) *Devic
 		if d.node != "" {
 			continue
 		}
-		name := d.key.driver + "/" + d.key.pool
+		name := d.key.Driver + "/" + d.key.Pool
 		if pools[name] == nil {
 			pools[name] = &MapNode{Name: name}
 			poolOrder = append(poolOrder, name)
@@ -172,7 +172,7 @@ func tainted(d *resourceapi.Device) bool {
 
 // partlyConsumed returns the idle devices whose counter sets allocated
 // siblings draw on.
-func partlyConsumed(inv *inventory) map[*device]bool {
+func partlyConsumed(inv *devInventory) map[*device]bool {
 	out := map[*device]bool{}
 	for _, cs := range inv.counterSets {
 		used := false

@@ -3,10 +3,10 @@ package analysis
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/result"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
 )
 
 func (c *PodCounts) add(phase string) {
@@ -269,7 +269,7 @@ func prioritizedListOf(run *sim.Run, wl *workloads) PrioritizedList {
 				o := &pl.Requests[oi]
 				rank := 0
 				for _, d := range rc.Devices {
-					if d.AlternativeRank > 0 && strings.HasPrefix(d.Request, req.Name+"/") {
+					if d.AlternativeRank > 0 && resourceclaim.BaseRequestRef(d.Request) == req.Name {
 						rank = d.AlternativeRank
 						break
 					}

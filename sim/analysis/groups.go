@@ -89,7 +89,7 @@ func shapeOf(node *v1.Node, devices []*device) string {
 	parts := []string{fmt.Sprintf("%s CPU", cpu.String()), memoryName(mem)}
 	perDriver := map[string]int{}
 	for _, d := range devices {
-		perDriver[d.key.driver]++
+		perDriver[d.key.Driver]++
 	}
 	drivers := make([]string, 0, len(perDriver))
 	for d := range perDriver {

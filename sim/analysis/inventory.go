@@ -6,15 +6,13 @@ import (
 	"sort"
 
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/inventory"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/utils/ptr"
 )
 
-type devKey struct{ driver, pool, device string }
-
-func (k devKey) String() string { return k.driver + "/" + k.pool + "/" + k.device }
+type devKey = inventory.DeviceID
 
 // deviceState is what a device is doing after the replay.
 type deviceState int
@@ -34,8 +32,8 @@ const (
 // allocator looks at).
 type device struct {
 	key devKey
-	// node is the one node the device is attached to; "" for devices of
-	// slices that select nodes (nodeSelector, allNodes, per device).
+	// node is the one node the device is attached to (inventory.NodeOf);
+	// "" for devices that nodes reach by selector or allNodes.
 	node  string
 	dev   *resourceapi.Device
 	state deviceState
@@ -56,9 +54,9 @@ type counterSet struct {
 	consumers []*device
 }
 
-// inventory is the devices of the run's DRA state, with what the replay
+// devInventory is the devices of the run's DRA state, with what the replay
 // left of them.
-type inventory struct {
+type devInventory struct {
 	devices []*device
 	byNode  map[string][]*device
 	// classes are the DeviceClasses by name.
@@ -67,11 +65,10 @@ type inventory struct {
 	// nodeLocal: every device belongs to one node through its slice's
 	// spec.nodeName, so allocating on one node cannot change another.
 	nodeLocal bool
-	matcher   *matcher
-	warnings  []string
+	matcher   matcher
 }
 
-func newInventory(ctx context.Context, st *dra.State) *inventory {
+func newInventory(ctx context.Context, st *dra.State) *devInventory {
 	classes := append([]*resourceapi.DeviceClass(nil), st.Classes()...)
 	sort.Slice(classes, func(i, j int) bool { return classes[i].Name < classes[j].Name })
 	return newInventoryWith(st, classes, newMatcher(ctx, st.Gates(), classes), nil)
@@ -80,10 +77,10 @@ func newInventory(ctx context.Context, st *dra.State) *inventory {
 // newInventoryWith builds the inventory with a matcher made for the state's
 // classes; known, when set, remembers the classes of each device across
 // inventories of the same state (a device object never changes).
-func newInventoryWith(st *dra.State, classes []*resourceapi.DeviceClass, m *matcher, known map[*resourceapi.Device]map[string]bool) *inventory {
-	inv := &inventory{byNode: map[string][]*device{}, nodeLocal: true, classes: classes, matcher: m}
+func newInventoryWith(st *dra.State, classes []*resourceapi.DeviceClass, m matcher, known map[*resourceapi.Device]map[string]bool) *devInventory {
+	inv := &devInventory{byNode: map[string][]*device{}, nodeLocal: true, classes: classes, matcher: m}
 
-	slices := newestGeneration(st.Slices())
+	slices := inventory.Current(st.Slices())
 	sets := map[counterSetKey]*counterSet{}
 	for _, sl := range slices {
 		sliceNode := ptr.Deref(sl.Spec.NodeName, "")
@@ -101,25 +98,20 @@ func newInventoryWith(st *dra.State, classes []*resourceapi.DeviceClass, m *matc
 			}
 			sets[k] = set
 		}
-		perDevice := ptr.Deref(sl.Spec.PerDeviceNodeSelection, false)
 		for i := range sl.Spec.Devices {
-			d := &sl.Spec.Devices[i]
-			node := sliceNode
-			if perDevice {
-				node = ptr.Deref(d.NodeName, "")
-			}
-			dv := &device{key: devKey{sl.Spec.Driver, sl.Spec.Pool.Name, d.Name}, node: node, dev: d}
-			if cl, ok := known[d]; ok {
+			d := inventory.DeviceOf(sl, &sl.Spec.Devices[i])
+			dv := &device{key: d.ID, node: d.Node, dev: d.Device}
+			if cl, ok := known[d.Device]; ok {
 				dv.classes = cl
 			} else {
-				dv.classes = inv.matcher.classesOf(dv)
+				dv.classes = inv.matcher.classesOf(d)
 				if known != nil {
-					known[d] = dv.classes
+					known[d.Device] = dv.classes
 				}
 			}
 			inv.devices = append(inv.devices, dv)
-			if node != "" {
-				inv.byNode[node] = append(inv.byNode[node], dv)
+			if dv.node != "" {
+				inv.byNode[dv.node] = append(inv.byNode[dv.node], dv)
 			}
 		}
 	}
@@ -143,7 +135,7 @@ func newInventoryWith(st *dra.State, classes []*resourceapi.DeviceClass, m *matc
 			d.state, d.shared = stateAllocated, true
 		}
 		for _, cc := range d.dev.ConsumesCounters {
-			if set := sets[counterSetKey{d.key.driver, d.key.pool, cc.CounterSet}]; set != nil {
+			if set := sets[counterSetKey{d.key.Driver, d.key.Pool, cc.CounterSet}]; set != nil {
 				set.consumers = append(set.consumers, d)
 			}
 		}
@@ -151,7 +143,7 @@ func newInventoryWith(st *dra.State, classes []*resourceapi.DeviceClass, m *matc
 			continue
 		}
 		for _, cc := range d.dev.ConsumesCounters {
-			set := sets[counterSetKey{d.key.driver, d.key.pool, cc.CounterSet}]
+			set := sets[counterSetKey{d.key.Driver, d.key.Pool, cc.CounterSet}]
 			if set == nil {
 				continue
 			}
@@ -167,7 +159,6 @@ func newInventoryWith(st *dra.State, classes []*resourceapi.DeviceClass, m *matc
 			d.state = stateBlocked
 		}
 	}
-	inv.warnings = append(inv.warnings, inv.matcher.warnings...)
 	return inv
 }
 
@@ -176,7 +167,7 @@ func newInventoryWith(st *dra.State, classes []*resourceapi.DeviceClass, m *matc
 // be satisfied.
 func countersFit(d *device, sets map[counterSetKey]*counterSet) bool {
 	for _, cc := range d.dev.ConsumesCounters {
-		set := sets[counterSetKey{d.key.driver, d.key.pool, cc.CounterSet}]
+		set := sets[counterSetKey{d.key.Driver, d.key.Pool, cc.CounterSet}]
 		if set == nil {
 			return false
 		}
@@ -208,7 +199,7 @@ func allocatedDevices(st *dra.State) (exclusive, shared map[devKey]bool) {
 			if ptr.Deref(r.AdminAccess, false) {
 				continue
 			}
-			k := devKey{r.Driver, r.Pool, r.Device}
+			k := devKey{Driver: r.Driver, Pool: r.Pool, Device: r.Device}
 			if r.ShareID != nil {
 				shared[k] = true
 			} else {
@@ -219,106 +210,45 @@ func allocatedDevices(st *dra.State) (exclusive, shared map[devKey]bool) {
 	return exclusive, shared
 }
 
-// newestGeneration keeps the slices of each pool's newest generation, in
-// their order: the allocator ignores older ones.
-func newestGeneration(slices []*resourceapi.ResourceSlice) []*resourceapi.ResourceSlice {
-	type poolKey struct{ driver, pool string }
-	gen := map[poolKey]int64{}
-	for _, sl := range slices {
-		k := poolKey{sl.Spec.Driver, sl.Spec.Pool.Name}
-		if g, ok := gen[k]; !ok || sl.Spec.Pool.Generation > g {
-			gen[k] = sl.Spec.Pool.Generation
-		}
-	}
-	out := make([]*resourceapi.ResourceSlice, 0, len(slices))
-	for _, sl := range slices {
-		if sl.Spec.Pool.Generation == gen[poolKey{sl.Spec.Driver, sl.Spec.Pool.Name}] {
-			out = append(out, sl)
-		}
-	}
-	return out
+// matcher is sim/inventory's class matching, for the devices of this
+// package.
+type matcher struct{ *inventory.Matcher }
+
+func newMatcher(ctx context.Context, gates dra.Gates, classes []*resourceapi.DeviceClass) matcher {
+	return matcher{inventory.NewMatcher(ctx, gates, classes)}
 }
 
-// matcher evaluates DeviceClass and request selectors with the CEL
-// environment the scheduler uses (k8s.io/dynamic-resource-allocation/cel),
-// stopping at the first selector that is false, as the allocator does. A
-// selector that fails to compile or to evaluate matches nothing; the
-// allocator would fail the claim, so the class can serve no one either.
-type matcher struct {
-	ctx      context.Context
-	cache    *cel.Cache
-	classes  []*resourceapi.DeviceClass
-	compiled map[string]dra.Selectors
-	broken   map[string]bool
-	warnings []string
-	// evalErrors remembers classes whose selectors failed at runtime, so
-	// that each is reported once.
-	evalErrors map[string]bool
-}
-
-func newMatcher(ctx context.Context, gates dra.Gates, classes []*resourceapi.DeviceClass) *matcher {
-	m := &matcher{
-		ctx:        ctx,
-		cache:      cel.NewCache(64, gates.CELFeatures()),
-		classes:    classes,
-		compiled:   map[string]dra.Selectors{},
-		broken:     map[string]bool{},
-		evalErrors: map[string]bool{},
-	}
-	for _, c := range classes {
-		exprs, err := m.compile(c.Spec.Selectors)
-		if err != nil {
-			m.broken[c.Name] = true
-			m.warnings = append(m.warnings, fmt.Sprintf("DeviceClass %s: %v; it matches no device", c.Name, err))
-			continue
-		}
-		m.compiled[c.Name] = exprs
-	}
-	return m
-}
-
-func (m *matcher) compile(sels []resourceapi.DeviceSelector) (dra.Selectors, error) {
-	return dra.CompileSelectors(m.cache, sels)
-}
-
-func (m *matcher) eval(exprs dra.Selectors, d *device) (bool, error) {
-	return exprs.Match(m.ctx, d.key.driver, d.key.String(), d.dev)
-}
-
-func (m *matcher) classesOf(d *device) map[string]bool {
+// classesOf is the set of classes that select the device.
+func (m matcher) classesOf(d inventory.Device) map[string]bool {
 	out := map[string]bool{}
-	for _, c := range m.classes {
-		if m.broken[c.Name] {
-			continue
-		}
-		ok, err := m.eval(m.compiled[c.Name], d)
-		if err != nil {
-			if !m.evalErrors[c.Name] {
-				m.evalErrors[c.Name] = true
-				m.warnings = append(m.warnings, fmt.Sprintf("DeviceClass %s: %v; such devices do not match", c.Name, err))
-			}
-			continue
-		}
-		if ok {
-			out[c.Name] = true
-		}
+	for _, c := range m.ClassesOf(d) {
+		out[c] = true
 	}
 	return out
+}
+
+func (d *device) view() inventory.Device {
+	return inventory.Device{ID: d.key, Node: d.node, Device: d.dev}
 }
 
 // selects reports whether a request alternative (its class and its own
 // selectors) selects the device.
-func (m *matcher) selects(alt requestAlternative, d *device) bool {
-	if !d.classes[alt.class] {
-		return false
+func (m matcher) selects(alt requestAlternative, d *device) bool {
+	return d.classes[alt.class] && m.RequestSelects(alt.request, alt.selectors, d.view())
+}
+
+// warnings are the CEL errors met so far, as analysis warnings.
+func (m matcher) warnings() []string {
+	var out []string
+	for _, err := range m.Errors() {
+		switch {
+		case err.Compile() && err.Class != "":
+			out = append(out, fmt.Sprintf("%v; it matches no device", err))
+		case err.Compile():
+			out = append(out, fmt.Sprintf("%v; it selects no device", err))
+		default:
+			out = append(out, fmt.Sprintf("%v; such devices do not match", err))
+		}
 	}
-	if len(alt.selectors) == 0 {
-		return true
-	}
-	exprs, err := m.compile(alt.selectors)
-	if err != nil {
-		return false
-	}
-	ok, err := m.eval(exprs, d)
-	return err == nil && ok
+	return out
 }

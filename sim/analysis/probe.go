@@ -37,7 +37,7 @@ type prober struct {
 	ctx  context.Context
 	base *cluster.Cluster
 	opts Options
-	inv  *inventory
+	inv  *devInventory
 	// eval is a fork for dry cycles (Evaluate); probe claims are added to
 	// it, nothing is ever reserved on it.
 	eval      *cluster.Cluster
@@ -48,14 +48,14 @@ type prober struct {
 	addClaim func(*resourceapi.ResourceClaim)
 }
 
-func newProber(ctx context.Context, base *cluster.Cluster, inv *inventory, opts Options) (*prober, error) {
+func newProber(ctx context.Context, base *cluster.Cluster, inv *devInventory, opts Options) (*prober, error) {
 	return newProberOn(ctx, base, base.Fork(), inv, opts)
 }
 
 // newProberOn returns a prober whose dry cycles run on eval, a cluster in
 // the state of base (base itself when the caller takes the probe claims
 // away again, see Sampler).
-func newProberOn(ctx context.Context, base, eval *cluster.Cluster, inv *inventory, opts Options) (*prober, error) {
+func newProberOn(ctx context.Context, base, eval *cluster.Cluster, inv *devInventory, opts Options) (*prober, error) {
 	p := &prober{ctx: ctx, base: base, opts: opts, inv: inv, eval: eval}
 	p.addClaim = eval.DRA.AddClaim
 	var err error
@@ -366,7 +366,7 @@ type counterSignature struct {
 // in its class when what fits there can depend on more than the node:
 // devices outside node-local slices, host ports in use, pods with required
 // anti-affinity, shared (consumable-capacity) devices in use.
-func nodeClasses(c *cluster.Cluster, inv *inventory) []*nodeClass {
+func nodeClasses(c *cluster.Cluster, inv *devInventory) []*nodeClass {
 	byKey := map[string]*nodeClass{}
 	var classes []*nodeClass
 	countersByNode := map[string][]counterSignature{}
@@ -391,7 +391,7 @@ func nodeClasses(c *cluster.Cluster, inv *inventory) []*nodeClass {
 			shared := false
 			for _, d := range inv.byNode[node.Name] {
 				shared = shared || d.shared
-				sig.Devices = append(sig.Devices, deviceSignature{Driver: d.key.driver, Device: d.dev, State: d.state})
+				sig.Devices = append(sig.Devices, deviceSignature{Driver: d.key.Driver, Device: d.dev, State: d.state})
 			}
 			if data, err := json.Marshal(sig); err == nil && !shared {
 				sum := sha256.Sum256(data)

@@ -21,9 +21,11 @@ type Sampler struct {
 	ctx     context.Context
 	opts    Options
 	classes []*resourceapi.DeviceClass
-	matcher *matcher
+	matcher matcher
 	known   map[*resourceapi.Device]map[string]bool
-	mix     []*shape
+	// reported is how many of the matcher's warnings are in Warnings.
+	reported int
+	mix      []*shape
 	// Warnings are what building the mix left out.
 	Warnings []string
 }
@@ -53,11 +55,20 @@ func NewSampler(ctx context.Context, c *cluster.Cluster, mix []*v1.Pod, opts Opt
 		src.claims[cl.Namespace+"/"+cl.Name] = cl
 	}
 	s.mix, s.Warnings = groupShapes(&sim.Run{Cluster: c}, opts, src, newWorkloads(c.Snapshot))
-	s.Warnings = append(s.Warnings, s.matcher.warnings...)
+	classWarnings := s.matcher.warnings()
+	s.Warnings = append(s.Warnings, classWarnings...)
+	s.reported = len(classWarnings)
 	return s
 }
 
-func (s *Sampler) inventory(c *cluster.Cluster) *inventory {
+// SelectorWarnings name the selectors that failed on a device the
+// samples met after NewSampler (whose Warnings hold the classes' compile
+// errors).
+func (s *Sampler) SelectorWarnings() []string {
+	return s.matcher.warnings()[s.reported:]
+}
+
+func (s *Sampler) inventory(c *cluster.Cluster) *devInventory {
 	return newInventoryWith(c.DRA, s.classes, s.matcher, s.known)
 }
 

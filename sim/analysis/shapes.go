@@ -24,6 +24,8 @@ const extendedClaimName = "(extended resources)"
 // requestAlternative is one way to serve a device request: its class and
 // its own selectors.
 type requestAlternative struct {
+	// request names the request (claim/request) in CEL errors.
+	request   string
 	class     string
 	selectors []resourceapi.DeviceSelector
 }
@@ -51,7 +53,7 @@ type shape struct {
 }
 
 // usable reports whether some request of the shape selects the device.
-func (s *shape) usable(m *matcher, d *device) bool {
+func (s *shape) usable(m matcher, d *device) bool {
 	for _, alts := range s.requests {
 		for _, alt := range alts {
 			if m.selects(alt, d) {
@@ -261,7 +263,7 @@ func (s *shape) describeRequests(run *sim.Run, res framework.Resource) {
 				sr.Classes = append(sr.Classes, req.Exactly.DeviceClassName)
 				sr.Count = req.Exactly.Count
 				sr.All = req.Exactly.AllocationMode == resourceapi.DeviceAllocationModeAll
-				alts = append(alts, requestAlternative{class: req.Exactly.DeviceClassName, selectors: req.Exactly.Selectors})
+				alts = append(alts, requestAlternative{request: pc.name + "/" + req.Name, class: req.Exactly.DeviceClassName, selectors: req.Exactly.Selectors})
 			case len(req.FirstAvailable) > 0:
 				for i, sub := range req.FirstAvailable {
 					sr.Classes = append(sr.Classes, sub.DeviceClassName)
@@ -269,7 +271,7 @@ func (s *shape) describeRequests(run *sim.Run, res framework.Resource) {
 						sr.Count = sub.Count
 						sr.All = sub.AllocationMode == resourceapi.DeviceAllocationModeAll
 					}
-					alts = append(alts, requestAlternative{class: sub.DeviceClassName, selectors: sub.Selectors})
+					alts = append(alts, requestAlternative{request: pc.name + "/" + req.Name + "/" + sub.Name, class: sub.DeviceClassName, selectors: sub.Selectors})
 				}
 			}
 			if sr.All {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
@@ -135,7 +136,7 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opt
 		ctx: ctx, c: c, groups: groups, byNode: map[string]*Group{}, opts: opts, sd: sd, templateFit: map[fitKey]bool{},
 		fos: newPlacer(k, eval, order),
 		scaler: &scaler{ctx: ctx, opts: opts, groups: groups, cur: c, draPlugin: k.dra, chain: ch,
-			matcher: newMatcher(ctx, gates, c.Snapshot.DeviceClasses), excluded: map[types.UID]string{}},
+			matcher: inventory.NewMatcher(ctx, gates, c.Snapshot.DeviceClasses), excluded: map[types.UID]string{}},
 	}
 	rules := drainRules{
 		skipSystemPods: sd.SkipNodesWithSystemPods, skipLocalStorage: sd.SkipNodesWithLocalStorage,
@@ -158,6 +159,10 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opt
 
 // Groups returns the node groups, sorted by name.
 func (a *Autoscaler) Groups() []*Group { return a.groups }
+
+// SelectorWarnings name the DeviceClass and request selectors that did
+// not compile or failed on a device while the autoscaler weighed devices.
+func (a *Autoscaler) SelectorWarnings() []string { return celWarnings(a.scaler.matcher) }
 
 // GroupOf returns the group a node belongs to, or nil.
 func (a *Autoscaler) GroupOf(node string) *Group { return a.byNode[node] }

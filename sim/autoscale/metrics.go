@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/inventory"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
@@ -47,7 +48,7 @@ type deviceUnit struct {
 // as much as the heaviest device that consumes it and is idle by the
 // unconsumed share of its counters. Devices no class selects cannot be
 // requested and do not count.
-func deviceWaste(c *cluster.Cluster, m *matcher, weights map[string]float64, nodes []string) (waste float64, units int, idle float64) {
+func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]float64, nodes []string) (waste float64, units int, idle float64) {
 	onNode := map[string]bool{}
 	for _, n := range nodes {
 		onNode[n] = true
@@ -73,9 +74,9 @@ func deviceWaste(c *cluster.Cluster, m *matcher, weights map[string]float64, nod
 	setWeight := map[setKey]float64{}
 	var sets []setKey
 	var list []deviceUnit
-	weightOf := func(driver string, d *resourceapi.Device) float64 {
+	weightOf := func(d inventory.Device) float64 {
 		w := 0.0
-		for _, class := range m.classesOf(driver, d) {
+		for _, class := range m.ClassesOf(d) {
 			cw := 1.0
 			if x, ok := weights[class]; ok {
 				cw = x
@@ -84,7 +85,8 @@ func deviceWaste(c *cluster.Cluster, m *matcher, weights map[string]float64, nod
 		}
 		return w
 	}
-	for _, sl := range c.DRA.Slices() {
+	// Older generations of a pool are not devices the allocator can use.
+	for _, sl := range inventory.Current(c.DRA.Slices()) {
 		if sl.Spec.NodeName == nil || !onNode[*sl.Spec.NodeName] {
 			continue
 		}
@@ -100,7 +102,7 @@ func deviceWaste(c *cluster.Cluster, m *matcher, weights map[string]float64, nod
 		}
 		for i := range sl.Spec.Devices {
 			d := &sl.Spec.Devices[i]
-			w := weightOf(sl.Spec.Driver, d)
+			w := weightOf(inventory.DeviceOf(sl, d))
 			isUsed := used[sl.Spec.Driver+"/"+sl.Spec.Pool.Name+"/"+d.Name]
 			if len(d.ConsumesCounters) == 0 {
 				if w > 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/drasim/drasim/internal/kubenames"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
@@ -440,10 +441,12 @@ func templatesDiffer(a, b *nodeTemplate) string {
 	return strings.Join(out, ", ")
 }
 
-// nodeSlices are the node-local ResourceSlices of a node.
+// nodeSlices are the node-local ResourceSlices of a node, of its pools'
+// newest generations: a template copies what the allocator reads, not the
+// slices a driver left behind.
 func nodeSlices(snap *snapshot.Snapshot, node string) []*resourceapi.ResourceSlice {
 	var out []*resourceapi.ResourceSlice
-	for _, sl := range snap.ResourceSlices {
+	for _, sl := range inventory.Current(snap.ResourceSlices) {
 		if sl.Spec.NodeName != nil && *sl.Spec.NodeName == node {
 			out = append(out, sl)
 		}

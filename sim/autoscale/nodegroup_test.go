@@ -98,8 +98,8 @@ func TestResolveErrors(t *testing.T) {
 
 // TestTemplateFrom checks the sanitized copy of a node: a new name and
 // hostname, no cordon and no condition taints (the user's taint stays),
-// the group's zone and labels, and the node's slices renamed with their
-// pools.
+// the group's zone and labels, and the node's current slices renamed with
+// their pools.
 func TestTemplateFrom(t *testing.T) {
 	src := makeNode("gpu-a", map[string]string{"pool": "gpu"}, "16")
 	src.Spec.Unschedulable = true
@@ -114,6 +114,10 @@ func TestTemplateFrom(t *testing.T) {
 		Spec: resourceapi.ResourceSliceSpec{Driver: gpuDriver, NodeName: ptr.To("gpu-a"),
 			Pool: resourceapi.ResourcePool{Name: "gpu-a", Generation: 3, ResourceSliceCount: 1}, Devices: []resourceapi.Device{{Name: "gpu-0"}}},
 	}
+	// The pool's generation 2 is left behind: the allocator ignores it,
+	// and so does the template.
+	stale := slice.DeepCopy()
+	stale.Name, stale.Spec.Pool.Generation = "gpu-a-gpu.example.com-old", 2
 	other := &resourceapi.ResourceSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: "gpu-b-gpu"},
 		Spec:       resourceapi.ResourceSliceSpec{Driver: gpuDriver, NodeName: ptr.To("gpu-b"), Pool: resourceapi.ResourcePool{Name: "gpu-b", ResourceSliceCount: 1}},
@@ -121,7 +125,7 @@ func TestTemplateFrom(t *testing.T) {
 	ng := makeGroup("gpu").From("gpu-a").Obj()
 	ng.Spec.Zone = "zone-b"
 	ng.Spec.Labels = map[string]string{"team": "ml"}
-	groups, _, err := Resolve(snapshotOf(ng, src, makeNode("gpu-b", nil, "16"), slice, other))
+	groups, _, err := Resolve(snapshotOf(ng, src, makeNode("gpu-b", nil, "16"), stale, slice, other))
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}

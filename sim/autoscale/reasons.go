@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -41,7 +42,7 @@ func (s *shortfall) text(offeredBy string) string {
 // templateVerdict explains a rejection on a group's template node. For
 // DynamicResources it asks the plugin's diagnosis which claim and request
 // failed, and counts what the template offers for it.
-func templateVerdict(ctx context.Context, k *checker, m *matcher, g *Group, pod *v1.Pod, cy *cycle, st *framework.Status, node string) verdict {
+func templateVerdict(ctx context.Context, k *checker, m *inventory.Matcher, g *Group, pod *v1.Pod, cy *cycle, st *framework.Status, node string) verdict {
 	v := verdict{group: g.Name, plugin: st.Plugin(), template: true, reason: strings.Join(st.Reasons(), ", ")}
 	if st.Plugin() != dra.Name || cy == nil || cy.rejected != nil {
 		return v
@@ -103,10 +104,10 @@ func podClaimNames(pod *v1.Pod) map[string]string {
 }
 
 // templateDevices calls f for every device of the group's template.
-func templateDevices(g *Group, f func(driver string, d *resourceapi.Device)) {
+func templateDevices(g *Group, f func(d inventory.Device)) {
 	for _, sl := range g.Slices {
 		for i := range sl.Spec.Devices {
-			f(sl.Spec.Driver, &sl.Spec.Devices[i])
+			f(inventory.DeviceOf(sl, &sl.Spec.Devices[i]))
 		}
 	}
 }
@@ -115,7 +116,7 @@ func templateDevices(g *Group, f func(driver string, d *resourceapi.Device)) {
 // a matchAttribute constraint that cannot be met, what the claim needs and
 // what the template offers. It returns nil when it cannot put the failure
 // in numbers (prioritized lists, allocationMode All, other reasons).
-func explainShortfall(m *matcher, g *Group, c *resourceapi.ResourceClaim, name string, f dra.Finding) *shortfall {
+func explainShortfall(m *inventory.Matcher, g *Group, c *resourceapi.ResourceClaim, name string, f dra.Finding) *shortfall {
 	exact := func(reqName string) *resourceapi.ExactDeviceRequest {
 		for _, r := range c.Spec.Devices.Requests {
 			if r.Name == reqName && r.Exactly != nil && r.Exactly.AllocationMode != resourceapi.DeviceAllocationModeAll {
@@ -125,19 +126,19 @@ func explainShortfall(m *matcher, g *Group, c *resourceapi.ResourceClaim, name s
 		return nil
 	}
 	switch {
-	case f.Request != "" && f.Reason == dra.DiagNoMatchingDevices:
+	case f.Request != "" && f.Code == dra.FindingNoMatchingDevices:
 		r := exact(f.Request)
 		if r == nil {
 			return nil
 		}
 		offered := 0
-		templateDevices(g, func(driver string, d *resourceapi.Device) {
-			if m.selects(r.DeviceClassName, r.Selectors, driver, d) {
+		templateDevices(g, func(d inventory.Device) {
+			if m.Selects(r.DeviceClassName, name+"/"+f.Request, r.Selectors, d) {
 				offered++
 			}
 		})
 		return &shortfall{claim: name + ", request " + f.Request, need: fmt.Sprintf("%d device(s) of class %s", max(r.Count, 1), r.DeviceClassName), offered: offered}
-	case f.Request == "" && strings.HasPrefix(f.Reason, dra.DiagConstraint):
+	case f.Code == dra.FindingConstraint:
 		for _, con := range c.Spec.Devices.Constraints {
 			if con.MatchAttribute == nil {
 				continue
@@ -163,13 +164,13 @@ func explainShortfall(m *matcher, g *Group, c *resourceapi.ResourceClaim, name s
 				continue
 			}
 			perValue := map[string]int{}
-			templateDevices(g, func(driver string, d *resourceapi.Device) {
-				val, ok := attributeValue(driver, d, *con.MatchAttribute)
+			templateDevices(g, func(d inventory.Device) {
+				val, ok := attributeValue(d.ID.Driver, d.Device, *con.MatchAttribute)
 				if !ok {
 					return
 				}
-				for _, r := range reqs {
-					if m.selects(r.DeviceClassName, r.Selectors, driver, d) {
+				for i, r := range reqs {
+					if m.Selects(r.DeviceClassName, name+"/"+scope[i], r.Selectors, d) {
 						perValue[val]++
 						return
 					}

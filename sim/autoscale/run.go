@@ -11,11 +11,13 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
@@ -68,6 +70,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Outcome, 
 	s.describeScaledCluster()
 	s.plan.Result = s.final
 	s.warnGangs()
+	s.plan.Warnings = append(s.plan.Warnings, celWarnings(s.matcher)...)
 	return &Outcome{Plan: s.plan, Cluster: s.cur}, nil
 }
 
@@ -100,7 +103,7 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 	}
 	s := &scaler{
 		ctx: ctx, opts: opts, groups: groups, work: work, cur: run.Cluster, draPlugin: run.DRA, chain: ch,
-		matcher:  newMatcher(ctx, gates, work.DeviceClasses),
+		matcher:  inventory.NewMatcher(ctx, gates, work.DeviceClasses),
 		final:    run.Result,
 		excluded: map[types.UID]string{},
 	}
@@ -127,7 +130,7 @@ type scaler struct {
 	cur       *cluster.Cluster
 	draPlugin *dra.Plugin
 	chain     *chain
-	matcher   *matcher
+	matcher   *inventory.Matcher
 	final     *result.Result
 	plan      *Plan
 	// pending are the pods still without a node, in queue order.
@@ -153,8 +156,23 @@ func (s *scaler) matcherWarnings() []string {
 	}
 	sort.Strings(names)
 	for _, c := range names {
-		if s.matcher.classes[c] == nil {
+		if s.matcher.Class(c) == nil {
 			out = append(out, fmt.Sprintf("device class weight for %s: no such DeviceClass in the snapshot", c))
+		}
+	}
+	return out
+}
+
+// celWarnings are the selectors that failed while the scale-up weighed
+// and counted devices: a device such a selector meets counts as not
+// selected, as the allocator would fail the claim.
+func celWarnings(m *inventory.Matcher) []string {
+	var out []string
+	for _, err := range m.Errors() {
+		if err.Compile() {
+			out = append(out, fmt.Sprintf("%v; it selects no device", err))
+		} else {
+			out = append(out, fmt.Sprintf("%v; such devices count as not selected", err))
 		}
 	}
 	return out
@@ -162,7 +180,7 @@ func (s *scaler) matcherWarnings() []string {
 
 func groupInfo(g *Group) GroupInfo {
 	devices := 0
-	templateDevices(g, func(string, *resourceapi.Device) { devices++ })
+	templateDevices(g, func(inventory.Device) { devices++ })
 	alloc := g.Template.Status.Allocatable
 	return GroupInfo{
 		Name: g.Name, MinSize: g.MinSize, MaxSize: g.MaxSize, Size: g.Size(), PricePerHour: g.PricePerHour, TemplateFrom: g.TemplateFrom,
@@ -183,7 +201,7 @@ func (s *scaler) stillPending(list []*v1.Pod) []*v1.Pod {
 		if _, done := s.excluded[p.UID]; done {
 			continue
 		}
-		if strings.HasPrefix(ownerOf(p), "DaemonSet/") {
+		if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == "DaemonSet" {
 			s.excluded[p.UID] = "DaemonSet pod: it runs on the node it is made for; cluster-autoscaler does not scale up for it"
 			continue
 		}

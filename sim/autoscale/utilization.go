@@ -1,9 +1,8 @@
 package autoscale
 
 import (
-	"sort"
-
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -124,53 +123,20 @@ func allocatedOnNode(ni *framework.NodeInfo, st *dra.State) map[[2]string]map[st
 // map order and keeps the last of equal values; drasim walks them sorted
 // by driver and pool and keeps the last as well.
 func highestPoolUtilization(slices []*resourceapi.ResourceSlice, allocated map[[2]string]map[string]bool) (string, float64) {
-	byPool := map[[2]string][]*resourceapi.ResourceSlice{}
-	var keys [][2]string
-	for _, sl := range slices {
-		k := [2]string{sl.Spec.Driver, sl.Spec.Pool.Name}
-		if _, ok := byPool[k]; !ok {
-			keys = append(keys, k)
-		}
-		byPool[k] = append(byPool[k], sl)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i][0] != keys[j][0] {
-			return keys[i][0] < keys[j][0]
-		}
-		return keys[i][1] < keys[j][1]
-	})
 	name, highest := "", 0.0
-	for _, k := range keys {
-		current := currentGeneration(byPool[k])
-		if current == nil {
-			continue // CA fails the node on an incomplete pool; it stays
+	for _, p := range inventory.Pools(slices) {
+		// CA fails the node on an incomplete pool (it does not have all
+		// the slices of its newest generation); the node stays.
+		if int64(len(p.Current)) != p.Current[0].Spec.Pool.ResourceSliceCount {
+			continue
 		}
-		u := poolUtilization(current, allocated[k])
+		k := [2]string{p.ID.Driver, p.ID.Pool}
+		u := poolUtilization(p.Current, allocated[k])
 		if u >= highest {
 			name, highest = k[0]+"/"+k[1], u
 		}
 	}
 	return name, highest
-}
-
-// currentGeneration returns the pool's slices of its newest generation, or
-// nil when the pool does not have all of them (CA then cannot compute the
-// node's utilization).
-func currentGeneration(slices []*resourceapi.ResourceSlice) []*resourceapi.ResourceSlice {
-	var out []*resourceapi.ResourceSlice
-	var gen int64
-	for _, sl := range slices {
-		switch g := sl.Spec.Pool.Generation; {
-		case g > gen:
-			gen, out = g, []*resourceapi.ResourceSlice{sl}
-		case g == gen:
-			out = append(out, sl)
-		}
-	}
-	if len(out) == 0 || int64(len(out)) != out[0].Spec.Pool.ResourceSliceCount {
-		return nil
-	}
-	return out
 }
 
 // poolUtilization is CA's calculatePoolUtil: allocated devices over all

@@ -18,10 +18,43 @@ import (
 type Finding struct {
 	Claim   string `json:"claim"`
 	Request string `json:"request,omitempty"`
-	Reason  string `json:"reason"`
+	// Code is the kind of failure: what code that reacts to a finding
+	// switches on. It is not part of the JSON documents (yet), which carry
+	// Reason alone.
+	Code   FindingCode `json:"-"`
+	Reason string      `json:"reason"`
 }
 
-// Diagnosis reasons, stable strings so that they can be counted and matched.
+// FindingCode is the kind of a Finding.
+type FindingCode string
+
+// The kinds of findings. Each has its sentence among the Diag texts,
+// except FindingAllocatorError, whose Reason is the allocator's error.
+const (
+	// FindingNoMatchingDevices: the request fails even on the node with
+	// nothing allocated (Reason DiagNoMatchingDevices).
+	FindingNoMatchingDevices FindingCode = "NoMatchingDevices"
+	// FindingTainted: the request fits an empty node only when device
+	// taints are ignored (DiagTainted).
+	FindingTainted FindingCode = "Tainted"
+	// FindingInUse: the request fits the empty node but not what is left
+	// of it (DiagInUse).
+	FindingInUse FindingCode = "InUse"
+	// FindingConstraint: the claim fits without its constraints; Reason is
+	// DiagConstraint followed by the constraints in parentheses.
+	FindingConstraint FindingCode = "Constraint"
+	// FindingRequestsTogether: each request of the claim fits alone
+	// (DiagTogether).
+	FindingRequestsTogether FindingCode = "RequestsTogether"
+	// FindingClaimsTogether: each claim of the pod fits alone; Claim lists
+	// them all (DiagClaimsTogether).
+	FindingClaimsTogether FindingCode = "ClaimsTogether"
+	// FindingAllocatorError: the allocator failed with an error that is no
+	// verdict about the node; Reason is the error.
+	FindingAllocatorError FindingCode = "AllocatorError"
+)
+
+// Diagnosis reasons: the sentences reports print for the codes.
 const (
 	DiagNoMatchingDevices = "not enough devices on the node match the device class and the request's selectors"
 	DiagTainted           = "the matching devices are tainted and the request does not tolerate the taints"
@@ -104,7 +137,7 @@ func (p *Plugin) diagnose(ctx context.Context, d *cycleData, node *v1.Node) (fin
 			single.Spec.Devices.Constraints = nil
 			single.Spec.Devices.Config = nil
 			if ok, err := fits(p.state.features, current, single); err != nil {
-				findings = append(findings, Finding{Claim: name, Request: r.Name, Reason: err.Error()})
+				findings = append(findings, Finding{Claim: name, Request: r.Name, Code: FindingAllocatorError, Reason: err.Error()})
 				exact = false
 				claimFits = false
 				continue
@@ -112,16 +145,16 @@ func (p *Plugin) diagnose(ctx context.Context, d *cycleData, node *v1.Node) (fin
 				continue
 			}
 			claimFits = false
-			reason := DiagInUse
+			code, reason := FindingInUse, DiagInUse
 			if ok, _ := fits(p.state.features, empty, single); !ok {
-				reason = DiagNoMatchingDevices
+				code, reason = FindingNoMatchingDevices, DiagNoMatchingDevices
 				if p.state.features.DeviceTaints {
 					if ok, _ := fits(noTaints, empty, single); ok {
-						reason = DiagTainted
+						code, reason = FindingTainted, DiagTainted
 					}
 				}
 			}
-			findings = append(findings, Finding{Claim: name, Request: r.Name, Reason: reason})
+			findings = append(findings, Finding{Claim: name, Request: r.Name, Code: code, Reason: reason})
 		}
 		if !claimFits {
 			allFit = false
@@ -135,14 +168,14 @@ func (p *Plugin) diagnose(ctx context.Context, d *cycleData, node *v1.Node) (fin
 		loose.Spec.Devices.Constraints = nil
 		if len(c.Spec.Devices.Constraints) > 0 {
 			if ok, _ := fits(p.state.features, current, loose); ok {
-				findings = append(findings, Finding{Claim: name, Reason: DiagConstraint + " (" + describeConstraints(c.Spec.Devices.Constraints) + ")"})
+				findings = append(findings, Finding{Claim: name, Code: FindingConstraint, Reason: DiagConstraint + " (" + describeConstraints(c.Spec.Devices.Constraints) + ")"})
 				continue
 			}
 		}
-		findings = append(findings, Finding{Claim: name, Reason: DiagTogether})
+		findings = append(findings, Finding{Claim: name, Code: FindingRequestsTogether, Reason: DiagTogether})
 	}
 	if allFit && len(claims) > 1 {
-		findings = append(findings, Finding{Claim: strings.Join(claimNames(claims), ", "), Reason: DiagClaimsTogether})
+		findings = append(findings, Finding{Claim: strings.Join(claimNames(claims), ", "), Code: FindingClaimsTogether, Reason: DiagClaimsTogether})
 	}
 	return findings, exact
 }

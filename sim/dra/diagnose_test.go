@@ -88,11 +88,34 @@ func reasons(t *testing.T, snapshot string) map[string][]result.DeviceReason {
 	return out
 }
 
+// findingCodes are the codes of the DRA findings on every node that
+// rejected the pod, as drasim explain sees them.
+func findingCodes(t *testing.T, snapshot, pod string) []dra.FindingCode {
+	t.Helper()
+	res, err := load.LoadBytes("t.yaml", []byte(snapshot), load.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := sim.Explain(context.Background(), res.Snapshot, sim.Options{}, "default", pod)
+	if err != nil {
+		t.Fatalf("Explain %s: %v", pod, err)
+	}
+	var out []dra.FindingCode
+	for _, n := range ex.Nodes {
+		for _, f := range n.DeviceReasons {
+			out = append(out, f.Code)
+		}
+	}
+	return out
+}
+
 func TestDiagnose(t *testing.T) {
 	tests := []struct {
 		name string
 		pods string
 		want map[string][]result.DeviceReason
+		// code is the finding's code for the one pod in want.
+		code dra.FindingCode
 	}{
 		{
 			name: "too few matching devices",
@@ -104,6 +127,7 @@ func TestDiagnose(t *testing.T) {
         count: 3
         selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].model == "h100"'}}]`),
 			want: map[string][]result.DeviceReason{"p": {{Claim: "p-claim", Request: "gpus", Reason: dra.DiagNoMatchingDevices, Nodes: 1}}},
+			code: dra.FindingNoMatchingDevices,
 		},
 		{
 			name: "only a tainted device matches",
@@ -114,6 +138,7 @@ func TestDiagnose(t *testing.T) {
         deviceClassName: gpu
         selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].model == "l4"'}}]`),
 			want: map[string][]result.DeviceReason{"p": {{Claim: "p-claim", Request: "gpu", Reason: dra.DiagTainted, Nodes: 1}}},
+			code: dra.FindingTainted,
 		},
 		{
 			name: "devices in use by an earlier pod",
@@ -123,6 +148,7 @@ func TestDiagnose(t *testing.T) {
     requests:
     - {name: gpu, exactly: {deviceClassName: gpu}}`),
 			want: map[string][]result.DeviceReason{"second": {{Claim: "second-claim", Request: "gpu", Reason: dra.DiagInUse, Nodes: 1}}},
+			code: dra.FindingInUse,
 		},
 		{
 			name: "matchAttribute cannot be met",
@@ -132,6 +158,7 @@ func TestDiagnose(t *testing.T) {
     constraints:
     - {matchAttribute: resource.kubernetes.io/pcieRoot}`),
 			want: map[string][]result.DeviceReason{"p": {{Claim: "p-claim", Reason: dra.DiagConstraint + " (matchAttribute resource.kubernetes.io/pcieRoot)", Nodes: 1}}},
+			code: dra.FindingConstraint,
 		},
 	}
 	for _, tt := range tests {
@@ -139,6 +166,11 @@ func TestDiagnose(t *testing.T) {
 			got := reasons(t, base+tt.pods)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("device reasons (-want +got):\n%s", diff)
+			}
+			for pod := range tt.want {
+				if got := findingCodes(t, base+tt.pods, pod); !cmp.Equal(got, []dra.FindingCode{tt.code}) {
+					t.Errorf("finding codes of pod %s = %v, want [%s]", pod, got, tt.code)
+				}
 			}
 		})
 	}

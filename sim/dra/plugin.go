@@ -74,10 +74,8 @@ func New(state *State, opts ...Options) *Plugin {
 		reference: o.Reference,
 		answers:   map[answerKey]*classAnswer{},
 		state:     state,
-		celCache: cel.NewCache(10, cel.Features{
-			EnableConsumableCapacity: state.gates["DRAConsumableCapacity"],
-			EnableListTypeAttributes: state.gates["DRAListTypeAttributes"],
-		}),
+		// kube-scheduler keeps the 10 most recent expressions.
+		celCache: cel.NewCache(10, state.gates.CELFeatures()),
 	}
 }
 

@@ -3,6 +3,7 @@ package inspect
 import (
 	"sort"
 
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -15,16 +16,16 @@ func Summarize(s *snapshot.Snapshot, opts Options) *Summary {
 	if groupBy == "" {
 		groupBy = DefaultGroupBy
 	}
-	inv := collectInventory(s.ResourceSlices)
+	inv := collectDevices(s.ResourceSlices)
 	used := usedDevices(s)
 	return &Summary{
 		APIVersion: APIVersion,
 		Kind:       Kind,
-		Nodes:      summarizeNodes(s.Nodes, groupBy, inv.devices),
+		Nodes:      summarizeNodes(s.Nodes, groupBy, inv.all),
 		Devices: DeviceSummary{
-			Total:   len(inv.devices),
+			Total:   len(inv.all),
 			Drivers: summarizeDrivers(inv, used),
-			Classes: summarizeClasses(s, inv.devices, used),
+			Classes: summarizeClasses(s, inv.all, used),
 		},
 		Pools:     inv.pools,
 		Claims:    summarizeClaims(s),
@@ -42,11 +43,11 @@ type groupTotals struct {
 	devices int
 }
 
-func summarizeNodes(nodes []*v1.Node, groupBy string, devices []device) NodeSummary {
+func summarizeNodes(nodes []*v1.Node, groupBy string, devices []inventory.Device) NodeSummary {
 	perNode := map[string]int{}
 	for _, d := range devices {
-		if d.node != "" {
-			perNode[d.node]++
+		if d.Node != "" {
+			perNode[d.Node]++
 		}
 	}
 	sum := NodeSummary{GroupBy: groupBy, Groups: []NodeGroup{}}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
@@ -578,16 +579,16 @@ func nodeUsage(c *cluster.Cluster) []result.Node {
 	allocated := c.DRA.AllocatedState()
 	devTotal := map[string]int{}
 	devUsed := map[string]int{}
-	for _, sl := range c.DRA.Slices() {
-		if sl.Spec.NodeName == nil {
+	// The devices the allocator can use on the node: older generations of
+	// a pool are not, and a device of a per-device slice belongs to the
+	// node it names.
+	for _, d := range inventory.Devices(inventory.Current(c.DRA.Slices())) {
+		if d.Node == "" {
 			continue
 		}
-		node := *sl.Spec.NodeName
-		for _, d := range sl.Spec.Devices {
-			devTotal[node]++
-			if structured.IsDeviceAllocated(structured.MakeDeviceID(sl.Spec.Driver, sl.Spec.Pool.Name, d.Name), &allocated) {
-				devUsed[node]++
-			}
+		devTotal[d.Node]++
+		if structured.IsDeviceAllocated(structured.MakeDeviceID(d.ID.Driver, d.ID.Pool, d.ID.Device), &allocated) {
+			devUsed[d.Node]++
 		}
 	}
 	out := make([]result.Node, 0, len(c.Nodes))

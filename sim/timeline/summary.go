@@ -114,6 +114,12 @@ func (e *engine) finish() *Result {
 		e.stopBilling(name)
 	}
 	r := e.res
+	// Selectors that failed on devices met during the run (new nodes,
+	// samples): the allocator would fail claims there, so they are named.
+	r.Warnings = append(r.Warnings, e.sampler.SelectorWarnings()...)
+	if e.as != nil {
+		r.Warnings = append(r.Warnings, e.as.SelectorWarnings()...)
+	}
 	r.Inputs = e.inputs()
 	for _, rec := range e.records {
 		r.Pods = append(r.Pods, *rec)

@@ -375,7 +375,7 @@ func (v *validator) checkClaimStatus(t target, c *resourceapi.ResourceClaim, nam
 		if !okDriver || !okPool || !okDevice {
 			continue
 		}
-		pl := v.pools.byID[poolID{r.Driver, r.Pool}]
+		pl := v.pools.byID[poolID{Driver: r.Driver, Pool: r.Pool}]
 		switch {
 		case pl == nil:
 			v.warnf(t, p, CodeUnknownAllocatedPool,

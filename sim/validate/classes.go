@@ -60,13 +60,13 @@ func (v *validator) checkDeviceTaintRules() {
 func (v *validator) taintRuleMatches(sel *resourceapi.DeviceTaintSelector) int {
 	n := 0
 	for _, p := range v.pools.order {
-		if sel != nil && sel.Driver != nil && *sel.Driver != p.id.driver {
+		if sel != nil && sel.Driver != nil && *sel.Driver != p.ID.Driver {
 			continue
 		}
-		if sel != nil && sel.Pool != nil && *sel.Pool != p.id.pool {
+		if sel != nil && sel.Pool != nil && *sel.Pool != p.ID.Pool {
 			continue
 		}
-		for _, s := range p.current {
+		for _, s := range p.Current {
 			for _, d := range s.Spec.Devices {
 				if sel == nil || sel.Device == nil || *sel.Device == d.Name {
 					n++

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -15,8 +16,9 @@ import (
 type device struct {
 	id    string // driver/pool/device
 	input dracel.Device
-	// node is the slice's nodeName ("" for devices not local to a node);
-	// allNodes is set for slices available to every node.
+	// node is the one node the device is attached to ("" for devices not
+	// local to a node); allNodes is set for devices available to every
+	// node (inventory.Device).
 	node     string
 	allNodes bool
 }
@@ -29,28 +31,21 @@ type device struct {
 func (v *validator) usableDevices() []device {
 	var out []device
 	for _, p := range v.pools.order {
-		for _, s := range p.current {
-			for i := range s.Spec.Devices {
-				d := &s.Spec.Devices[i]
-				if !attributesWellFormed(d) {
-					continue
-				}
-				node := ""
-				if s.Spec.NodeName != nil {
-					node = *s.Spec.NodeName
-				}
-				out = append(out, device{
-					node:     node,
-					allNodes: s.Spec.AllNodes != nil && *s.Spec.AllNodes,
-					id:       deviceString(p.id.driver, p.id.pool, d.Name),
-					input: dracel.Device{
-						Driver:                   p.id.driver,
-						AllowMultipleAllocations: d.AllowMultipleAllocations,
-						Attributes:               d.Attributes,
-						Capacity:                 d.Capacity,
-					},
-				})
+		for _, d := range inventory.Devices(p.Current) {
+			if !attributesWellFormed(d.Device) {
+				continue
 			}
+			out = append(out, device{
+				node:     d.Node,
+				allNodes: d.AllNodes,
+				id:       d.ID.String(),
+				input: dracel.Device{
+					Driver:                   d.ID.Driver,
+					AllowMultipleAllocations: d.Device.AllowMultipleAllocations,
+					Attributes:               d.Device.Attributes,
+					Capacity:                 d.Device.Capacity,
+				},
+			})
 		}
 	}
 	return out

@@ -1,25 +1,18 @@
 package validate
 
 import (
-	"cmp"
-	"slices"
 	"strings"
+
+	"github.com/drasim/drasim/sim/inventory"
 
 	resourceapi "k8s.io/api/resource/v1"
 )
 
-// poolID identifies a resource pool: the allocator looks at all slices with
-// the same driver and pool name together.
-type poolID struct{ driver, pool string }
+type poolID = inventory.PoolID
 
 // pool is what the allocator would see of one pool.
 type pool struct {
-	id     poolID
-	slices []*resourceapi.ResourceSlice // all generations, in load order
-	// generation is the newest one; current holds its slices in load order.
-	// Older slices are ignored by the allocator.
-	generation int64
-	current    []*resourceapi.ResourceSlice
+	*inventory.Pool
 	// wantSlices is resourceSliceCount of the first current slice, which is
 	// the one the allocator trusts.
 	wantSlices int64
@@ -30,7 +23,7 @@ type pool struct {
 }
 
 // complete reports whether the allocator would allocate from the pool.
-func (p *pool) complete() bool { return int64(len(p.current)) == p.wantSlices }
+func (p *pool) complete() bool { return int64(len(p.Current)) == p.wantSlices }
 
 // poolIndex holds the pools of a snapshot in a stable order (by driver, then
 // pool name).
@@ -41,34 +34,16 @@ type poolIndex struct {
 
 func buildPoolIndex(rs []*resourceapi.ResourceSlice) *poolIndex {
 	idx := &poolIndex{byID: map[poolID]*pool{}}
-	for _, s := range rs {
-		if s == nil || s.Spec.Driver == "" || s.Spec.Pool.Name == "" {
-			continue
-		}
-		id := poolID{s.Spec.Driver, s.Spec.Pool.Name}
-		p := idx.byID[id]
-		if p == nil {
-			p = &pool{id: id, generation: s.Spec.Pool.Generation, devices: map[string]bool{}}
-			idx.byID[id] = p
-			idx.order = append(idx.order, p)
-		}
-		p.slices = append(p.slices, s)
-		p.generation = max(p.generation, s.Spec.Pool.Generation)
-		for _, d := range s.Spec.Devices {
-			p.devices[d.Name] = true
-		}
-	}
-	for _, p := range idx.order {
-		for _, s := range p.slices {
-			if s.Spec.Pool.Generation == p.generation {
-				p.current = append(p.current, s)
+	for _, ip := range inventory.Pools(rs) {
+		p := &pool{Pool: ip, wantSlices: ip.Current[0].Spec.Pool.ResourceSliceCount, devices: map[string]bool{}}
+		for _, s := range ip.Slices {
+			for _, d := range s.Spec.Devices {
+				p.devices[d.Name] = true
 			}
 		}
-		p.wantSlices = p.current[0].Spec.Pool.ResourceSliceCount
+		idx.byID[ip.ID] = p
+		idx.order = append(idx.order, p)
 	}
-	slices.SortFunc(idx.order, func(a, b *pool) int {
-		return cmp.Or(cmp.Compare(a.id.driver, b.id.driver), cmp.Compare(a.id.pool, b.id.pool))
-	})
 	return idx
 }
 
@@ -82,22 +57,22 @@ func (v *validator) checkPools() {
 }
 
 func (v *validator) checkPool(p *pool) {
-	for _, s := range p.slices {
-		if s.Spec.Pool.Generation < p.generation {
+	for _, s := range p.Slices {
+		if s.Spec.Pool.Generation < p.Generation {
 			v.warnf(v.sliceTarget(s), "spec.pool.generation", CodePoolStaleGeneration,
 				"generation %d of pool %q (driver %s) is older than generation %d published by other slices: the allocator ignores this slice and its devices",
-				s.Spec.Pool.Generation, p.id.pool, p.id.driver, p.generation)
+				s.Spec.Pool.Generation, p.ID.Pool, p.ID.Driver, p.Generation)
 		}
 	}
-	first := p.current[0]
-	for _, s := range p.current[1:] {
+	first := p.Current[0]
+	for _, s := range p.Current[1:] {
 		if s.Spec.Pool.ResourceSliceCount != p.wantSlices {
 			v.warnf(v.sliceTarget(s), "spec.pool.resourceSliceCount", CodePoolSliceCountMismatch,
 				"resourceSliceCount is %d but ResourceSlice %q of the same pool and generation says %d: the allocator trusts whichever slice it sees first and may treat the pool as incomplete",
 				s.Spec.Pool.ResourceSliceCount, first.Name, p.wantSlices)
 		}
 	}
-	have := int64(len(p.current))
+	have := int64(len(p.Current))
 	switch {
 	case p.wantSlices <= 0:
 		// Reported as an invalid resourceSliceCount already.
@@ -105,11 +80,11 @@ func (v *validator) checkPool(p *pool) {
 		v.warnf(v.sliceTarget(first), "spec.pool.resourceSliceCount", CodePoolIncomplete,
 			"pool %q (driver %s, generation %d) is incomplete: resourceSliceCount is %d but the snapshot holds %d slice(s) (%s); "+
 				"the allocator does not allocate from an incomplete pool, so its devices are unallocatable (and allocationMode: All fails for classes matching it)",
-			p.id.pool, p.id.driver, p.generation, p.wantSlices, have, sliceNames(p.current))
+			p.ID.Pool, p.ID.Driver, p.Generation, p.wantSlices, have, sliceNames(p.Current))
 	case have > p.wantSlices:
 		v.warnf(v.sliceTarget(first), "spec.pool.resourceSliceCount", CodePoolSliceCountMismatch,
 			"pool %q (driver %s, generation %d) has %d slices (%s) but resourceSliceCount is %d: the allocator treats the pool as incomplete, so its devices are unallocatable",
-			p.id.pool, p.id.driver, p.generation, have, sliceNames(p.current), p.wantSlices)
+			p.ID.Pool, p.ID.Driver, p.Generation, have, sliceNames(p.Current), p.wantSlices)
 	}
 
 	// The allocator declares a pool invalid (and fails every claim that
@@ -119,7 +94,7 @@ func (v *validator) checkPool(p *pool) {
 	deviceAt := map[string]string{}
 	counterSets := map[string]resourceapi.CounterSet{}
 	counterSetAt := map[string]string{}
-	for _, s := range p.current {
+	for _, s := range p.Current {
 		t := v.sliceTarget(s)
 		inSlice := map[string]bool{}
 		for i, d := range s.Spec.Devices {
@@ -130,7 +105,7 @@ func (v *validator) checkPool(p *pool) {
 			if other, dup := deviceAt[d.Name]; dup {
 				v.errorf(t, idx("spec.devices", i)+".name", CodePoolDuplicateDevice,
 					"device %q is also published by ResourceSlice %q of the same pool %q (driver %s): the allocator treats the pool as invalid and fails every claim that could use it",
-					d.Name, other, p.id.pool, p.id.driver)
+					d.Name, other, p.ID.Pool, p.ID.Driver)
 			} else {
 				deviceAt[d.Name] = s.Name
 			}
@@ -144,7 +119,7 @@ func (v *validator) checkPool(p *pool) {
 			if other, dup := counterSetAt[cs.Name]; dup {
 				v.errorf(t, idx("spec.sharedCounters", i)+".name", CodePoolDuplicateCounterSet,
 					"counter set %q is also defined by ResourceSlice %q of the same pool %q (driver %s): the allocator treats the pool as invalid",
-					cs.Name, other, p.id.pool, p.id.driver)
+					cs.Name, other, p.ID.Pool, p.ID.Driver)
 			} else {
 				counterSetAt[cs.Name] = s.Name
 				counterSets[cs.Name] = cs
@@ -156,7 +131,7 @@ func (v *validator) checkPool(p *pool) {
 		// anyway, which PoolIncomplete already says.
 		return
 	}
-	for _, s := range p.current {
+	for _, s := range p.Current {
 		t := v.sliceTarget(s)
 		for i, d := range s.Spec.Devices {
 			for j, cc := range d.ConsumesCounters {
@@ -168,7 +143,7 @@ func (v *validator) checkPool(p *pool) {
 				if !ok {
 					v.errorf(t, cp+".counterSet", CodeUnknownCounterSet,
 						"device %q consumes counter set %q, which no slice of pool %q (driver %s, generation %d) defines in spec.sharedCounters: the allocator treats the pool as invalid",
-						d.Name, cc.CounterSet, p.id.pool, p.id.driver, p.generation)
+						d.Name, cc.CounterSet, p.ID.Pool, p.ID.Driver, p.Generation)
 					continue
 				}
 				for _, name := range sortedKeys(cc.Counters) {

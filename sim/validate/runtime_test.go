@@ -28,6 +28,25 @@ spec:
 	return b.String()
 }
 
+// perDeviceGPUs is manyGPUs published with perDeviceNodeSelection: every
+// device names node-a itself.
+func perDeviceGPUs(n int) string {
+	var b strings.Builder
+	b.WriteString(`apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-a-per-device}
+spec:
+  driver: gpu.example.com
+  perDeviceNodeSelection: true
+  pool: {name: node-a-per-device, generation: 1, resourceSliceCount: 1}
+  devices:
+`)
+	for i := range n {
+		fmt.Fprintf(&b, "  - {name: g%d, nodeName: node-a}\n", i)
+	}
+	return b.String()
+}
+
 const templateT = `ResourceClaimTemplate "default/t"`
 
 func templateYAML(requests string) string {
@@ -81,6 +100,13 @@ func TestRequestsAtRuntime(t *testing.T) {
 		{
 			name: "allocationMode All on a node with more matching devices than a claim holds",
 			yaml: docs(nodeA, gpuClass, manyGPUs(40), templateYAML("      - name: g\n        exactly: {deviceClassName: gpu, allocationMode: All}\n")),
+			want: []triple{{CodeClaimOverDeviceLimit, templateT, "spec.spec.devices.requests[0].exactly.allocationMode"}},
+		},
+		{
+			// The device's own nodeName attaches it with perDeviceNodeSelection
+			// (inventory.NodeOf); before, such devices counted on no node.
+			name: "allocationMode All on a node whose devices name it one by one",
+			yaml: docs(nodeA, gpuClass, perDeviceGPUs(40), templateYAML("      - name: g\n        exactly: {deviceClassName: gpu, allocationMode: All}\n")),
 			want: []triple{{CodeClaimOverDeviceLimit, templateT, "spec.spec.devices.requests[0].exactly.allocationMode"}},
 		},
 		{
