@@ -132,7 +132,6 @@ type GlobalOptions struct {
 	ConfigFile string
 	Verbosity  int
 	Output     string
-	NoColor    bool
 
 	// files are the command line's output files, checked before the run
 	// and written with files.write.
@@ -179,6 +178,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 					return err
 				}
 			}
+			warnNoColor(cmd)
 			if err := checkFormat(cmd, g.Output); err != nil {
 				return err
 			}
@@ -212,7 +212,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 	pf.StringVar(&g.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/drasim/config.yaml, then ./drasim.yaml)")
 	pf.IntVarP(&g.Verbosity, "verbosity", "v", 0, "log verbosity: 0 quiet, 1 progress, 2 details")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format; each command's help lists the formats it offers")
-	pf.BoolVar(&g.NoColor, "no-color", false, "do not color the output")
+	addNoColor(pf)
 	prof.addFlags(root)
 
 	root.AddCommand(
