@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/sim/validate"
 	"github.com/spf13/cobra"
 )
 
@@ -85,7 +86,7 @@ func TestValidateInvalidExitsOne(t *testing.T) {
 	if r.code != ExitFailure {
 		t.Fatalf("exit code: want 1, got %d", r.code)
 	}
-	var rep validationReport
+	var rep validate.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
 	}
