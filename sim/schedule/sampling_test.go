@@ -42,6 +42,7 @@ func TestNumFeasibleNodesToFind(t *testing.T) {
 		{name: "configured, below 100 nodes: all", nodes: 60, pct: 10, want: 60},
 		{name: "--score-all-nodes", nodes: 5000, all: true, want: 5000},
 		{name: "no score plugin: one node", nodes: 1000, noScores: true, want: 1},
+		{name: "no score plugin, below 100 nodes: still one", nodes: 50, noScores: true, want: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,6 +143,28 @@ func TestRotatingStartIndexSmallClusters(t *testing.T) {
 	a := s.Evaluate(ctx, c.Queue[0])
 	if a.FeasibleNodes != 0 || a.EvaluatedNodes != 40 || s.nextStart != 7 {
 		t.Errorf("all cordoned: feasible %d, evaluated %d, next start %d; want 0, 40, 7", a.FeasibleNodes, a.EvaluatedNodes, s.nextStart)
+	}
+}
+
+// Without score plugins kube stops at the first feasible node, even with
+// fewer than 100 nodes, and moves the start index by the nodes it looked
+// at: one here.
+func TestNoScorePluginsFindOneNode(t *testing.T) {
+	ctx := context.Background()
+	c := samplingCluster(50, 0)
+	disabled := map[string]bool{}
+	for name := range DefaultWeights() {
+		disabled[name] = true
+	}
+	s := newTestScheduler(t, c, PluginConfig{Disabled: disabled}, Options{})
+	if len(s.profile.Score) != 0 {
+		t.Fatalf("fixture: want no score plugin, got %d", len(s.profile.Score))
+	}
+	for i, want := range []string{"n000", "n001", "n002"} {
+		a := s.Evaluate(ctx, c.Queue[0])
+		if a.Node != want || a.EvaluatedNodes != 1 || s.nextStart != i+1 {
+			t.Errorf("cycle %d: node %s, evaluated %d, next start %d; want %s, 1, %d", i, a.Node, a.EvaluatedNodes, s.nextStart, want, i+1)
+		}
 	}
 }
 
