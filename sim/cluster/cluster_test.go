@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -268,5 +269,100 @@ func TestNodeChanges(t *testing.T) {
 	}
 	if next != pos+3 {
 		t.Errorf("next position: want %d, got %d", pos+3, next)
+	}
+}
+
+// A journal takes back, newest first, every change made through it on the
+// live cluster: a node added, a node's object replaced, a pod bound with
+// its claim allocated, and what a sub-journal recorded and Commit handed
+// over (a pod unscheduled). After Undo the cluster exports the same
+// snapshot as before, and the journal is empty.
+func TestJournalRevertsEveryKindOfChange(t *testing.T) {
+	snap := build.NewCluster().Node("n1", 8, 2).Node("n2", 8, 2).
+		Pod(build.PodSpec{Name: "running", CPU: "2", GPUs: 1, Node: "n1"}).
+		Pod(build.PodSpec{Name: "pending", CPU: "1", GPUs: 1}).
+		Snapshot()
+	c := cluster.Build(snap, dra.DefaultGates())
+	before := export(t, c)
+	n1 := c.Node("n1").Node()
+	allocated := c.DRA.AllocatedState().AllocatedDevices.Len()
+
+	j := c.NewJournal()
+	j.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3", Labels: map[string]string{}}}, nil)
+	tainted := n1.DeepCopy()
+	tainted.Spec.Taints = []v1.Taint{{Key: "k", Effect: v1.TaintEffectNoSchedule}}
+	j.SetNode("n1", tainted)
+	pending := c.Queue[0]
+	claim, err := c.DRA.Claim("default", *pending.Status.ResourceClaimStatuses[0].ResourceClaimName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Bind(pending, func() error {
+		alloc := &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{
+			{Request: "gpus", Driver: build.Driver, Pool: "n2", Device: "gpu-0"},
+		}}}
+		if err := c.DRA.Allocate(claim, alloc); err != nil {
+			return err
+		}
+		c.DRA.Reserve(claim, pending)
+		pending.Spec.NodeName = "n2"
+		c.Node("n2").AddPod(pending)
+		return nil
+	}); err != nil {
+		t.Fatalf("Bind: %v", err)
+	}
+	sub := c.NewJournal()
+	if err := sub.Unschedule(c.Bound[0]); err != nil {
+		t.Fatalf("Unschedule: %v", err)
+	}
+	j.Commit(sub)
+	if j.Len() != 4 || sub.Len() != 0 {
+		t.Fatalf("after Commit: journal %d changes, sub-journal %d; want 4 and 0", j.Len(), sub.Len())
+	}
+	if bytes.Equal(before, export(t, c)) || c.Node("n3") == nil || c.Node("n1").Node() != tainted {
+		t.Fatal("fixture: the changes should show in the cluster")
+	}
+
+	j.Undo()
+	if after := export(t, c); !bytes.Equal(before, after) {
+		t.Errorf("the cluster after Undo exports a different snapshot:\n%s", cmp.Diff(string(before), string(after)))
+	}
+	if c.Node("n3") != nil || c.Node("n1").Node() != n1 {
+		t.Errorf("after Undo: node n3 present %v, n1 its old object %v; want false, true", c.Node("n3") != nil, c.Node("n1").Node() == n1)
+	}
+	if diff := cmp.Diff([]string{"n1", "n2"}, nodeNames(c)); diff != "" {
+		t.Errorf("nodes after Undo (-want +got):\n%s", diff)
+	}
+	if claim.Status.Allocation != nil || len(claim.Status.ReservedFor) != 0 || pending.Spec.NodeName != "" {
+		t.Errorf("after Undo: the pending pod's claim allocated %v, reserved for %d, pod on %q; want none", claim.Status.Allocation != nil, len(claim.Status.ReservedFor), pending.Spec.NodeName)
+	}
+	if got := c.DRA.AllocatedState().AllocatedDevices.Len(); got != allocated {
+		t.Errorf("allocated devices after Undo: %d, want %d", got, allocated)
+	}
+	if c.Bound[0].Spec.NodeName != "n1" || len(c.Node("n1").Pods) != 1 || len(c.Node("n2").Pods) != 0 {
+		t.Errorf("after Undo: running on %q, n1 %d pods, n2 %d pods; want n1, 1, 0", c.Bound[0].Spec.NodeName, len(c.Node("n1").Pods), len(c.Node("n2").Pods))
+	}
+	if j.Len() != 0 {
+		t.Errorf("the journal holds %d changes after Undo, want 0", j.Len())
+	}
+}
+
+// A sub-journal's Undo takes back its own changes only.
+func TestSubJournalUndoLeavesTheParentsChanges(t *testing.T) {
+	snap := build.NewCluster().Node("n1", 8, 0).Pod(build.PodSpec{Name: "running", CPU: "2", Node: "n1"}).Snapshot()
+	c := cluster.Build(snap, dra.DefaultGates())
+	j := c.NewJournal()
+	j.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2", Labels: map[string]string{}}}, nil)
+	sub := c.NewJournal()
+	if err := sub.Unschedule(c.Bound[0]); err != nil {
+		t.Fatal(err)
+	}
+	sub.Undo()
+	if c.Bound[0].Spec.NodeName != "n1" || c.Node("n2") == nil || j.Len() != 1 {
+		t.Errorf("after the sub-journal's Undo: running on %q, n2 present %v, parent %d changes; want n1, true, 1", c.Bound[0].Spec.NodeName, c.Node("n2") != nil, j.Len())
+	}
+	j.Undo()
+	if c.Node("n2") != nil {
+		t.Error("after the parent's Undo: n2 is still there")
 	}
 }
