@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/drasim/drasim/sim/analysis"
+	"github.com/drasim/drasim/sim/timeline"
 )
 
 // WriteCheckTable writes drasim check's table: the gates' verdicts, then the
@@ -27,4 +28,17 @@ func WriteCheckMarkdown(w io.Writer, results []analysis.GateResult, rep *analysi
 		return err
 	}
 	return WriteCapacityMarkdown(w, rep)
+}
+
+// WriteTimelineCheckMarkdown writes the markdown of gates checked on a
+// timeline (drasim timeline --gates, drasim check --timeline; -o markdown
+// and the job summary): the gates' verdicts, then the timeline.
+func WriteTimelineCheckMarkdown(w io.Writer, results []analysis.GateResult, res *timeline.Result) error {
+	if err := WriteGateMarkdown(w, results); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return WriteTimelineMarkdown(w, res)
 }
