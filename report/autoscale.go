@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,23 @@ func WriteScaleUpTable(w io.Writer, p *autoscale.Plan) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// WriteSimulateScaleUpTable writes drasim simulate --autoscale's table: the
+// scale-up summed up in one line (expanders, nodes added per group, cost,
+// why it stopped), then the replay of the scaled cluster as drasim
+// simulate shows it.
+func WriteSimulateScaleUpTable(w io.Writer, p *autoscale.Plan) error {
+	added := make([]string, 0, len(p.ScaleUp))
+	for _, su := range p.ScaleUp {
+		added = append(added, fmt.Sprintf("%s %d->%d", su.Group, su.From, su.To))
+	}
+	sort.Strings(added)
+	if _, err := fmt.Fprintf(w, "Scale-up (%s): %d node(s) in %d loop(s) [%s], %.2f/h. Stopped: %s.\n\n",
+		strings.Join(p.Inputs.Expanders, ","), p.NodesAdded, len(p.Loops), strings.Join(added, ", "), p.CostPerHour, p.Stop.Message); err != nil {
+		return err
+	}
+	return WriteSimulationTable(w, p.Result)
 }
 
 // WriteScaleUpMarkdown renders the plan for a pull-request comment or a

@@ -78,6 +78,7 @@ func TestScaleUpRenderers(t *testing.T) {
 	}{
 		{"txt", WriteScaleUpTable},
 		{"md", WriteScaleUpMarkdown},
+		{"simulate.txt", WriteSimulateScaleUpTable},
 	}
 	for _, in := range scaleUpInputs {
 		plan := scaleUpPlan(t, in.scenario, in.expanders, in.priorities)

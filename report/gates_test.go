@@ -57,3 +57,24 @@ func TestJUnitReadsBack(t *testing.T) {
 		t.Errorf("failure message: want %q, got %q", want, got)
 	}
 }
+
+// TestCheckRenderersGolden renders drasim check's table and markdown: the
+// gates above, and the demo's capacity report.
+func TestCheckRenderersGolden(t *testing.T) {
+	rep := capacityReport(t, filepath.Join(capacityGoldenDir, "demo.input.yaml"))
+	for _, r := range []struct {
+		golden string
+		write  func(io.Writer) error
+	}{
+		{"check.golden.txt", func(w io.Writer) error { return WriteCheckTable(w, gateResults, rep) }},
+		{"check.golden.md", func(w io.Writer) error { return WriteCheckMarkdown(w, gateResults, rep) }},
+	} {
+		t.Run(r.golden, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := r.write(&b); err != nil {
+				t.Fatalf("want no error, got: %v", err)
+			}
+			checkGolden(t, filepath.Join("testdata", "gates", r.golden), b.Bytes())
+		})
+	}
+}

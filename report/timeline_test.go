@@ -164,3 +164,13 @@ func TestTimelineComparisonGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelineCheckMarkdownGolden renders gates checked on the demo
+// timeline: the verdicts, then the timeline's markdown.
+func TestTimelineCheckMarkdownGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteTimelineCheckMarkdown(&b, gateResults, demoTimeline(t)); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, filepath.Join(timelineGoldenDir, "check.golden.md"), b.Bytes())
+}

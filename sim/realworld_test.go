@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/drasim/drasim/internal/invariants"
+	"github.com/drasim/drasim/internal/testenv"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/load"
 )
@@ -17,13 +18,7 @@ import (
 // no error, no violated invariant, an output snapshot that loads again, and
 // an explanation for every pod that stays pending.
 func TestRealWorld(t *testing.T) {
-	dir := os.Getenv("DRASIM_REALWORLD")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "realworld")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "INDEX.yaml")); err != nil {
-		t.Skipf("real-world manifests not found at %s (set DRASIM_REALWORLD): %v", dir, err)
-	}
+	dir := testenv.Realworld(t)
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".json")) && filepath.Base(path) != "INDEX.yaml" {

@@ -50,6 +50,10 @@ var shapes = map[string]shape{
 	ProfileCPU:     {"m7i.8xlarge", "32", "128Gi", "31", "120Gi"},
 }
 
+// ProfileLabel is the node label that names the profile a generated node
+// was made from.
+const ProfileLabel = "drasim.io/profile"
+
 func (sh *shared) makeNode(name, profile, zone string) *v1.Node {
 	size := shapes[profile]
 	return &v1.Node{
@@ -62,7 +66,7 @@ func (sh *shared) makeNode(name, profile, zone string) *v1.Node {
 				v1.LabelTopologyZone:       zone,
 				v1.LabelOSStable:           "linux",
 				v1.LabelArchStable:         "amd64",
-				"drasim.io/profile":        profile,
+				ProfileLabel:               profile,
 			},
 		},
 		Status: v1.NodeStatus{

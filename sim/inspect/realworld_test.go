@@ -2,31 +2,21 @@ package inspect_test
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/internal/testenv"
 	"github.com/drasim/drasim/sim/inspect"
 	"github.com/drasim/drasim/sim/load"
 )
 
-// realworldDir is the shared collection of published DRA manifests and real
-// cluster dumps; DRASIM_REALWORLD points elsewhere.
-func realworldDir() string {
-	if dir := os.Getenv("DRASIM_REALWORLD"); dir != "" {
-		return dir
-	}
-	return filepath.Join("..", "..", "..", "shared", "realworld")
-}
-
 // TestSummarizeRealWorld summarizes every real-world file that loads and
 // checks that the counts agree with each other.
 func TestSummarizeRealWorld(t *testing.T) {
-	dir := realworldDir()
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no real-world manifests at %s: %v", dir, err)
-	}
+	// The shared collection of published DRA manifests and real cluster
+	// dumps; the test skips without it, or fails in CI.
+	dir := testenv.Realworld(t)
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

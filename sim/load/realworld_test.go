@@ -7,20 +7,15 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/drasim/drasim/internal/testenv"
 )
 
-// realworldDir locates ../shared/realworld: beside the checkout in CI and
-// in development, or wherever DRASIM_REALWORLD says.
+// realworldDir is ../shared/realworld (or $DRASIM_REALWORLD); the test
+// skips without it, or fails in CI.
 func realworldDir(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("DRASIM_REALWORLD")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "realworld")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "INDEX.yaml")); err != nil {
-		t.Skipf("real-world manifests not found at %s (set DRASIM_REALWORLD): %v", dir, err)
-	}
-	return dir
+	return testenv.Realworld(t)
 }
 
 type indexEntry struct {

@@ -608,16 +608,19 @@ func fitMessage(numAllNodes int, rejections []Rejection) string {
 	return msg
 }
 
-// numFeasibleNodesToFind is kube's sampling rule: all nodes below 100,
-// otherwise percentageOfNodesToScore (adaptive: 50% minus 1% per 125
-// nodes, at least 5%), but never fewer than 100.
+// numFeasibleNodesToFind is kube's sampling rule: one node when no plugin
+// scores (findNodesThatPassFilters: nothing to choose between), all nodes
+// below 100, otherwise percentageOfNodesToScore (adaptive: 50% minus 1%
+// per 125 nodes, at least 5%), but never fewer than 100.
 func (s *Scheduler) numFeasibleNodesToFind(numAllNodes int) int {
 	const minFeasibleNodesToFind, minFeasibleNodesPercentageToFind = 100, 5
-	if s.opts.ScoreAllNodes || numAllNodes < minFeasibleNodesToFind {
+	switch {
+	case s.opts.ScoreAllNodes:
 		return numAllNodes
-	}
-	if len(s.profile.Score) == 0 {
+	case len(s.profile.Score) == 0:
 		return 1
+	case numAllNodes < minFeasibleNodesToFind:
+		return numAllNodes
 	}
 	pct := int(s.profile.PercentageOfNodesToScore)
 	if pct <= 0 {

@@ -11,22 +11,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/internal/testenv"
 	"github.com/drasim/drasim/sim/load"
 	yamlv3 "go.yaml.in/yaml/v3"
 )
 
 // realworldDir finds the shared corpus of real dumps and upstream examples:
-// $DRASIM_REALWORLD, else ../../../shared/realworld next to the checkout.
+// $DRASIM_REALWORLD, else ../shared/realworld next to the checkout; the test
+// skips without it, or fails in CI.
 func realworldDir(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("DRASIM_REALWORLD")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "realworld")
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Skipf("realworld corpus not found at %s (set DRASIM_REALWORLD to its directory): skipping", dir)
-	}
-	return dir
+	return testenv.Realworld(t)
 }
 
 type indexEntry struct {

@@ -88,6 +88,12 @@ func Run(streams Streams, args []string) int {
 // runContext is Run with the context the command gets (cmd.Context()).
 func runContext(ctx context.Context, streams Streams, args []string) int {
 	root, prof := newRootCommand(streams)
+	return execute(ctx, root, prof, streams, args)
+}
+
+// execute runs the command line on a built command tree and returns its
+// exit code.
+func execute(ctx context.Context, root *cobra.Command, prof *profiles, streams Streams, args []string) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if perr := prof.finish(err == nil); perr != nil && err == nil {
@@ -104,7 +110,7 @@ func runContext(ctx context.Context, streams Streams, args []string) int {
 		if ee.Quiet {
 			return code
 		}
-	case isCobraUsageError(err):
+	case unknownCommand(root, args):
 		code = ExitUsage
 	}
 	msg := strings.TrimRight(err.Error(), "\n")
@@ -115,16 +121,31 @@ func runContext(ctx context.Context, streams Streams, args []string) int {
 	return code
 }
 
-// isCobraUsageError recognizes the errors cobra itself returns for a wrong
-// command line; cobra has no typed errors for them.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "bad flag syntax", "invalid output format"} {
-		if strings.HasPrefix(msg, prefix) {
-			return true
+// unknownCommand reports whether the command line names no drasim
+// command: cobra's command lookup then fails, with an untyped error, before
+// any command runs. Every other mistake of the command line is typed where
+// it is found: flags by the FlagErrorFunc, arguments by each command's Args
+// (usageArgs), drasim's own checks by usageErrorf. No message is parsed.
+func unknownCommand(root *cobra.Command, args []string) bool {
+	_, _, err := root.Find(args)
+	return err != nil
+}
+
+// usageArgs makes the argument checks of c and of every command under it
+// return usage errors: cobra's validators (cobra.NoArgs, ExactArgs, ...)
+// return plain errors.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			return nil
 		}
 	}
-	return false
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // GlobalOptions are the flags every command has.
@@ -132,7 +153,6 @@ type GlobalOptions struct {
 	ConfigFile string
 	Verbosity  int
 	Output     string
-	NoColor    bool
 
 	// files are the command line's output files, checked before the run
 	// and written with files.write.
@@ -179,6 +199,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 					return err
 				}
 			}
+			warnNoColor(cmd)
 			if err := checkFormat(cmd, g.Output); err != nil {
 				return err
 			}
@@ -212,7 +233,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 	pf.StringVar(&g.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/drasim/config.yaml, then ./drasim.yaml)")
 	pf.IntVarP(&g.Verbosity, "verbosity", "v", 0, "log verbosity: 0 quiet, 1 progress, 2 details")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format; each command's help lists the formats it offers")
-	pf.BoolVar(&g.NoColor, "no-color", false, "do not color the output")
+	addNoColor(pf)
 	prof.addFlags(root)
 
 	root.AddCommand(
@@ -230,6 +251,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		NewCaptureCommand(streams, g),
 		NewSweepCommand(streams, g),
 	)
+	usageArgs(root)
 	return root, prof
 }
 

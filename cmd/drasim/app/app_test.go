@@ -2,11 +2,16 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/drasim/drasim/sim/validate"
+	"github.com/spf13/cobra"
 )
 
 type run struct {
@@ -45,6 +50,12 @@ func TestExitCodes(t *testing.T) {
 		{name: "explain", args: []string{"explain", "default/infer-4", "-f", demoScenario}, wantCode: 0, inStdout: "CHOSEN"},
 		{name: "completion", args: []string{"completion", "bash"}, wantCode: 0, inStdout: "bash completion"},
 		{name: "completion needs a shell", args: []string{"completion", "tcsh"}, wantCode: ExitUsage, inStderr: "invalid argument"},
+		{name: "explain needs a pod", args: []string{"explain"}, wantCode: ExitUsage, inStderr: "accepts 1 arg(s), received 0"},
+		{name: "validate takes no argument", args: []string{"validate", "extra"}, wantCode: ExitUsage, inStderr: `unknown command "extra" for "drasim validate"`},
+		{name: "sweep report needs results", args: []string{"sweep", "report"}, wantCode: ExitUsage, inStderr: "requires at least 1 arg(s)"},
+		{name: "sweep needs its file", args: []string{"sweep"}, wantCode: ExitUsage, inStderr: "accepts 1 arg(s), received 0"},
+		{name: "flag without its value", args: []string{"simulate", "--seed"}, wantCode: ExitUsage, inStderr: "flag needs an argument"},
+		{name: "bad flag value", args: []string{"simulate", "--seed", "x"}, wantCode: ExitUsage, inStderr: "invalid argument"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +86,7 @@ func TestValidateInvalidExitsOne(t *testing.T) {
 	if r.code != ExitFailure {
 		t.Fatalf("exit code: want 1, got %d", r.code)
 	}
-	var rep validationReport
+	var rep validate.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
 	}
@@ -188,5 +199,30 @@ func TestConfigUnknownKeyWarns(t *testing.T) {
 		"warning: config file " + cfg + `: unknown key "sed" (ignored)` + "\n"
 	if r.stder != want {
 		t.Errorf("want a warning for each unknown key, none for the keys of other commands and old flag names:\nwant %q\ngot  %q", want, r.stder)
+	}
+}
+
+// Usage errors are classified by where they come from, not by their words:
+// a command's failure whose message starts like one of cobra's complaints
+// is a failure (1), not a usage error (2).
+func TestFailuresWordedLikeUsageErrorsAreFailures(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, msg := range []string{
+		`unknown command "x" for "drasim"`, "unknown flag: --x", "accepts 1 arg(s), received 0",
+		"requires at least 1 arg(s)", "invalid argument", "flag needs an argument", "bad flag syntax", "invalid output format",
+	} {
+		t.Run(msg, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			streams := Streams{In: strings.NewReader(""), Out: &out, Err: &errb}
+			root, prof := newRootCommand(streams)
+			root.AddCommand(&cobra.Command{Use: "fail", RunE: func(*cobra.Command, []string) error { return errors.New(msg) }})
+			code := execute(context.Background(), root, prof, streams, []string{"fail"})
+			if code != ExitFailure {
+				t.Errorf("a command failing with %q: want exit %d, got %d (stderr %q)", msg, ExitFailure, code, errb.String())
+			}
+			if strings.Contains(errb.String(), "--help") {
+				t.Errorf("stderr %q points at --help for a failure that is no usage error", errb.String())
+			}
+		})
 	}
 }

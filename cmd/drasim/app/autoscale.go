@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -255,13 +254,5 @@ func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions
 	if g.Output != "table" {
 		return writeStructured(streams.Out, g.Output, out.Plan.Result)
 	}
-	p := out.Plan
-	added := make([]string, 0, len(p.ScaleUp))
-	for _, su := range p.ScaleUp {
-		added = append(added, fmt.Sprintf("%s %d->%d", su.Group, su.From, su.To))
-	}
-	sort.Strings(added)
-	fmt.Fprintf(streams.Out, "Scale-up (%s): %d node(s) in %d loop(s) [%s], %.2f/h. Stopped: %s.\n\n",
-		strings.Join(p.Inputs.Expanders, ","), p.NodesAdded, len(p.Loops), strings.Join(added, ", "), p.CostPerHour, p.Stop.Message)
-	return report.WriteSimulationTable(streams.Out, p.Result)
+	return report.WriteSimulateScaleUpTable(streams.Out, out.Plan)
 }

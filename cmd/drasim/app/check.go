@@ -132,16 +132,9 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 func writeVerdicts(w io.Writer, format string, verdicts *analysis.GateReport, rep *analysis.Report) error {
 	switch format {
 	case "table":
-		if err := report.WriteGateTable(w, verdicts.Results); err != nil {
-			return err
-		}
-		return report.WriteResilienceTable(w, rep.Resilience)
+		return report.WriteCheckTable(w, verdicts.Results, rep)
 	case "markdown":
-		if err := report.WriteGateMarkdown(w, verdicts.Results); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
-		return report.WriteCapacityMarkdown(w, rep)
+		return report.WriteCheckMarkdown(w, verdicts.Results, rep)
 	}
 	return writeStructured(w, format, verdicts)
 }
@@ -149,13 +142,7 @@ func writeVerdicts(w io.Writer, format string, verdicts *analysis.GateReport, re
 // appendStepSummary appends the verdicts and the capacity report, in
 // markdown, to the job summary file.
 func appendStepSummary(path string, results []analysis.GateResult, rep *analysis.Report) error {
-	return appendMarkdown(path, func(w io.Writer) error {
-		if err := report.WriteGateMarkdown(w, results); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
-		return report.WriteCapacityMarkdown(w, rep)
-	})
+	return appendMarkdown(path, func(w io.Writer) error { return report.WriteCheckMarkdown(w, results, rep) })
 }
 
 // appendMarkdown appends what write writes, and a blank line, to a file

@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // repoRoot is the repository, seen from this package.
@@ -167,5 +170,61 @@ func TestMakeHelp(t *testing.T) {
 		if !strings.Contains(string(out), "  "+target+" ") {
 			t.Errorf("make help does not list %q:\n%s", target, out)
 		}
+	}
+}
+
+// TestMakeUpdateCoversEveryGoldenPackage: `make update` regenerates every
+// golden file, so GOLDEN_PKGS in the Makefile names every package whose
+// tests define an -update flag, and no other.
+func TestMakeUpdateCoversEveryGoldenPackage(t *testing.T) {
+	makefile, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, line := range strings.Split(string(makefile), "\n") {
+		if rest, ok := strings.CutPrefix(line, "GOLDEN_PKGS :="); ok {
+			for _, p := range strings.Fields(rest) {
+				listed = append(listed, strings.Trim(strings.TrimPrefix(p, "./"), "/"))
+			}
+		}
+	}
+	if len(listed) == 0 {
+		t.Fatalf("Makefile: want a line GOLDEN_PKGS := PACKAGES, found none")
+	}
+	var found []string
+	err = filepath.WalkDir(repoRoot, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != repoRoot && (strings.HasPrefix(d.Name(), ".") || d.Name() == "tools") {
+			return filepath.SkipDir // hidden directories; tools/ holds other Go modules
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		// The needle is cut in two so that this file does not hold it.
+		if strings.Contains(string(src), `flag.Bool("`+`update"`) {
+			rel, err := filepath.Rel(repoRoot, filepath.Dir(path))
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(found, rel) {
+				found = append(found, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(listed)
+	slices.Sort(found)
+	if diff := cmp.Diff(found, listed); diff != "" {
+		t.Errorf("Makefile GOLDEN_PKGS differs from the packages whose tests have an -update flag (-found +listed):\n%s", diff)
 	}
 }

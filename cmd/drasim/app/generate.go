@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
+	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/generate"
-	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -100,34 +99,14 @@ func runGenerate(streams Streams, g *GlobalOptions, f *generateFlags) error {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
 		if g.Verbosity > 0 {
-			fmt.Fprintln(streams.Err, summarizeGenerated(snap, f.Seed))
+			return report.WriteGenerateSummary(streams.Err, snap, f.Seed, "")
 		}
 		return nil
 	}
 	if err := g.files.write("output-snapshot", write); err != nil {
 		return err
 	}
-	fmt.Fprintf(streams.Err, "%s; wrote %s\n", summarizeGenerated(snap, f.Seed), f.OutputFile)
-	return nil
-}
-
-func summarizeGenerated(s *snapshot.Snapshot, seed int64) string {
-	devices := 0
-	for _, sl := range s.ResourceSlices {
-		devices += len(sl.Spec.Devices)
-	}
-	profiles := map[string]int{}
-	for _, n := range s.Nodes {
-		profiles[n.Labels["drasim.io/profile"]]++
-	}
-	var parts []string
-	for _, p := range generate.Profiles() {
-		if profiles[p] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", profiles[p], p))
-		}
-	}
-	return fmt.Sprintf("Generated %d nodes (%s), %d devices, %d pending pods (seed %d)",
-		len(s.Nodes), strings.Join(parts, ", "), devices, len(s.Pods), seed)
+	return report.WriteGenerateSummary(streams.Err, snap, f.Seed, f.OutputFile)
 }
 
 // refuseReplacing refuses to replace an existing file named by output

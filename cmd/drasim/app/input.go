@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/scenarios"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/validate"
@@ -89,7 +90,7 @@ func admit(res *load.Result) error {
 	fmt.Fprintf(&b, "the API server would reject this input (%s; drasim validate also shows the warnings):", plural(len(ds), "error"))
 	for _, d := range ds {
 		b.WriteString("\n")
-		b.WriteString(describeDiagnostic(d))
+		b.WriteString(report.DescribeDiagnostic(d))
 	}
 	return &ExitError{Code: ExitFailure, Err: errors.New(b.String())}
 }

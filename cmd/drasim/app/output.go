@@ -1,33 +1,20 @@
 package app
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 
+	"github.com/drasim/drasim/report"
 	"github.com/spf13/cobra"
-
-	"sigs.k8s.io/yaml"
 )
 
 // writeStructured writes v as JSON (indented) or YAML.
 func writeStructured(w io.Writer, format string, v any) error {
 	switch format {
 	case "json":
-		data, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", data)
-		return err
+		return report.WriteJSON(w, v)
 	case "yaml":
-		data, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(data)
-		return err
+		return report.WriteYAML(w, v)
 	}
 	return usageErrorf("invalid output format %q: use table, json or yaml", format)
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -192,7 +191,7 @@ func runSweep(ctx context.Context, streams Streams, g *GlobalOptions, f *sweepFl
 		return err
 	}
 	if f.DryRun {
-		return writeSweepPlan(streams.Out, plan, shard)
+		return report.WriteSweepPlan(streams.Out, plan, shard)
 	}
 	out := g.files.dir("output-dir", plan.Name+"-results")
 	if err := out.create(); err != nil {
@@ -252,7 +251,9 @@ func runSweep(ctx context.Context, streams Streams, g *GlobalOptions, f *sweepFl
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
 	}
-	writeSweepOutcome(summary, plan, shard, outcome, jsonl, csvPath, g.Verbosity)
+	if err := report.WriteSweepOutcome(summary, plan, shard, outcome, jsonl, csvPath); err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
 	if !outcome.Complete {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("stopped after %d of %d runs; the same command resumes the sweep", outcome.Done, outcome.Total)}
 	}
@@ -268,54 +269,4 @@ func copyResults(w io.Writer, path string) error {
 	defer f.Close()
 	_, err = io.Copy(w, f)
 	return err
-}
-
-func writeSweepOutcome(w io.Writer, plan *sweep.Plan, shard *sweep.Shard, o *sweep.Outcome, jsonl, csvPath string, verbosity int) {
-	what := fmt.Sprintf("sweep %s", plan.Name)
-	if shard != nil {
-		what += fmt.Sprintf(" (shard %d/%d)", shard.Index, shard.Count)
-	}
-	fmt.Fprintf(w, "%s: %d of %d runs done", what, o.Done, o.Total)
-	if o.Resumed > 0 {
-		fmt.Fprintf(w, " (%d from an earlier start)", o.Resumed)
-	}
-	fmt.Fprintf(w, ", %d failed, in %s with %d worker(s).\n", o.Failed, o.Elapsed.Round(time.Millisecond), o.Workers)
-	if o.RunMemory > 0 {
-		fmt.Fprintf(w, "Memory: inputs %s, one run about %s more at its peak.\n", formatMiB(o.BaseMemory), formatMiB(o.RunMemory))
-	}
-	fmt.Fprintf(w, "Results: %s, %s\n", csvPath, jsonl)
-	if o.Failed > 0 {
-		fmt.Fprintf(w, "The failed runs' errors are in the error column.\n")
-	}
-	if shard == nil {
-		fmt.Fprintf(w, "Aggregate over seeds: drasim sweep report %s\n", filepath.Dir(jsonl))
-	} else {
-		fmt.Fprintf(w, "Join the shards: drasim sweep merge %s --output-dir DIR\n", filepath.Dir(jsonl))
-	}
-}
-
-func formatMiB(n int64) string { return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20) }
-
-// writeSweepPlan lists a plan's runs (drasim sweep --dry-run).
-func writeSweepPlan(w io.Writer, plan *sweep.Plan, shard *sweep.Shard) error {
-	indexes := plan.Shard(0, 1)
-	if shard != nil {
-		indexes = plan.Shard(shard.Index, shard.Count)
-	}
-	fmt.Fprintf(w, "Sweep %s: drasim %s, %d axis(es), %d seed(s), %d run(s)", plan.Name, plan.Command, len(plan.Axes), len(plan.Seeds), len(plan.Runs))
-	if shard != nil {
-		fmt.Fprintf(w, "; shard %d/%d has %d", shard.Index, shard.Count, len(indexes))
-	}
-	fmt.Fprintf(w, ".\nFingerprint %s. The first run's command line:\n  drasim %s\n\n", plan.Fingerprint, strings.Join(plan.Runs[0].Args, " "))
-	t := report.Table{Header: []string{"run"}}
-	for _, a := range plan.Axes {
-		t.Header = append(t.Header, a.Name)
-	}
-	t.Header = append(t.Header, "seed")
-	for _, i := range indexes {
-		r := plan.Runs[i]
-		row := append([]string{strconv.Itoa(r.Index)}, r.Point...)
-		t.Rows = append(t.Rows, append(row, strconv.FormatInt(r.Seed, 10)))
-	}
-	return t.Write(w)
 }

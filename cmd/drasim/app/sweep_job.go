@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/sweep"
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
@@ -153,7 +154,7 @@ func runSweepJob(ctx context.Context, streams Streams, g *GlobalOptions, f *swee
 	fmt.Fprintf(&head, "# drasim sweep job: sweep %s, %d runs in %d shards of up to %d runs, %d worker(s) per pod.\n", plan.Name, len(plan.Runs), f.Completions, perShard, f.Workers)
 	if measured != nil {
 		est := time.Duration(measured.Seconds * float64(perShard) / float64(f.Workers) * float64(time.Second))
-		fmt.Fprintf(&head, "# Measured run 0: %.2fs, inputs %s, run peak +%s; a shard takes about %s.\n", measured.Seconds, formatMiB(measured.BaseMemory), formatMiB(measured.RunMemory), est.Round(time.Second))
+		fmt.Fprintf(&head, "# Measured run 0: %.2fs, inputs %s, run peak +%s; a shard takes about %s.\n", measured.Seconds, report.FormatMiB(measured.BaseMemory), report.FormatMiB(measured.RunMemory), est.Round(time.Second))
 	}
 	if opts.ResultsPVC != "" {
 		fmt.Fprintf(&head, "# Results: PersistentVolumeClaim %s, one shard-I-of-N.jsonl/.csv per shard; merge them with\n#   drasim sweep merge DIR --output-dir results/\n", opts.ResultsPVC)

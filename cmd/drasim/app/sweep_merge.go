@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/drasim/drasim/internal/outfile"
+	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/sweep"
 	"github.com/spf13/cobra"
 )
@@ -73,13 +74,7 @@ func runSweepMerge(streams Streams, g *GlobalOptions, f *sweepMergeFlags, args [
 	if err := csvOut.Write(nil, func(w io.Writer) error { return sweep.WriteCSV(w, &m.Header, m.Rows) }); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	csvPath := csvOut.Path
-	fmt.Fprintf(streams.Out, "Merged %d file(s): %d of %d runs", len(files), len(m.Rows), m.Header.Runs)
-	if m.Missing > 0 {
-		fmt.Fprintf(streams.Out, " (%d without a row)", m.Missing)
-	}
-	fmt.Fprintf(streams.Out, ".\nResults: %s, %s\nAggregate over seeds: drasim sweep report %s\n", csvPath, jsonl.Path, f.Out)
-	return nil
+	return report.WriteSweepMerged(streams.Out, len(files), m, csvOut.Path, jsonl.Path, f.Out)
 }
 
 // refuseOtherResults keeps merge from replacing files that are not the

@@ -468,13 +468,7 @@ func checkTimelineGates(streams Streams, g *GlobalOptions, file string, gates *a
 		return err
 	}
 	if path := os.Getenv(stepSummaryEnv); path != "" {
-		if err := appendMarkdown(path, func(w io.Writer) error {
-			if err := report.WriteGateMarkdown(w, results); err != nil {
-				return err
-			}
-			fmt.Fprintln(w)
-			return report.WriteTimelineMarkdown(w, res)
-		}); err != nil {
+		if err := appendMarkdown(path, func(w io.Writer) error { return report.WriteTimelineCheckMarkdown(w, results, res) }); err != nil {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s: %w", stepSummaryEnv, err)}
 		}
 	}
@@ -482,10 +476,7 @@ func checkTimelineGates(streams Streams, g *GlobalOptions, file string, gates *a
 	case "table":
 		err = report.WriteGateTable(streams.Out, results)
 	case "markdown":
-		if err = report.WriteGateMarkdown(streams.Out, results); err == nil {
-			fmt.Fprintln(streams.Out)
-			err = report.WriteTimelineMarkdown(streams.Out, res)
-		}
+		err = report.WriteTimelineCheckMarkdown(streams.Out, results, res)
 	default:
 		err = writeStructured(streams.Out, g.Output, verdicts)
 	}

@@ -2,27 +2,15 @@ package app
 
 import (
 	"errors"
-	"fmt"
 
+	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/load"
-	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/drasim/drasim/sim/validate"
 	"github.com/spf13/cobra"
 )
 
 type validateFlags struct {
 	input inputFlags
-}
-
-// validationReport is validate's JSON/YAML output.
-type validationReport struct {
-	APIVersion  string                `json:"apiVersion"`
-	Kind        string                `json:"kind"`
-	Valid       bool                  `json:"valid"`
-	Errors      int                   `json:"errors"`
-	Warnings    int                   `json:"warnings"`
-	Files       []string              `json:"files"`
-	Diagnostics []validate.Diagnostic `json:"diagnostics"`
 }
 
 // NewValidateCommand checks a snapshot for everything the API server would
@@ -61,67 +49,30 @@ func runValidate(streams Streams, g *GlobalOptions, f *validateFlags) error {
 	} else {
 		res, err = load.Load(f.input.Files, load.Options{Strict: f.input.Strict, Stdin: streams.In, KeepControllers: false})
 	}
-	var diags []validate.Diagnostic
 	var loadErrs load.Errors
-	switch {
-	case errors.As(err, &loadErrs):
-		for _, e := range loadErrs {
-			diags = append(diags, validate.Diagnostic{Severity: validate.SeverityError, Source: e.Source, Object: e.Object, Field: e.Field, Message: e.Msg, Code: "Load"})
-		}
-	case err != nil:
+	if err != nil && !errors.As(err, &loadErrs) {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	var files []string
+	var warnings []load.Warning
 	if res != nil {
-		for _, w := range res.Warnings {
-			diags = append(diags, validate.Diagnostic{Severity: validate.SeverityWarning, Source: w.Source, Message: w.Message, Code: "LoadWarning"})
-		}
-		if err == nil {
-			diags = append(diags, validate.Validate(res.Snapshot, validate.Options{})...)
-		}
+		files, warnings = res.Files, res.Warnings
 	}
-	rep := validationReport{APIVersion: "drasim.io/v1alpha1", Kind: "ValidationReport", Diagnostics: diags}
-	if res != nil {
-		rep.Files = res.Files
+	diags := validate.LoadDiagnostics(loadErrs, warnings)
+	if res != nil && err == nil {
+		diags = append(diags, validate.Validate(res.Snapshot, validate.Options{})...)
 	}
-	if rep.Diagnostics == nil {
-		rep.Diagnostics = []validate.Diagnostic{}
-	}
-	for _, d := range diags {
-		if d.Severity == validate.SeverityError {
-			rep.Errors++
-		} else {
-			rep.Warnings++
-		}
-	}
-	rep.Valid = rep.Errors == 0
+	rep := validate.NewReport(files, diags)
 	if g.Output == "table" {
-		for _, d := range diags {
-			fmt.Fprintf(streams.Out, "%s: %s\n", d.Severity, describeDiagnostic(d))
-		}
-		verdict := "valid"
-		if !rep.Valid {
-			verdict = "invalid"
-		}
-		fmt.Fprintf(streams.Out, "%s: %d file(s), %d error(s), %d warning(s)\n", verdict, len(rep.Files), rep.Errors, rep.Warnings)
-	} else if err := writeStructured(streams.Out, g.Output, rep); err != nil {
+		err = report.WriteValidationTable(streams.Out, rep)
+	} else {
+		err = writeStructured(streams.Out, g.Output, rep)
+	}
+	if err != nil {
 		return err
 	}
 	if !rep.Valid {
 		return &ExitError{Code: ExitFailure, Quiet: true}
 	}
 	return nil
-}
-
-func describeDiagnostic(d validate.Diagnostic) string {
-	s := d.Source.String()
-	if d.Source == (snapshot.Source{}) {
-		s = "(snapshot)"
-	}
-	if d.Object != "" {
-		s += ": " + d.Object
-	}
-	if d.Field != "" {
-		s += ": " + d.Field
-	}
-	return s + ": " + d.Message
 }
