@@ -41,6 +41,9 @@ type loader struct {
 	// workers decode a batch (1: on the loader's goroutine); batchBytes
 	// ends a batch.
 	workers, batchBytes int
+	// chunkBytes is how much of a file the loader reads at least at a time
+	// (chunks.go).
+	chunkBytes int
 	// added lists the objects added to Sources since the file being read
 	// began, to take them back (see rollback).
 	added []snapshot.Ref
@@ -52,7 +55,7 @@ type loader struct {
 
 func newLoader(opts Options) *loader {
 	return &loader{opts: opts, snap: snapshot.New(), skippedFirst: map[string]snapshot.Source{}, interner: newDeviceInterner(),
-		workers: runtime.GOMAXPROCS(0), batchBytes: defaultBatchBytes}
+		workers: runtime.GOMAXPROCS(0), batchBytes: defaultBatchBytes, chunkBytes: defaultChunkBytes}
 }
 
 // internNew interns the device maps of the slices added since the last
@@ -85,38 +88,53 @@ func (l *loader) warnf(src snapshot.Source, format string, args ...any) {
 // file is the plain block YAML it knows; otherwise yaml.v3 reads the file,
 // as it always has.
 func (l *loader) addFile(name, text string) {
-	if !l.addFileFast(name, text) {
-		l.addFileYAML(name, text)
+	if !l.addFileFast(name, &textChunks{text: text}) {
+		l.addFileYAML(name, strings.NewReader(text))
 	}
 }
 
-// addFileFast loads a file with the fast reader. If the reader gives up on
-// a document, it takes back everything it loaded from the file and
-// reports false: yaml.v3 must read the file from the start, since it may
-// judge the documents before that one differently (it reads ahead, and
-// fails a document whose successor it cannot read).
-func (l *loader) addFileFast(name, text string) bool {
+// addFileFast loads a file with the fast reader, chunk by chunk. If the
+// reader gives up on a document, it takes back everything it loaded from
+// the file and reports false: yaml.v3 must read the file from the start,
+// since it may judge the documents before that one differently (it reads
+// ahead, and fails a document whose successor it cannot read). An error
+// reading the file is returned as it is.
+func (l *loader) addFileFast(name string, chunks chunkReader) bool {
 	mark := l.mark()
-	r := newFastReader(text)
-	for doc := 0; ; doc++ {
-		root, empty, ok, eof := r.next()
-		if eof {
+	var r *fastReader
+	doc := 0
+	for {
+		text, more := chunks.next()
+		if r == nil {
+			r = newFastReader(text)
+			r.more = more
+		} else {
+			r.continueWith(text, more)
+		}
+		for {
+			root, empty, ok, eof := r.next()
+			if eof {
+				break
+			}
+			if !ok {
+				l.rollback(mark)
+				return false
+			}
+			if !empty {
+				l.addTreeDocument(snapshot.Source{File: name, Doc: doc, Item: -1}, &r.tree, root)
+			}
+			doc++
+		}
+		if !more {
 			return true
-		}
-		if !ok {
-			l.rollback(mark)
-			return false
-		}
-		if !empty {
-			l.addTreeDocument(snapshot.Source{File: name, Doc: doc, Item: -1}, &r.tree, root)
 		}
 	}
 }
 
 // addFileYAML loads a file with yaml.v3.
-func (l *loader) addFileYAML(name, text string) {
+func (l *loader) addFileYAML(name string, text io.Reader) {
 	first := len(l.errs)
-	dec := yamlv3.NewDecoder(strings.NewReader(text))
+	dec := yamlv3.NewDecoder(text)
 	for i := 0; ; i++ {
 		var node yamlv3.Node
 		err := dec.Decode(&node)
@@ -126,6 +144,7 @@ func (l *loader) addFileYAML(name, text string) {
 		if err != nil {
 			// A file that does not parse reports that first, ahead of the
 			// problems found in the documents before the broken one.
+			l.drain()
 			l.errs = slices.Insert(l.errs, first, &Error{Source: snapshot.Source{File: name, Doc: i, Item: -1},
 				Msg: fmt.Sprintf("not valid YAML or JSON: %v", err)})
 			return
