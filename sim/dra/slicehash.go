@@ -39,6 +39,8 @@ type sliceHasher struct {
 	// memo holds the hash of each map hashed so far, by its address. The
 	// maps do not change while a hasher lives (one indexSlices call).
 	memo map[uintptr]uint64
+	// lists holds the hash of each device list hashed so far.
+	lists map[listKey]uint64
 }
 
 const (
@@ -47,7 +49,7 @@ const (
 )
 
 func newSliceHasher() *sliceHasher {
-	return &sliceHasher{h: fnvOffset64, scratch: make([]byte, 0, 64), memo: map[uintptr]uint64{}}
+	return &sliceHasher{h: fnvOffset64, scratch: make([]byte, 0, 64), memo: map[uintptr]uint64{}, lists: map[listKey]uint64{}}
 }
 
 func (s *sliceHasher) reset() { s.h = fnvOffset64 }
@@ -133,9 +135,7 @@ func (s *sliceHasher) spec(spec *resourceapi.ResourceSliceSpec) {
 	s.int(spec.Pool.Generation)
 	s.int(spec.Pool.ResourceSliceCount)
 	s.int(int64(len(spec.Devices)))
-	for i := range spec.Devices {
-		s.device(&spec.Devices[i])
-	}
+	s.devices(spec.Devices)
 	s.int(int64(len(spec.SharedCounters)))
 	for i := range spec.SharedCounters {
 		cs := &spec.SharedCounters[i]
@@ -149,6 +149,33 @@ func (s *sliceHasher) spec(spec *resourceapi.ResourceSliceSpec) {
 	other.Driver, other.NodeName, other.Devices, other.SharedCounters = "", nil, nil, nil
 	other.Pool.Name, other.Pool.Generation, other.Pool.ResourceSliceCount = "", 0, 0
 	rest(s, &other)
+}
+
+// devices writes the hash of a device list, computed once per list: the
+// generator's slices of one profile share theirs, and so do a loaded
+// dump's slices with equal devices (sim/load interns them).
+func (s *sliceHasher) devices(ds []resourceapi.Device) {
+	key := listKey{reflect.ValueOf(ds).Pointer(), len(ds)}
+	v, ok := s.lists[key]
+	if !ok {
+		outer := s.h
+		s.h = fnvOffset64
+		for i := range ds {
+			s.device(&ds[i])
+		}
+		v = s.h
+		s.h = outer
+		if key.addr != 0 {
+			s.lists[key] = v
+		}
+	}
+	s.int(int64(v))
+}
+
+// listKey is a list by its address and length.
+type listKey struct {
+	addr uintptr
+	n    int
 }
 
 // sub writes the hash of map m, computed by write on its own the first
