@@ -215,3 +215,43 @@ func TestSliceHashLeavesSnapshotAlone(t *testing.T) {
 		t.Errorf("capacity after hashing: want %#v unchanged, got %#v", before, after)
 	}
 }
+
+// TestSliceHashSharedMaps holds the hash of a spec whose devices share
+// their maps (as a loaded dump's do, and the generator's) to the hash of
+// the same spec with a copy of every map, hashed by one hasher after the
+// other: hashing each map once must not change what a spec hashes to, nor
+// let a changed copy pass for the original.
+func TestSliceHashSharedMaps(t *testing.T) {
+	snap, err := generate.Generate(generate.Options{Nodes: 2, Profiles: map[string]int{generate.ProfileA100MIG: 1}})
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	var shared resourceapi.ResourceSliceSpec
+	for _, sl := range snap.ResourceSlices {
+		if len(sl.Spec.Devices) > len(shared.Devices) {
+			shared = sl.Spec
+		}
+	}
+	if len(shared.Devices) < 4 || len(shared.Devices[3].Attributes) == 0 {
+		t.Fatalf("the generated A100 slice has %d devices; want some with attributes", len(shared.Devices))
+	}
+	copied := *shared.DeepCopy()
+	h := newSliceHasher()
+	h.spec(&shared)
+	want := h.sum()
+	for name, spec := range map[string]*resourceapi.ResourceSliceSpec{"shared again": &shared, "copied": &copied} {
+		h.reset()
+		h.spec(spec)
+		if got := h.sum(); got != want {
+			t.Errorf("%s: hash %x, want %x as for the first", name, got, want)
+		}
+	}
+	// A new hasher, as each indexSlices call has: maps do not change
+	// while one lives.
+	copied.Devices[3].Attributes["extra"] = resourceapi.DeviceAttribute{StringValue: ptr.To("x")}
+	h = newSliceHasher()
+	h.spec(&copied)
+	if h.sum() == want {
+		t.Errorf("a device with one more attribute hashes as the original")
+	}
+}

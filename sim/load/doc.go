@@ -13,4 +13,10 @@
 // reader straight into JSON for the typed decoders; any other file (YAML
 // flow style, anchors, anything unusual or broken) by yaml.v3 through a
 // generic map. Both give the same objects, warnings and errors.
+//
+// Regular files are read in chunks that end at a document marker
+// (chunks.go), and the objects' JSON is decoded on every core, in batches,
+// then added in input order (decode.go): the snapshot, its order, the
+// warnings and the errors are those of a sequential load of the whole
+// text.
 package load

@@ -22,12 +22,24 @@ type fastReader struct {
 	// started is set once the first document has begun; done once the
 	// last has been read.
 	started, done bool
-	tree          docTree
-	doc           docReader
+	// more is set when s is a chunk of the file that ends after a "---"
+	// line, and more text follows: a document that would start at the end
+	// of s starts in the next chunk (see continueWith).
+	more bool
+	tree docTree
+	doc  docReader
 }
 
 func newFastReader(s string) *fastReader {
 	return &fastReader{s: s, line: 1}
+}
+
+// continueWith reads the next chunk of the file, s, once next has reported
+// the end of the one before; more says whether another follows. Lines are
+// counted on, and a chunk that follows one ending after a "---" line reads
+// as the text after that line would in the whole file.
+func (r *fastReader) continueWith(s string, more bool) {
+	r.s, r.pos, r.done, r.more = s, 0, false, more
 }
 
 // next reads the next document into r.tree. It returns ok=false when the
@@ -55,10 +67,14 @@ func (r *fastReader) next() (root int32, empty, ok, eof bool) {
 			*d = docReader{s: r.s, limit: len(r.s), next: -1, t: &r.tree}
 			d.setLine(pos, line)
 		case d.pos >= len(r.s):
-			r.done = true
+			r.line, r.done = d.line, true
 			return -1, false, true, true
 		}
 		r.started = true
+	}
+	if r.more && d.pos >= len(r.s) {
+		r.pos, r.line, r.done = d.pos, d.line, true
+		return -1, false, true, true
 	}
 	r.tree.reset()
 	root, empty, ok = d.read()

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -95,5 +96,44 @@ func TestDeviceMapsAreShared(t *testing.T) {
 	}
 	if q := db[0].Capacity["memory"].Value; q.String() != "42949672960" {
 		t.Errorf("node b's gpu-0 capacity: want it written as loaded, 42949672960, got %s", q.String())
+	}
+}
+
+// TestDeviceListsAreShared: slices whose device lists are equal share one
+// list, and lists that differ in anything (the twoNodesSlices' second
+// slice) stay apart: on a generated dump, one list per distinct content.
+func TestDeviceListsAreShared(t *testing.T) {
+	path := writeGenerated(t, t.TempDir(), 6, 0)
+	res, err := Load([]string{path}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists := map[uintptr]string{}
+	contents := map[string]bool{}
+	for _, sl := range res.Snapshot.ResourceSlices {
+		if len(sl.Spec.Devices) == 0 {
+			continue
+		}
+		data, err := json.Marshal(sl.Spec.Devices)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := reflect.ValueOf(sl.Spec.Devices).Pointer()
+		if prev, seen := lists[id]; seen && prev != string(data) {
+			t.Errorf("slice %s shares its device list with a slice whose devices differ", sl.Name)
+		}
+		lists[id] = string(data)
+		contents[string(data)] = true
+	}
+	if len(lists) != len(contents) || len(contents) == 0 {
+		t.Errorf("%d device lists for %d distinct contents; want one list per content", len(lists), len(contents))
+	}
+	res, err = LoadBytes("slices.yaml", []byte(twoNodesSlices), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := res.Snapshot.ResourceSlices[0].Spec.Devices, res.Snapshot.ResourceSlices[1].Spec.Devices
+	if mapID(a) == mapID(b) {
+		t.Errorf("slices a and b share a device list, though b's differ")
 	}
 }

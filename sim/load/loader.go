@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -32,8 +33,17 @@ type loader struct {
 	// skippedFirst remembers where each skipped kind was first seen, so the
 	// one warning per kind can point at an example.
 	skippedFirst map[string]snapshot.Source
-	// buf holds the JSON of the object being decoded.
-	buf []byte
+	// filling collects the objects whose JSON awaits decoding; decoding
+	// the one dispatched before it, on other goroutines (decode.go).
+	filling, decoding *decodeBatch
+	// spare is a drained batch, kept for its buffers.
+	spare *decodeBatch
+	// workers decode a batch (1: on the loader's goroutine); batchBytes
+	// ends a batch.
+	workers, batchBytes int
+	// chunkBytes is how much of a file the loader reads at least at a time
+	// (chunks.go).
+	chunkBytes int
 	// added lists the objects added to Sources since the file being read
 	// began, to take them back (see rollback).
 	added []snapshot.Ref
@@ -44,7 +54,8 @@ type loader struct {
 }
 
 func newLoader(opts Options) *loader {
-	return &loader{opts: opts, snap: snapshot.New(), skippedFirst: map[string]snapshot.Source{}, interner: newDeviceInterner()}
+	return &loader{opts: opts, snap: snapshot.New(), skippedFirst: map[string]snapshot.Source{}, interner: newDeviceInterner(),
+		workers: runtime.GOMAXPROCS(0), batchBytes: defaultBatchBytes, chunkBytes: defaultChunkBytes}
 }
 
 // internNew interns the device maps of the slices added since the last
@@ -58,13 +69,17 @@ func (l *loader) internNew() {
 	l.interned = len(l.snap.ResourceSlices)
 }
 
+// errorf and warnf record a problem after those of the objects still
+// waiting to be decoded, which come first in the input.
 func (l *loader) errorf(src snapshot.Source, object, field, format string, args ...any) {
+	l.drain()
 	// object may be (part of) the file's text: do not keep all of it alive.
 	object = strings.Clone(object)
 	l.errs = append(l.errs, &Error{Source: src, Object: object, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (l *loader) warnf(src snapshot.Source, format string, args ...any) {
+	l.drain()
 	l.warnings = append(l.warnings, Warning{Source: src, Message: fmt.Sprintf(format, args...)})
 }
 
@@ -73,38 +88,53 @@ func (l *loader) warnf(src snapshot.Source, format string, args ...any) {
 // file is the plain block YAML it knows; otherwise yaml.v3 reads the file,
 // as it always has.
 func (l *loader) addFile(name, text string) {
-	if !l.addFileFast(name, text) {
-		l.addFileYAML(name, text)
+	if !l.addFileFast(name, &textChunks{text: text}) {
+		l.addFileYAML(name, strings.NewReader(text))
 	}
 }
 
-// addFileFast loads a file with the fast reader. If the reader gives up on
-// a document, it takes back everything it loaded from the file and
-// reports false: yaml.v3 must read the file from the start, since it may
-// judge the documents before that one differently (it reads ahead, and
-// fails a document whose successor it cannot read).
-func (l *loader) addFileFast(name, text string) bool {
+// addFileFast loads a file with the fast reader, chunk by chunk. If the
+// reader gives up on a document, it takes back everything it loaded from
+// the file and reports false: yaml.v3 must read the file from the start,
+// since it may judge the documents before that one differently (it reads
+// ahead, and fails a document whose successor it cannot read). An error
+// reading the file is returned as it is.
+func (l *loader) addFileFast(name string, chunks chunkReader) bool {
 	mark := l.mark()
-	r := newFastReader(text)
-	for doc := 0; ; doc++ {
-		root, empty, ok, eof := r.next()
-		if eof {
+	var r *fastReader
+	doc := 0
+	for {
+		text, more := chunks.next()
+		if r == nil {
+			r = newFastReader(text)
+			r.more = more
+		} else {
+			r.continueWith(text, more)
+		}
+		for {
+			root, empty, ok, eof := r.next()
+			if eof {
+				break
+			}
+			if !ok {
+				l.rollback(mark)
+				return false
+			}
+			if !empty {
+				l.addTreeDocument(snapshot.Source{File: name, Doc: doc, Item: -1}, &r.tree, root)
+			}
+			doc++
+		}
+		if !more {
 			return true
-		}
-		if !ok {
-			l.rollback(mark)
-			return false
-		}
-		if !empty {
-			l.addTreeDocument(snapshot.Source{File: name, Doc: doc, Item: -1}, &r.tree, root)
 		}
 	}
 }
 
 // addFileYAML loads a file with yaml.v3.
-func (l *loader) addFileYAML(name, text string) {
+func (l *loader) addFileYAML(name string, text io.Reader) {
 	first := len(l.errs)
-	dec := yamlv3.NewDecoder(strings.NewReader(text))
+	dec := yamlv3.NewDecoder(text)
 	for i := 0; ; i++ {
 		var node yamlv3.Node
 		err := dec.Decode(&node)
@@ -114,6 +144,7 @@ func (l *loader) addFileYAML(name, text string) {
 		if err != nil {
 			// A file that does not parse reports that first, ahead of the
 			// problems found in the documents before the broken one.
+			l.drain()
 			l.errs = slices.Insert(l.errs, first, &Error{Source: snapshot.Source{File: name, Doc: i, Item: -1},
 				Msg: fmt.Sprintf("not valid YAML or JSON: %v", err)})
 			return
@@ -134,6 +165,7 @@ type fileMark struct {
 }
 
 func (l *loader) mark() fileMark {
+	l.drain()
 	l.added = l.added[:0]
 	v := reflect.ValueOf(l.snap).Elem()
 	m := fileMark{errs: l.errs, warnings: l.warnings, slices: make([]reflect.Value, v.NumField()),
@@ -149,6 +181,7 @@ func (l *loader) mark() fileMark {
 // rollback restores the state of m. The lists get back their own slices
 // (nil stays nil), with what was appended since cleared for the collector.
 func (l *loader) rollback(m fileMark) {
+	l.drain()
 	clear(l.errs[len(m.errs):])
 	clear(m.errs[len(m.errs):cap(m.errs)])
 	l.errs = m.errs
@@ -302,7 +335,6 @@ func splitAPIVersion(av string) (group, version string) {
 }
 
 func (l *loader) addObject(src snapshot.Source, obj object) {
-	defer l.internNew()
 	apiVersion := obj.str("apiVersion")
 	kind := obj.str("kind")
 	name := obj.name()
@@ -355,7 +387,7 @@ func (l *loader) addObject(src snapshot.Source, obj object) {
 			obj.generic["apiVersion"] = "resource.k8s.io/v1"
 		}
 	}
-	decode, ok := decoders[kindKey{group, kind}]
+	kd, ok := decoders[kindKey{group, kind}]
 	if ok && group == "drasim.io" && version != "v1alpha1" {
 		l.errorf(src, display, "apiVersion", "%s is not supported: use %s", apiVersion, snapshot.NodeGroupAPIVersion)
 		return
@@ -372,14 +404,17 @@ func (l *loader) addObject(src snapshot.Source, obj object) {
 		l.snap.Skipped[key]++
 		return
 	}
-	data, err := obj.appendJSON(l.buf[:0])
+	b := l.batch()
+	start := len(b.buf)
+	data, err := obj.appendJSON(b.buf)
 	if err != nil {
+		b.buf = data[:start]
 		l.errorf(src, display, "", "cannot encode: %v", err)
 		return
 	}
-	// The decoded object keeps nothing of data, so the buffer is reused.
-	l.buf = data
-	decode(l, src, display, data)
+	b.buf = data
+	b.items = append(b.items, pendingObject{src: src, display: display, kind: kd, start: start, end: len(data)})
+	l.batchFilled()
 }
 
 // workloadVersion reports the scheduling.k8s.io versions that serve
@@ -415,11 +450,17 @@ func (l *loader) rejectBasicWrapper(src snapshot.Source, display string, obj map
 	}
 }
 
-// decodeInto decodes data strictly into out; unknown or duplicate fields are
-// warnings unless Options.Strict is set. It reports false on a fatal error.
-func (l *loader) decodeInto(src snapshot.Source, display string, data []byte, out any) bool {
-	strictErrs, err := sigsjson.UnmarshalStrict(data, out, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
-	if err != nil {
+// unmarshal decodes data strictly into out. It only reads data, so any
+// goroutine may run it.
+func unmarshal(data []byte, out any) (strictErrs []error, err error) {
+	return sigsjson.UnmarshalStrict(data, out, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
+}
+
+// reportDecode records what unmarshal found: unknown or duplicate fields
+// are warnings unless Options.Strict is set. It reports false on a fatal
+// error.
+func (l *loader) reportDecode(src snapshot.Source, display string, d decoded) bool {
+	if err := d.err; err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			l.errorf(src, display, te.Field, "expected %s, found a JSON %s", typeName(te.Type), te.Value)
@@ -428,7 +469,7 @@ func (l *loader) decodeInto(src snapshot.Source, display string, data []byte, ou
 		}
 		return false
 	}
-	for _, se := range strictErrs {
+	for _, se := range d.strictErrs {
 		if l.opts.Strict {
 			l.errorf(src, display, "", "%v", se)
 		} else {
@@ -458,45 +499,72 @@ func typeName(t reflect.Type) string {
 	return "an object (" + t.Name() + ")"
 }
 
-type decodeFunc func(l *loader, src snapshot.Source, display string, data []byte)
+// kindDecoder reads one kind in two steps: decode, which only reads the
+// object's JSON and so runs on any goroutine, and add, which records the
+// outcome in the loader, in input order.
+type kindDecoder struct {
+	decode func(data []byte) decoded
+	add    func(l *loader, src snapshot.Source, display string, d decoded)
+}
+
+// decoded is what decode gives add: the object (a *T) with its
+// namespace settled and defaults applied, or the decoding error.
+type decoded struct {
+	obj        any
+	strictErrs []error
+	err        error
+}
 
 // typed builds the decoder for one kind: decode, default, then append.
-func typed[T any](kind string, namespaced bool, meta func(*T) *metav1.ObjectMeta, add func(*snapshot.Snapshot, *T), defaults func(*T)) decodeFunc {
-	return func(l *loader, src snapshot.Source, display string, data []byte) {
-		obj := new(T)
-		if !l.decodeInto(src, display, data, obj) {
-			return
-		}
-		m := meta(obj)
-		if namespaced && m.Namespace == "" {
-			m.Namespace = metav1.NamespaceDefault
-		}
-		if !namespaced {
-			m.Namespace = ""
-		}
-		if m.Name == "" {
-			if m.GenerateName != "" {
-				l.errorf(src, display, "metadata.name", "required; generateName %q is only resolved by the API server, give the object a name", m.GenerateName)
-			} else {
-				l.errorf(src, display, "metadata.name", "required field is missing")
+// Defaults change only the object, which add drops if it is not named or
+// named twice, so they are applied while decoding.
+func typed[T any](kind string, namespaced bool, meta func(*T) *metav1.ObjectMeta, add func(*snapshot.Snapshot, *T), defaults func(*T)) *kindDecoder {
+	return &kindDecoder{
+		decode: func(data []byte) decoded {
+			obj := new(T)
+			strictErrs, err := unmarshal(data, obj)
+			if err != nil {
+				return decoded{err: err}
 			}
-			return
-		}
-		ref := snapshot.Ref{Kind: kind, Namespace: m.Namespace, Name: m.Name}
-		if prev, dup := l.snap.Sources[ref]; dup {
-			l.errorf(src, ref.String(), "metadata.name", "duplicate object: already defined at %s", prev)
-			return
-		}
-		if defaults != nil {
-			defaults(obj)
-		}
-		l.snap.Sources[ref] = src
-		l.added = append(l.added, ref)
-		add(l.snap, obj)
+			m := meta(obj)
+			if namespaced && m.Namespace == "" {
+				m.Namespace = metav1.NamespaceDefault
+			}
+			if !namespaced {
+				m.Namespace = ""
+			}
+			if m.Name != "" && defaults != nil {
+				defaults(obj)
+			}
+			return decoded{obj: obj, strictErrs: strictErrs}
+		},
+		add: func(l *loader, src snapshot.Source, display string, d decoded) {
+			if !l.reportDecode(src, display, d) {
+				return
+			}
+			obj := d.obj.(*T)
+			m := meta(obj)
+			if m.Name == "" {
+				if m.GenerateName != "" {
+					l.errorf(src, display, "metadata.name", "required; generateName %q is only resolved by the API server, give the object a name", m.GenerateName)
+				} else {
+					l.errorf(src, display, "metadata.name", "required field is missing")
+				}
+				return
+			}
+			ref := snapshot.Ref{Kind: kind, Namespace: m.Namespace, Name: m.Name}
+			if prev, dup := l.snap.Sources[ref]; dup {
+				l.errorf(src, ref.String(), "metadata.name", "duplicate object: already defined at %s", prev)
+				return
+			}
+			l.snap.Sources[ref] = src
+			l.added = append(l.added, ref)
+			add(l.snap, obj)
+		},
 	}
 }
 
-var decoders = map[kindKey]decodeFunc{
+var decoders = map[kindKey]*kindDecoder{
 	{"", "Namespace"}: typed("Namespace", false, func(o *v1.Namespace) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *v1.Namespace) { s.Namespaces = append(s.Namespaces, o) }, nil),
 	{"", "Node"}: typed("Node", false, func(o *v1.Node) *metav1.ObjectMeta { return &o.ObjectMeta },
@@ -550,6 +618,7 @@ var decoders = map[kindKey]decodeFunc{
 }
 
 func (l *loader) finish(files []string) (*Result, error) {
+	l.drain()
 	// One warning per skipped kind, in a stable order.
 	keys := make([]string, 0, len(l.snap.Skipped))
 	for k := range l.snap.Skipped {

@@ -146,21 +146,24 @@ func Load(paths []string, opts Options) (*Result, error) {
 	}
 	l := newLoader(opts)
 	for _, f := range files {
-		var text string
 		name := f
 		if f == "-" {
 			name = "<stdin>"
 			if opts.Stdin == nil {
 				return nil, errors.New("-: no standard input to read")
 			}
-			text, err = readText(opts.Stdin, 0)
+			// Standard input is read whole: yaml.v3 may have to read it
+			// again.
+			var text string
+			if text, err = readText(opts.Stdin, 0); err == nil {
+				l.addFile(name, text)
+			}
 		} else {
-			text, err = readFile(f)
+			err = l.addPath(name, f)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
 		}
-		l.addFile(name, text)
 	}
 	return l.finish(files)
 }
@@ -170,21 +173,6 @@ func LoadBytes(name string, data []byte, opts Options) (*Result, error) {
 	l := newLoader(opts)
 	l.addFile(name, string(data))
 	return l.finish([]string{name})
-}
-
-// readFile reads a file as os.ReadFile does (with the same errors), into a
-// string: the loader reads text, and converting a []byte would copy it.
-func readFile(name string) (string, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	var size int64
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
-		size = info.Size()
-	}
-	return readText(f, size)
 }
 
 // readText reads r to its end into a string, sized for size bytes.
