@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -159,6 +160,10 @@ as table, markdown, json, yaml, csv or html (--report FILE: line charts).
 
 func timelineFormats() []string { return []string{"table", "markdown", "json", "yaml", "csv", "html"} }
 
+// timelineGCPercent is the garbage collector's pace during a timeline
+// (GOGC), a sweep's.
+const timelineGCPercent = sweepGCPercent
+
 func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *timelineFlags, fs *pflag.FlagSet) error {
 	if f.JUnit != "" && f.Gates == "" {
 		return usageErrorf("--output-junit needs --gates")
@@ -175,6 +180,12 @@ func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *time
 		if gates, err = analysis.ParseGates(f.Gates, data); err != nil {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
+	}
+	// A timeline allocates much and keeps little, as a sweep does: the
+	// same garbage collector pace (BENCHMARKS.md, timeline). GOGC in the
+	// environment wins.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(timelineGCPercent))
 	}
 	in, err := f.loadInput(streams, g.Verbosity)
 	if err != nil {
