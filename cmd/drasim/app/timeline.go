@@ -164,6 +164,11 @@ func timelineFormats() []string { return []string{"table", "markdown", "json", "
 // (GOGC), a sweep's.
 const timelineGCPercent = sweepGCPercent
 
+// timelineMemoryLimit is the heap size beyond which the garbage collector
+// goes back to a faster pace (GOMEMLIMIT): the issue's timeline target
+// runs within 2 GiB.
+const timelineMemoryLimit = 1536 << 20
+
 func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *timelineFlags, fs *pflag.FlagSet) error {
 	if f.JUnit != "" && f.Gates == "" {
 		return usageErrorf("--output-junit needs --gates")
@@ -182,10 +187,15 @@ func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *time
 		}
 	}
 	// A timeline allocates much and keeps little, as a sweep does: the
-	// same garbage collector pace (BENCHMARKS.md, timeline). GOGC in the
-	// environment wins.
+	// same garbage collector pace (BENCHMARKS.md, timeline), with a soft
+	// memory limit so that the slower pace never takes the heap past it
+	// while the live data fits. GOGC and GOMEMLIMIT in the environment
+	// win.
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(timelineGCPercent))
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(timelineMemoryLimit))
 	}
 	in, err := f.loadInput(streams, g.Verbosity)
 	if err != nil {
