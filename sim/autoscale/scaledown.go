@@ -569,8 +569,23 @@ func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time) {
 	rules.controllerExists = nil
 	of := make(map[*framework.NodeInfo]emptiness, len(nodes))
 	for _, ni := range nodes {
-		m := rules.podsToMoveFrom(ni, now)
-		of[ni] = emptiness{empty: m.blocking == nil && len(m.pods) == 0, onCompletion: len(m.onCompletion) > 0}
+		// podsToMoveFrom's verdict, without its lists: the pods to move
+		// and the on-completion pods before the first blocking pod.
+		var e emptiness
+		e.empty = true
+		for _, pi := range ni.Pods {
+			outcome, _ := rules.drainable(pi.Pod, now)
+			if outcome == drainBlock {
+				e.empty = false
+				break
+			}
+			if outcome == drainWait {
+				e.onCompletion = true
+			} else if (outcome == drainUndefined || outcome == drainOK) && !isDaemonSetPod(pi.Pod) {
+				e.empty = false
+			}
+		}
+		of[ni] = e
 	}
 	earlier := func(a, b *framework.NodeInfo) bool {
 		ea, eb := of[a], of[b]
