@@ -190,12 +190,15 @@ func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *time
 	// same garbage collector pace (BENCHMARKS.md, timeline), with a soft
 	// memory limit so that the slower pace never takes the heap past it
 	// while the live data fits. GOGC and GOMEMLIMIT in the environment
-	// win.
-	if _, set := os.LookupEnv("GOGC"); !set {
-		defer debug.SetGCPercent(debug.SetGCPercent(timelineGCPercent))
-	}
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(timelineMemoryLimit))
+	// win, and a sweep's run (given its snapshot loaded) leaves the
+	// process's settings to the sweep, whose runs share it.
+	if streams.Loaded == nil {
+		if _, set := os.LookupEnv("GOGC"); !set {
+			defer debug.SetGCPercent(debug.SetGCPercent(timelineGCPercent))
+		}
+		if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(timelineMemoryLimit))
+		}
 	}
 	in, err := f.loadInput(streams, g.Verbosity)
 	if err != nil {
