@@ -21,6 +21,11 @@ type checker struct {
 	c       *cluster.Cluster
 	profile *schedule.Profile
 	dra     *dra.Plugin
+	// infos keeps the pods' parsed PodInfos between binds: a drain
+	// simulation binds the same pods loop after loop, and a PodInfo
+	// depends only on the pod (the cluster's journal shares them the
+	// same way when it takes a removal back).
+	infos map[*v1.Pod]*framework.PodInfo
 }
 
 func newChecker(c *cluster.Cluster, cfg schedule.PluginConfig) (*checker, error) {
@@ -138,8 +143,20 @@ func (k *checker) bind(ctx context.Context, cy *cycle, pod *v1.Pod, node string)
 		}
 	}
 	pod.Spec.NodeName = node
-	k.c.Node(node).AddPod(pod)
+	k.c.Node(node).AddPodInfo(k.podInfo(pod))
 	return nil
+}
+
+func (k *checker) podInfo(pod *v1.Pod) *framework.PodInfo {
+	pi, ok := k.infos[pod]
+	if !ok {
+		if k.infos == nil || len(k.infos) > 1<<16 {
+			k.infos = map[*v1.Pod]*framework.PodInfo{}
+		}
+		pi = framework.NewPodInfo(pod)
+		k.infos[pod] = pi
+	}
+	return pi
 }
 
 // addNode adds a new node of the group to the fork, with its slices, and

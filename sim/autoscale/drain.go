@@ -141,7 +141,17 @@ func (r drainRules) drainable(pod *v1.Pod, now time.Time) (drainOutcome, Blockin
 	return drainUndefined, ""
 }
 
-func controllerRef(pod *v1.Pod) *metav1.OwnerReference { return metav1.GetControllerOf(pod) }
+// controllerRef is metav1.GetControllerOf without the copy: the drain
+// rules ask it of every pod of every candidate node in every loop, and
+// the callers only read it.
+func controllerRef(pod *v1.Pod) *metav1.OwnerReference {
+	for i := range pod.OwnerReferences {
+		if r := &pod.OwnerReferences[i]; r.Controller != nil && *r.Controller {
+			return r
+		}
+	}
+	return nil
+}
 
 // isTerminal is CA's drain.IsPodTerminal.
 func isTerminal(pod *v1.Pod) bool {

@@ -33,9 +33,10 @@ type placer struct {
 	current, old map[types.UID]string
 	// keys caches the pods' equivalence keys (similar pods).
 	keys map[*v1.Pod]string
-	// beforeBind, when set, hears of every placement just before it is
-	// made (the scale-down memo records the node's state then).
-	beforeBind func(pod *v1.Pod, node string)
+	// beforeBind and afterBind, when set, hear of every placement just
+	// before and after it is made (the scale-down memo records the
+	// node's state then).
+	beforeBind, afterBind func(pod *v1.Pod, node string)
 }
 
 // lastIndex is CA's lastIndexOrderMapping with offset 1: first-fit starts
@@ -173,5 +174,11 @@ func (p *placer) bind(ctx context.Context, j *cluster.Journal, cy *cycle, pod *v
 	if p.beforeBind != nil {
 		p.beforeBind(pod, node)
 	}
-	return j.Bind(pod, func() error { return p.k.bind(ctx, cy, pod, node) })
+	if err := j.Bind(pod, func() error { return p.k.bind(ctx, cy, pod, node) }); err != nil {
+		return err
+	}
+	if p.afterBind != nil {
+		p.afterBind(pod, node)
+	}
+	return nil
 }

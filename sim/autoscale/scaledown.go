@@ -3,8 +3,10 @@ package autoscale
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -131,6 +133,11 @@ type planner struct {
 	// replay); memoOK is whether the cluster allows it this loop.
 	memo   map[string]*simMemo
 	memoOK bool
+	// deferred are this loop's replayed simulations not carried out on
+	// the cluster yet, in order; shadow holds the state each of their
+	// destinations has with them (see replay).
+	deferred []deferredReplay
+	shadow   map[string]nodeState
 	// hardSpread: the profile's default topology spread constraints
 	// filter (a pod without its own is then cross-node).
 	hardSpread bool
@@ -165,6 +172,10 @@ func (p *planner) update(ctx context.Context, j *cluster.Journal, c *cluster.Clu
 	}
 	p.latest = now
 	p.reasons = map[string]UnremovableReason{}
+	// Replays still deferred at the end are dropped: nothing after the
+	// planner reads the cluster before the loop takes its changes back.
+	p.deferred, p.shadow = nil, map[string]nodeState{}
+	defer func() { p.deferred, p.shadow = nil, nil }()
 	p.memoOK = !p.noMemo && memoizable(c)
 	for name, ttl := range p.unremovable {
 		if !ttl.After(now) || c.Node(name) == nil {
@@ -274,21 +285,30 @@ func (p *planner) unneededLimit() int {
 // The changes stay in the journal when every pod found a place, and are
 // taken back otherwise.
 func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *framework.NodeInfo, now time.Time, destinations map[string]bool) (*unneededNode, UnremovableReason, error) {
+	name := ni.Node().Name
+	if _, ok := p.shadow[name]; ok {
+		// Deferred replays moved pods here: this node's pods and state
+		// are read next.
+		if err := p.carryOut(j); err != nil {
+			return nil, "", err
+		}
+	}
 	move := p.rules.podsToMoveFrom(ni, now)
 	if move.blocking != nil {
 		return nil, ReasonBlockedByPod, nil
 	}
-	name := ni.Node().Name
 	c := p.place.k.c
 	memoOK := p.memoOK && movable(move.pods, p.hardSpread)
 	st := stateOf(ni, c)
 	if m := p.memo[name]; memoOK && m != nil && st.valid && m.state == st && slices.Equal(m.pods, move.pods) && slices.Equal(m.daemons, move.daemonSet) {
-		if ok, err := p.replay(j, m, now, destinations); err != nil {
-			return nil, "", err
-		} else if ok {
+		if p.replay(m, now, destinations) {
 			u := *m.result
 			return &u, "", nil
 		}
+	}
+	// A simulation reads the whole cluster: the deferred replays first.
+	if err := p.carryOut(j); err != nil {
+		return nil, "", err
 	}
 	delete(p.memo, name)
 	sub := c.NewJournal()
@@ -301,12 +321,13 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	}
 	sub.SetNode(name, taintedForDeletion(ni.Node(), now))
 	acceptable := func(n string) bool { return n != name && destinations[n] }
-	before := map[*v1.Pod]nodeState{}
+	before, after := map[*v1.Pod]nodeState{}, map[*v1.Pod]nodeState{}
 	if memoOK {
 		p.place.beforeBind = func(pod *v1.Pod, node string) { before[pod] = stateOf(c.Node(node), c) }
+		p.place.afterBind = func(pod *v1.Pod, node string) { after[pod] = stateOf(c.Node(node), c) }
 	}
 	placed, err := p.place.trySchedule(ctx, sub, move.pods, true, acceptable)
-	p.place.beforeBind = nil
+	p.place.beforeBind, p.place.afterBind = nil, nil
 	if err != nil {
 		sub.Undo()
 		return nil, "", err
@@ -320,7 +341,7 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 		m := &simMemo{state: st, pods: move.pods, daemons: move.daemonSet, result: u}
 		for _, pl := range placed {
 			pi, claims := c.Placed(pl.pod)
-			m.places = append(m.places, memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], pi: pi, claims: claims})
+			m.places = append(m.places, memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], after: after[pl.pod], pi: pi, claims: claims})
 		}
 		p.memo[name] = m
 	}
@@ -345,52 +366,87 @@ type simMemo struct {
 }
 
 type memoPlace struct {
-	pod    *v1.Pod
-	node   string
-	before nodeState
-	pi     *framework.PodInfo
-	claims []cluster.PlacedClaim
+	pod  *v1.Pod
+	node string
+	// before and after are the destination's state just before and
+	// after the placement.
+	before, after nodeState
+	pi            *framework.PodInfo
+	claims        []cluster.PlacedClaim
 }
 
-// replay makes a memo's placements again, committed into j, when every
-// destination is still acceptable and in the state it had; otherwise it
-// changes nothing and reports false.
-func (p *planner) replay(j *cluster.Journal, m *simMemo, now time.Time, destinations map[string]bool) (bool, error) {
+// deferredReplay is a replayed simulation the cluster has not seen yet.
+type deferredReplay struct {
+	memo *simMemo
+	now  time.Time
+}
+
+// replay makes a memo's placements again when every destination is still
+// acceptable and in the state it had; otherwise it changes nothing and
+// reports false. The placements are deferred: the next simulations that
+// replay too read only the destinations' states, which the shadow keeps
+// (a placement leaves its destination in the memo's after state, as the
+// same placement on the same state did), and the loop usually ends
+// without anything reading the cluster again, so most replays never
+// touch it. carryOut makes them before anything reads the cluster.
+func (p *planner) replay(m *simMemo, now time.Time, destinations map[string]bool) bool {
 	c := p.place.k.c
 	name := m.state.node.Name
-	sub := c.NewJournal()
-	for _, pod := range append(append([]*v1.Pod(nil), m.pods...), m.daemons...) {
-		if err := sub.Unschedule(pod); err != nil {
-			sub.Undo()
-			return false, err
-		}
-	}
-	sub.SetNode(name, taintedForDeletion(m.state.node, now))
+	shadow := map[string]nodeState{}
 	for _, pl := range m.places {
-		dst := c.Node(pl.node)
 		// CA tries the pod's hint first: the memo holds only while the
 		// hint is still the node the pod went to (another simulation may
 		// have moved the pod since).
 		if hint, ok := p.place.hint(pl.pod); !ok || hint != pl.node {
-			sub.Undo()
-			return false, nil
+			return false
 		}
+		dst := c.Node(pl.node)
 		if pl.node == name || !destinations[pl.node] || dst == nil {
-			sub.Undo()
-			return false, nil
+			return false
 		}
-		if st := stateOf(dst, c); !st.valid || st != pl.before {
-			sub.Undo()
-			return false, nil
+		st, ok := shadow[pl.node]
+		if !ok {
+			if st, ok = p.shadow[pl.node]; !ok {
+				st = stateOf(dst, c)
+			}
 		}
-		if err := sub.Place(pl.pod, pl.node, pl.pi, pl.claims); err != nil {
-			sub.Undo()
-			return false, err
+		if !st.valid || st != pl.before {
+			return false
 		}
+		shadow[pl.node] = pl.after
 		p.place.current[pl.pod.UID] = pl.node
 	}
-	j.Commit(sub)
-	return true, nil
+	maps.Copy(p.shadow, shadow)
+	p.deferred = append(p.deferred, deferredReplay{memo: m, now: now})
+	return true
+}
+
+// carryOut makes the deferred replays' changes on the cluster, committed
+// into j, in their order: the pods off their nodes, the nodes tainted,
+// the pods on their destinations.
+func (p *planner) carryOut(j *cluster.Journal) error {
+	c := p.place.k.c
+	for _, d := range p.deferred {
+		m := d.memo
+		sub := c.NewJournal()
+		for _, pod := range append(append([]*v1.Pod(nil), m.pods...), m.daemons...) {
+			if err := sub.Unschedule(pod); err != nil {
+				sub.Undo()
+				return err
+			}
+		}
+		sub.SetNode(m.state.node.Name, taintedForDeletion(m.state.node, d.now))
+		for _, pl := range m.places {
+			if err := sub.Place(pl.pod, pl.node, pl.pi, pl.claims); err != nil {
+				sub.Undo()
+				return err
+			}
+		}
+		j.Commit(sub)
+	}
+	p.deferred = p.deferred[:0]
+	clear(p.shadow)
+	return nil
 }
 
 // nodeState is what the filters of a pod without cross-node constraints
@@ -460,11 +516,16 @@ func movable(pods []*v1.Pod, hardSpreadByDefault bool) bool {
 // toBeDeletedTaint is the taint CA puts on a node it deletes.
 const toBeDeletedTaint = "ToBeDeletedByClusterAutoscaler"
 
-// taintedForDeletion is CA's tainted ghost of a node being removed.
+// taintedForDeletion is CA's tainted ghost of a node being removed. It is
+// a shallow copy with a taint list of its own: the ghost lives for one
+// drain simulation, in which nothing changes a node object, and copying
+// the node's status and labels for each simulation cost more than the
+// simulation's bookkeeping.
 func taintedForDeletion(node *v1.Node, now time.Time) *v1.Node {
-	n := node.DeepCopy()
-	n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: toBeDeletedTaint, Value: fmt.Sprint(now.Unix()), Effect: v1.TaintEffectNoSchedule})
-	return n
+	n := *node
+	n.Spec.Taints = append(node.Spec.Taints[:len(node.Spec.Taints):len(node.Spec.Taints)],
+		v1.Taint{Key: toBeDeletedTaint, Value: strconv.FormatInt(now.Unix(), 10), Effect: v1.TaintEffectNoSchedule})
+	return &n
 }
 
 // Deletion is a node the scale-down deletes, with the pods to evict.
@@ -563,8 +624,23 @@ func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time) {
 	rules.controllerExists = nil
 	of := make(map[*framework.NodeInfo]emptiness, len(nodes))
 	for _, ni := range nodes {
-		m := rules.podsToMoveFrom(ni, now)
-		of[ni] = emptiness{empty: m.blocking == nil && len(m.pods) == 0, onCompletion: len(m.onCompletion) > 0}
+		// podsToMoveFrom's verdict, without its lists: the pods to move
+		// and the on-completion pods before the first blocking pod.
+		var e emptiness
+		e.empty = true
+		for _, pi := range ni.Pods {
+			outcome, _ := rules.drainable(pi.Pod, now)
+			if outcome == drainBlock {
+				e.empty = false
+				break
+			}
+			if outcome == drainWait {
+				e.onCompletion = true
+			} else if (outcome == drainUndefined || outcome == drainOK) && !isDaemonSetPod(pi.Pod) {
+				e.empty = false
+			}
+		}
+		of[ni] = e
 	}
 	earlier := func(a, b *framework.NodeInfo) bool {
 		ea, eb := of[a], of[b]

@@ -1,8 +1,8 @@
 package dra
 
 import (
-	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -110,51 +110,75 @@ func (s *State) indexSlices(slices []*resourceapi.ResourceSlice) {
 }
 
 // refreshDynamic recomputes the allocation hash of the nodes that own the
-// given pools.
-func (s *State) refreshDynamic(pools map[poolRef]bool) {
+// given pools. The hash is made of each pool's fact sum (recordFact), so
+// it costs a few operations per pool, not a pass over the node's
+// allocations: the scale-down's drain simulations take pods off nodes
+// and put them back (journal undo) thousands of times per loop.
+func (s *State) refreshDynamic(pools []poolRef) {
 	if !s.equivalence {
 		return
 	}
-	nodes := map[string]bool{}
-	for ref := range pools {
-		if n, ok := s.poolNode[ref]; ok {
-			nodes[n] = true
-		}
-	}
-	for n := range nodes {
-		np := s.nodes[n]
-		if np == nil {
+	var done []*nodePools
+	for _, ref := range pools {
+		n, ok := s.poolNode[ref]
+		if !ok {
 			continue
 		}
-		var ids []string
-		for i, ref := range np.pools {
-			for id := range s.allocatedOnPool(ref) {
-				ids = append(ids, fmt.Sprintf("%d/%s", i, id))
-			}
+		np := s.nodes[n]
+		if np == nil || slices.Contains(done, np) {
+			continue
 		}
-		sort.Strings(ids)
+		done = append(done, np)
 		s.version++
 		if len(s.changedPools) >= maxChangedPools {
 			s.changedBase += len(s.changedPools)
 			s.changedPools = s.changedPools[:0]
 		}
 		s.changedPools = append(s.changedPools, np)
-		if len(ids) == 0 {
-			np.dynamic = 0
+		np.dynamic = s.dynamicHash(np)
+	}
+}
+
+// dynamicHash hashes which facts each of the node's pools holds, pool by
+// pool in their sorted order; zero when none holds any.
+func (s *State) dynamicHash(np *nodePools) uint64 {
+	var h uint64
+	any := false
+	for i, ref := range np.pools {
+		if len(s.poolFacts[ref]) == 0 {
 			continue
 		}
-		h := fnv.New64a()
-		for _, id := range ids {
-			h.Write([]byte(id))
-			h.Write([]byte{0})
-		}
-		np.dynamic = h.Sum64() | 1
+		any = true
+		h = h*0x100000001b3 ^ mix64(s.poolSums[ref]+uint64(i+1)*0x9e3779b97f4a7c15)
 	}
+	if !any {
+		return 0
+	}
+	return h | 1
+}
+
+// mix64 is splitmix64's finalizer: it spreads a hash's bits, so that sums
+// of mixed fact hashes differ whenever the sets of facts do (up to a
+// 64-bit collision).
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+func factHash(fact string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(fact))
+	return mix64(h.Sum64())
 }
 
 // recordFact remembers one allocation fact of a pool, as the allocator
 // sees it, without the pool's name: an exclusively allocated device, a
-// shared allocation, or consumed capacity.
+// shared allocation, or consumed capacity. The pool's fact sum follows
+// the set.
 func (s *State) recordFact(ref poolRef, fact string) {
 	if !s.equivalence {
 		return
@@ -162,7 +186,10 @@ func (s *State) recordFact(ref poolRef, fact string) {
 	if s.poolFacts[ref] == nil {
 		s.poolFacts[ref] = map[string]bool{}
 	}
-	s.poolFacts[ref][fact] = true
+	if !s.poolFacts[ref][fact] {
+		s.poolFacts[ref][fact] = true
+		s.poolSums[ref] += factHash(fact)
+	}
 }
 
 func (s *State) allocatedOnPool(ref poolRef) map[string]bool { return s.poolFacts[ref] }
@@ -240,10 +267,12 @@ func (s *State) forgetFact(ref poolRef, fact string) {
 	if !s.equivalence {
 		return
 	}
-	if facts := s.poolFacts[ref]; facts != nil {
+	if facts := s.poolFacts[ref]; facts != nil && facts[fact] {
 		delete(facts, fact)
+		s.poolSums[ref] -= factHash(fact)
 		if len(facts) == 0 {
 			delete(s.poolFacts, ref)
+			delete(s.poolSums, ref)
 		}
 	}
 }

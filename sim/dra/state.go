@@ -2,6 +2,7 @@ package dra
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -49,6 +50,8 @@ type State struct {
 	nodes       map[string]*nodePools
 	poolNode    map[poolRef]string
 	poolFacts   map[poolRef]map[string]bool
+	// poolSums are, per pool, the sum of its facts' hashes (factHash).
+	poolSums map[poolRef]uint64
 	// nodeSlices are each node's slices in snapshot order, for allocators
 	// that answer for one node.
 	nodeSlices map[string][]*resourceapi.ResourceSlice
@@ -95,6 +98,7 @@ func NewState(gates Gates, classes []*resourceapi.DeviceClass, slices []*resourc
 		s.slices = append(s.slices, applyTaintRules(sl, rules))
 	}
 	s.poolFacts = map[poolRef]map[string]bool{}
+	s.poolSums = map[poolRef]uint64{}
 	s.indexNodes()
 	for _, c := range claims {
 		s.AddClaim(c.DeepCopy())
@@ -255,13 +259,15 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 	if !add {
 		fact = s.forgetFact
 	}
-	touched := map[poolRef]bool{}
+	var touched []poolRef
 	for _, r := range c.Status.Allocation.Devices.Results {
 		if ptr.Deref(r.AdminAccess, false) {
 			continue
 		}
 		ref := poolRef{r.Driver, r.Pool}
-		touched[ref] = true
+		if !slices.Contains(touched, ref) {
+			touched = append(touched, ref)
+		}
 		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
 		if s.features.ConsumableCapacity && r.ShareID != nil {
 			shared := structured.MakeSharedDeviceID(id, r.ShareID)
@@ -413,6 +419,7 @@ func (s *State) Clone() *State {
 		}
 		c.poolFacts[k] = m
 	}
+	c.poolSums = maps.Clone(s.poolSums)
 	return &c
 }
 
