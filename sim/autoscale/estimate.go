@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
@@ -154,6 +155,6 @@ func orderForBinpacking(g *Group, groups []*podGroup) []*podGroup {
 // container and the app containers (sidecars included), plus the pod's
 // overhead, or the pod-level resources where the pod sets them.
 func podRequests(pod *v1.Pod) (cpu, mem int64) {
-	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{UseStatusResources: true})
+	reqs := framework.PodRequests(pod, resourcehelper.PodResourcesOptions{UseStatusResources: true})
 	return reqs.Cpu().MilliValue(), reqs.Memory().Value()
 }

@@ -308,12 +308,12 @@ func newAffinityTerm(pod *v1.Pod, term *v1.PodAffinityTerm) (AffinityTerm, error
 // (restartable init containers) accumulated, pod-level requests replacing
 // the container sum where set, overhead added, resize status honoured.
 func calculatePodResource(pod *v1.Pod) PodResource {
-	requests := resourcehelper.PodRequests(pod, podRequestOptions())
+	requests := PodRequests(pod, podRequestOptions())
 	non0 := requests
 	if defaults := nonMissingContainerRequests(requests, resourcehelper.IsPodLevelRequestsSet(pod)); len(defaults) > 0 {
 		opts := podRequestOptions()
 		opts.NonMissingContainerRequests = defaults
-		non0 = resourcehelper.PodRequests(pod, opts)
+		non0 = PodRequests(pod, opts)
 	}
 	cpu := non0[v1.ResourceCPU]
 	mem := non0[v1.ResourceMemory]

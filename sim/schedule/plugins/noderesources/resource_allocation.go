@@ -84,7 +84,7 @@ func (r *resourceAllocationScorer) computePodRequests(pod *v1.Pod) []int64 {
 			v1.ResourceMemory: *resource.NewQuantity(framework.DefaultMemoryRequest, resource.DecimalSI),
 		}
 	}
-	reqs := resourcehelper.PodRequests(pod, opts)
+	reqs := framework.PodRequests(pod, opts)
 	out := make([]int64, len(r.names))
 	for i, name := range r.names {
 		q := reqs[name]
