@@ -363,6 +363,9 @@ func (f *timelineFlags) run(ctx context.Context, streams Streams, verbosity int,
 		fmt.Fprintf(streams.Err, "simulated %s with %d arrival(s) and %d scheduling cycle(s) in %s (seed %d)\n",
 			res.Inputs.End.Duration(), res.Inputs.Arrivals, res.Summary.Cycles, time.Since(start).Round(time.Millisecond), res.Inputs.Seed)
 	}
+	if verbosity >= 2 {
+		fmt.Fprintf(streams.Err, "failed cycles given again by the memo: %d; run: %d\n", res.Memo.Hits, res.Memo.Misses)
+	}
 	return res, nil
 }
 
