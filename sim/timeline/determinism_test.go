@@ -90,3 +90,45 @@ func TestShortcutsDecideAlike(t *testing.T) {
 		t.Errorf("the fast and the reference engine decide different timelines (cost %v vs %v, %d vs %d cycles)", fast.Summary.Cost, ref.Summary.Cost, fast.Summary.Cycles, ref.Summary.Cycles)
 	}
 }
+
+// TestFailureMemoDecidesAlike: a saturated afternoon (pods waiting for
+// hours, retried on every event, each failed cycle followed by a
+// preemption dry run) decides the same bytes with the memo of failed
+// cycles as without it, and the memo answers most of the cycles. (The
+// memo with preemptions that delete victims: sim/schedule's
+// TestFailureMemoChangesNothing.)
+func TestFailureMemoDecidesAlike(t *testing.T) {
+	snap, err := generate.Generate(generate.Options{Seed: 5, Nodes: 12, Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := generate.GenerateTrace(generate.TraceOptions{Seed: 5, Arrivals: 300, Horizon: 2 * time.Hour, DailyCycle: 0.5,
+		Workloads: map[string]int{"inference": 3, "training": 3, "mig": 1, "cpu": 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace bytes.Buffer
+	if err := generate.WriteTraceCSV(&trace, rows, ""); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Prepare(snap, nil, []TraceFile{{Name: "trace.csv", Data: trace.Bytes()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{End: 2 * time.Hour}
+	with := run(t, in, opts)
+	opts.NoFailureMemo = true
+	without := run(t, in, opts)
+	a, _ := json.Marshal(with)
+	b, _ := json.Marshal(without)
+	if !bytes.Equal(a, b) {
+		t.Errorf("the memo of failed cycles changes the timeline (%d vs %d cycles, %d vs %d preempted)", with.Summary.Cycles, without.Summary.Cycles, with.Summary.Preempted, without.Summary.Preempted)
+	}
+	t.Logf("%d cycles; memo: %d hits, %d misses", with.Summary.Cycles, with.Memo.Hits, with.Memo.Misses)
+	if with.Memo.Hits < with.Summary.Cycles/2 {
+		t.Errorf("memo: %d hits of %d cycles; the fixture must saturate", with.Memo.Hits, with.Summary.Cycles)
+	}
+	if without.Memo.Hits != 0 {
+		t.Errorf("memo off: %d hits", without.Memo.Hits)
+	}
+}
