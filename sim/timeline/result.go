@@ -42,15 +42,6 @@ type Result struct {
 	ScaleUps   []ScaleUpRecord   `json:"scaleUps"`
 	ScaleDowns []ScaleDownRecord `json:"scaleDowns"`
 	Warnings   []string          `json:"warnings,omitempty"`
-	// Memo counts the failed scheduling cycles given again by the memo
-	// (Hits) and those it had to run (Misses); not part of the output,
-	// which is the same without the memo.
-	Memo MemoStats `json:"-"`
-}
-
-// MemoStats counts the memo of failed cycles' answers.
-type MemoStats struct {
-	Hits, Misses int
 }
 
 // Inputs are the settings of the run.

@@ -78,6 +78,15 @@ type Options struct {
 	// an equivalent pod's answer again (schedule.Replayer.MemoizeFailures):
 	// the same result, slower; for the tests that prove it.
 	NoFailureMemo bool
+	// Memo, when set, gets the memo's counts at the end: the cycles it
+	// answered (Hits) and those it had to run (Misses). They are not part
+	// of the result, which is the same without the memo.
+	Memo *MemoStats
+}
+
+// MemoStats counts the answers of the memo of failed cycles.
+type MemoStats struct {
+	Hits, Misses int
 }
 
 func (o Options) withDefaults() Options {

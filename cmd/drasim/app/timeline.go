@@ -354,6 +354,8 @@ func (f *timelineFlags) run(ctx context.Context, streams Streams, verbosity int,
 	if err != nil {
 		return nil, err
 	}
+	var memo timeline.MemoStats
+	opts.Memo = &memo
 	start := time.Now()
 	res, err := timeline.Run(ctx, in, opts)
 	if err != nil {
@@ -364,7 +366,7 @@ func (f *timelineFlags) run(ctx context.Context, streams Streams, verbosity int,
 			res.Inputs.End.Duration(), res.Inputs.Arrivals, res.Summary.Cycles, time.Since(start).Round(time.Millisecond), res.Inputs.Seed)
 	}
 	if verbosity >= 2 {
-		fmt.Fprintf(streams.Err, "failed cycles given again by the memo: %d; run: %d\n", res.Memo.Hits, res.Memo.Misses)
+		fmt.Fprintf(streams.Err, "failed cycles given again by the memo: %d; run: %d\n", memo.Hits, memo.Misses)
 	}
 	return res, nil
 }
