@@ -198,6 +198,7 @@ func (s *Stepper) Terminating(victim, preemptor string) error {
 	if err != nil {
 		return err
 	}
+	s.c.Changed() // the victim's deletion timestamp, read by preemption
 	if pg := s.podGroup(preemptor); pg != nil {
 		schedule.MarkTerminatingByGroup(v, s.c.GroupMembers(pg.Namespace, pg.Name))
 		return nil

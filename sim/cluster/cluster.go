@@ -56,7 +56,25 @@ type Cluster struct {
 	// until the lists are compacted (lifecycle.go).
 	templates map[string]*resourceapi.ResourceClaimTemplate
 	gone      map[*v1.Pod]bool
+	// edits counts the changes that the change log and the DRA state do
+	// not see (see Version).
+	edits uint64
 }
+
+// Version counts the changes of the cluster so far: every change of a
+// node (its pods, its object), of the node list, of the pod lists, of a
+// claim, an allocation or a slice, and every in-place edit its owner
+// reports with Changed. Two equal versions mean that nothing a scheduling
+// cycle reads in the cluster changed in between (the scheduler's memo of
+// failed cycles relies on it). It never decreases.
+func (c *Cluster) Version() uint64 {
+	return c.edits + c.changes.base + uint64(len(c.changes.entries)) + c.DRA.Mutations()
+}
+
+// Changed records an in-place edit of something a scheduling cycle may
+// read that no method of the cluster made (a PodDisruptionBudget's
+// status, a pod's deletion timestamp): see Version.
+func (c *Cluster) Changed() { c.edits++ }
 
 // changeLog records the index of every node that changes, in order;
 // entries[k] has the sequence number base+k.
@@ -85,6 +103,7 @@ func (c *Cluster) nodeChanged(ni *framework.NodeInfo) {
 
 // adopt makes ni the node at the end of the node list and observes it.
 func (c *Cluster) adopt(ni *framework.NodeInfo) {
+	c.edits++
 	ni.Index = len(c.Nodes)
 	ni.SetObserver(c.nodeChanged)
 	c.Nodes = append(c.Nodes, ni)
@@ -442,6 +461,7 @@ func (c *Cluster) AddNode(node *v1.Node, slices []*resourceapi.ResourceSlice) {
 // AddPending queues a pod for scheduling (e.g. a probe pod) at the end of
 // the queue.
 func (c *Cluster) AddPending(pod *v1.Pod) {
+	c.edits++
 	if pod.UID == "" {
 		pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
 	}
@@ -464,6 +484,7 @@ type ClaimChange struct {
 // (a preemption victim, a finished pod): it leaves its node and the
 // cluster's lists. Its claims stay as they are until ReleaseClaims.
 func (c *Cluster) DeletePod(pod *v1.Pod) {
+	c.edits++
 	if ni := c.byName[pod.Spec.NodeName]; ni != nil && pod.Spec.NodeName != "" {
 		_ = ni.RemovePod(pod) // a pod the node does not hold has nothing to free
 	}

@@ -21,6 +21,7 @@ import (
 // from its templates. It is not queued: the caller's queue decides when
 // it is tried. A pod that names a node is bound to it at once.
 func (c *Cluster) AddPod(pod *v1.Pod) error {
+	c.edits++
 	if pod.UID == "" {
 		pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
 	}
@@ -72,6 +73,7 @@ func (c *Cluster) RemovePod(pod *v1.Pod) ([]ClaimChange, error) {
 // dropPod takes the pod off the pod lists. The lists are compacted when
 // they are mostly holes, so a long run with many short pods stays linear.
 func (c *Cluster) dropPod(pod *v1.Pod) {
+	c.edits++
 	if c.gone == nil {
 		c.gone = map[*v1.Pod]bool{}
 	}
@@ -108,6 +110,7 @@ func (c *Cluster) LivePods() []*v1.Pod {
 // pods must be gone already (RemovePod), except DaemonSet and static pods,
 // which go with it. The other nodes keep kube's order.
 func (c *Cluster) RemoveNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, error) {
+	c.edits++
 	ni := c.byName[name]
 	if ni == nil {
 		return nil, nil, fmt.Errorf("node %s is not in the cluster", name)
@@ -148,6 +151,7 @@ func (c *Cluster) Reorder() {
 // (framework.SameNodeList); after a node was removed or the order changed,
 // new NodeInfos tell them to look at every node again.
 func (c *Cluster) renewNodes(list []*framework.NodeInfo) {
+	c.edits++
 	c.Nodes = make([]*framework.NodeInfo, 0, len(list))
 	c.byName = make(map[string]*framework.NodeInfo, len(list))
 	for _, ni := range list {

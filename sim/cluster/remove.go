@@ -102,6 +102,7 @@ func goesWithNode(p *v1.Pod) bool {
 // are the same claims, unallocated), shared claims drop it from
 // reservedFor and are deallocated when nobody is left.
 func (c *Cluster) release(p *v1.Pod) {
+	c.edits++
 	for _, pc := range p.Spec.ResourceClaims {
 		name, _, err := resourceclaim.Name(p, &pc)
 		if err != nil || name == nil {

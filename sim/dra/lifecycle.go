@@ -19,6 +19,7 @@ import (
 // Unreserve removes the pod from the claim's status.reservedFor, as the
 // resource-claim controller does once the pod has terminated.
 func (s *State) Unreserve(c *resourceapi.ResourceClaim, pod *v1.Pod) {
+	s.mutations++
 	c.Status.ReservedFor = slices.DeleteFunc(c.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
 		return r.Resource == "pods" && r.UID == pod.UID && r.Name == pod.Name
 	})
@@ -33,6 +34,7 @@ func (s *State) Unreserve(c *resourceapi.ResourceClaim, pod *v1.Pod) {
 // (a Journal saves what it restores). A claim without an allocation is
 // left as it is.
 func (s *State) DeallocateInPlace(c *resourceapi.ResourceClaim) {
+	s.mutations++
 	if c.Status.Allocation == nil {
 		return
 	}
@@ -46,6 +48,7 @@ func (s *State) DeallocateInPlace(c *resourceapi.ResourceClaim) {
 // that Claims skips. The order is compacted once most of it is holes, so a
 // long run with many short-lived claims does not grow it without bound.
 func (s *State) dropClaim(key string) {
+	s.mutations++
 	pos, ok := s.claimPos[key]
 	if !ok {
 		return
@@ -72,6 +75,7 @@ func (s *State) dropClaim(key string) {
 // in their order. Claims allocated on them are left to the caller: a
 // deleted node's pods are gone before it.
 func (s *State) RemoveNodeSlices(node string) []*resourceapi.ResourceSlice {
+	s.mutations++
 	var removed []*resourceapi.ResourceSlice
 	kept := make([]*resourceapi.ResourceSlice, 0, len(s.slices))
 	for _, sl := range s.slices {
@@ -166,6 +170,7 @@ func (s *State) ClaimsInUse(pod *v1.Pod) []*resourceapi.ResourceClaim {
 // what-if runs that undo their changes: the allocation it has now is
 // released, the saved one marked allocated again.
 func (s *State) Restore(c *resourceapi.ResourceClaim, status resourceapi.ResourceClaimStatus, finalizers []string) {
+	s.mutations++
 	if c.Status.Allocation != nil {
 		s.unmarkAllocated(c)
 	}

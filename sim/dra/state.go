@@ -66,7 +66,17 @@ type State struct {
 	// retired keeps the sorted pools of nodes whose slices were removed
 	// (lifecycle.go): answers cached on them are translated from them.
 	retired map[string][]poolRef
+	// mutations counts the calls that changed (or may have changed) a
+	// claim, an allocation or a slice (see Mutations).
+	mutations uint64
 }
+
+// Mutations counts the changes of the state so far: every method that
+// changes a claim, an allocation, a reservation or the slices adds at
+// least one. Two equal counts mean that nothing a scheduling cycle reads
+// here changed in between (the scheduler's memo of failed cycles relies
+// on it, sim/schedule/memo.go).
+func (s *State) Mutations() uint64 { return s.mutations }
 
 // NewState builds the DRA state from the snapshot's objects. Claims are
 // copied, so the state can record allocations without touching the input.
@@ -193,6 +203,7 @@ func claimKey(namespace, name string) string { return namespace + "/" + name }
 // AddClaim adds a claim (from the snapshot or made from a template) and
 // marks its allocated devices.
 func (s *State) AddClaim(c *resourceapi.ResourceClaim) {
+	s.mutations++
 	key := claimKey(c.Namespace, c.Name)
 	if _, exists := s.claims[key]; !exists {
 		s.claimPos[key] = len(s.claimOrder)
@@ -252,6 +263,7 @@ func (s *State) markAllocated(c *resourceapi.ResourceClaim) { s.trackAllocated(c
 
 // trackAllocated records (add) or forgets a claim's allocated devices.
 func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
+	s.mutations++
 	if c.Status.Allocation == nil {
 		return
 	}
@@ -329,6 +341,7 @@ func (s *State) AllocatedState() structured.AllocatedState {
 // Reserve and PreBind do: the claim gets the result, the finalizer, and the
 // pod in reservedFor; the devices become allocated.
 func (s *State) Allocate(c *resourceapi.ResourceClaim, result *resourceapi.AllocationResult) error {
+	s.mutations++
 	if c.Status.Allocation != nil {
 		return fmt.Errorf("claim %s/%s is already allocated", c.Namespace, c.Name)
 	}
@@ -351,6 +364,7 @@ func (s *State) Allocate(c *resourceapi.ResourceClaim, result *resourceapi.Alloc
 
 // Reserve adds the pod to the claim's reservedFor, unless it is already there.
 func (s *State) Reserve(c *resourceapi.ResourceClaim, pod *v1.Pod) {
+	s.mutations++
 	for _, r := range c.Status.ReservedFor {
 		if r.UID == pod.UID && r.Name == pod.Name {
 			return
@@ -426,6 +440,7 @@ func (s *State) Clone() *State {
 // AddSlices adds ResourceSlices (e.g. of a node added by a what-if), with
 // the DeviceTaintRules given applied.
 func (s *State) AddSlices(slices []*resourceapi.ResourceSlice, rules []*resourceapi.DeviceTaintRule) {
+	s.mutations++
 	if !s.gates["DRADeviceTaintRules"] {
 		rules = nil
 	}
@@ -448,6 +463,7 @@ func (s *State) unmarkAllocated(c *resourceapi.ResourceClaim) { s.trackAllocated
 // allocation and the controller's finalizer go, the devices come free).
 // It returns the claim as it was before, or nil when nothing changed.
 func (s *State) Release(c *resourceapi.ResourceClaim, pod *v1.Pod) *resourceapi.ResourceClaim {
+	s.mutations++
 	kept := make([]resourceapi.ResourceClaimConsumerReference, 0, len(c.Status.ReservedFor))
 	for _, r := range c.Status.ReservedFor {
 		if r.Resource == "pods" && r.APIGroup == "" && r.Name == pod.Name && (r.UID == "" || r.UID == pod.UID) {
@@ -472,6 +488,7 @@ func (s *State) Release(c *resourceapi.ResourceClaim, pod *v1.Pod) *resourceapi.
 // removes a claim generated for a pod that is gone), freeing any devices
 // it still holds. It returns the claim, or nil when there is none.
 func (s *State) DeleteClaim(namespace, name string) *resourceapi.ResourceClaim {
+	s.mutations++
 	key := claimKey(namespace, name)
 	c, ok := s.claims[key]
 	if !ok {
@@ -485,6 +502,7 @@ func (s *State) DeleteClaim(namespace, name string) *resourceapi.ResourceClaim {
 
 // unreserve takes the pod off the claim's reservedFor, and nothing else.
 func (s *State) unreserve(c *resourceapi.ResourceClaim, pod *v1.Pod) {
+	s.mutations++
 	c.Status.ReservedFor = slices.DeleteFunc(c.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
 		return r.Resource == "pods" && r.APIGroup == "" && r.Name == pod.Name && r.UID == pod.UID
 	})
@@ -496,6 +514,7 @@ func (s *State) unreserve(c *resourceapi.ResourceClaim, pod *v1.Pod) {
 // undoAllocate reverts Allocate: the claim loses its allocation and the
 // finalizer, its devices are free again.
 func (s *State) undoAllocate(c *resourceapi.ResourceClaim) {
+	s.mutations++
 	s.unmarkAllocated(c)
 	c.Status.Allocation = nil
 	c.Finalizers = slices.DeleteFunc(slices.Clone(c.Finalizers), func(f string) bool { return f == resourceapi.Finalizer })
@@ -511,6 +530,7 @@ func (s *State) undoAllocate(c *resourceapi.ResourceClaim) {
 // the claims of removed nodes the same way). It returns the claim as it
 // was.
 func (s *State) Deallocate(c *resourceapi.ResourceClaim) *resourceapi.ResourceClaim {
+	s.mutations++
 	before := c.DeepCopy()
 	s.unmarkAllocated(c)
 	c.Status.ReservedFor = nil

@@ -4,4 +4,9 @@
 // seeded tie-break, then Reserve and bind into the cluster state. Every
 // rejection is kept with its plugin and reason, so a pending pod's message
 // reads as kube's does.
+//
+// A caller that retries pods for hours (sim/timeline) can have a failed
+// cycle's answer given again, without running it, to the pods equivalent
+// to the one that failed while nothing the cycle reads has changed
+// (Replayer.MemoizeFailures, memo.go); the decisions are the same.
 package schedule

@@ -75,6 +75,9 @@ type Preemption struct {
 	// Nomination is what happens to the pod's nominated node: nil keeps
 	// it, otherwise it is set to Node (cleared when Node is empty).
 	Nomination *queue.Nomination
+	// offsetDraw is the bound of the dry run's draw of its random offset
+	// (the number of potential nodes), 0 when there was no dry run.
+	offsetDraw int
 }
 
 // PreemptionCandidate is one node where deleting victims would let the
@@ -203,6 +206,7 @@ func (s *Scheduler) dryRun(ctx context.Context, pod *v1.Pod, state *framework.Cy
 	n := len(potential)
 	want := min(max(n*minCandidateNodesPercentage/100, minCandidateNodesAbsolute), n)
 	offset := s.preemptionRand().IntN(n)
+	p.offsetDraw = n
 	var nonViolating, violating []PreemptionCandidate
 	for i := 0; i < n; i++ {
 		if len(nonViolating) > 0 && len(nonViolating)+len(violating) >= want {

@@ -174,6 +174,12 @@ type Replayer struct {
 	// only the message (sim/timeline) would spend most of its cycles on
 	// it.
 	NoDiagnosis bool
+	// MemoizeFailures gives a failed cycle's answer again, without running
+	// it, to an equivalent pod (or the same one) whose cycle starts from
+	// the same state (memo.go); it takes NoDiagnosis. A failure given
+	// again has no cycle state (Attempt.State is nil).
+	MemoizeFailures bool
+	memo            *failureMemo
 }
 
 // NewReplayer wires a queue with the profile's plugins to a scheduler on
@@ -268,8 +274,15 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 	if r.BeforeAttempt != nil {
 		r.BeforeAttempt(pod)
 	}
-	claimsBefore := r.claimStatuses(pod)
-	a := r.attempt(ctx, pod)
+	var a *Attempt
+	var claimsBefore map[string]*resourceapi.ResourceClaim
+	memo := r.memoLookup(pod)
+	if memo != nil && memo.hit != nil {
+		a = memo.hit.again(r.s)
+	} else {
+		claimsBefore = r.claimStatuses(pod)
+		a = r.attempt(ctx, pod)
+	}
 	if a.Err != nil {
 		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
 	}
@@ -299,7 +312,7 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 		for _, rj := range a.Rejections {
 			out.Reasons = append(out.Reasons, result.Reason{Plugin: rj.Plugin, Reason: rj.Reason, Nodes: rj.Nodes})
 		}
-		return r.failed(ctx, e, a, out, t)
+		return r.failed(ctx, e, a, out, t, memo)
 	}
 	r.q.Done(e)
 	r.scheduled(pod, a, out, e.Attempts, claimsBefore, t)
@@ -673,11 +686,17 @@ func (r *Replayer) PostFilter(ctx context.Context, pod *v1.Pod, a *Attempt) (*Po
 // failed runs the PostFilter plugins for a pod that fit nowhere, puts the
 // pod back in the queue, and carries out what they decided: the claim
 // freed, the pod's nomination and the victims' deletion.
-func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out *result.Pod, t queue.Time) error {
+func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out *result.Pod, t queue.Time, memo *memoCycle) error {
 	pod := e.Pod()
-	pf, err := r.PostFilter(ctx, pod, a)
-	if err != nil {
-		return err
+	var pf *PostFilterResult
+	if memo != nil && memo.hit != nil {
+		pf = memo.hit.postFilter(r.s)
+	} else {
+		var err error
+		if pf, err = r.PostFilter(ctx, pod, a); err != nil {
+			return err
+		}
+		r.memoStore(memo, pod, a, pf)
 	}
 	pre := pf.Preemption
 	if pre != nil && r.OnPreemption != nil {
@@ -842,6 +861,7 @@ func (r *Replayer) countDisruption(pod *v1.Pod) {
 	for _, pdb := range r.c.PDBs {
 		if pdbSelects(pdb, pod) && pdb.Status.DisruptionsAllowed > 0 {
 			pdb.Status.DisruptionsAllowed--
+			r.c.Changed()
 		}
 	}
 }

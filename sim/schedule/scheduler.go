@@ -234,6 +234,10 @@ type Attempt struct {
 	// preFilterRan counts the PreFilter plugins that ran, in the
 	// profile's order: all of them unless one stopped the cycle.
 	preFilterRan int
+	// moved says that the filter pass moved the rotating start index on,
+	// by advance nodes (kube's nextStartNodeIndex).
+	moved   bool
+	advance int
 }
 
 // fail records err on the attempt: a plugin's Error status fails the pod
@@ -448,6 +452,7 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	if len(candidates) > 0 {
 		// kube moves the start index on even when the pass failed.
 		s.nextStart = (s.nextStart + f.processed) % len(nodes)
+		a.moved, a.advance = true, f.processed
 	}
 	if err != nil {
 		a.fail(err)

@@ -56,27 +56,35 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// generatedInput is a generated cluster with a generated trace.
+func generatedInput(t *testing.T, cluster generate.Options, trace generate.TraceOptions) *Input {
+	t.Helper()
+	snap, err := generate.Generate(cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := generate.GenerateTrace(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv bytes.Buffer
+	if err := generate.WriteTraceCSV(&csv, rows, ""); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Prepare(snap, nil, []TraceFile{{Name: "trace.csv", Data: csv.Bytes()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
 // TestShortcutsDecideAlike: a generated autoscaled day (scale-ups,
 // drained nodes, evictions) decides the same bytes with the fast engine
 // and its shortcuts (node classes, the autoscaler's template-fit cache
 // and replayed drain simulations) as with the reference engine.
 func TestShortcutsDecideAlike(t *testing.T) {
-	snap, err := generate.Generate(generate.Options{Seed: 4, Nodes: 16, Timeline: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := generate.GenerateTrace(generate.TraceOptions{Seed: 4, Arrivals: 250, Horizon: 90 * time.Minute, DailyCycle: 0.5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace bytes.Buffer
-	if err := generate.WriteTraceCSV(&trace, rows, ""); err != nil {
-		t.Fatal(err)
-	}
-	in, err := Prepare(snap, nil, []TraceFile{{Name: "trace.csv", Data: trace.Bytes()}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := generatedInput(t, generate.Options{Seed: 4, Nodes: 16, Timeline: true},
+		generate.TraceOptions{Seed: 4, Arrivals: 250, Horizon: 90 * time.Minute, DailyCycle: 0.5})
 	opts := withAutoscaler(Options{End: 3 * time.Hour})
 	fast := run(t, in, opts)
 	if fast.Summary.ScaleDowns == 0 || fast.Summary.Evictions == 0 {
@@ -88,5 +96,34 @@ func TestShortcutsDecideAlike(t *testing.T) {
 	b, _ := json.Marshal(ref)
 	if !bytes.Equal(a, b) {
 		t.Errorf("the fast and the reference engine decide different timelines (cost %v vs %v, %d vs %d cycles)", fast.Summary.Cost, ref.Summary.Cost, fast.Summary.Cycles, ref.Summary.Cycles)
+	}
+}
+
+// TestFailureMemoDecidesAlike: a saturated afternoon (pods waiting for
+// hours, retried on every event, each failed cycle followed by a
+// preemption dry run) decides the same bytes with the memo of failed
+// cycles as without it, and the memo answers most of the cycles. (The
+// memo with preemptions that delete victims: sim/schedule's
+// TestFailureMemoChangesNothing.)
+func TestFailureMemoDecidesAlike(t *testing.T) {
+	in := generatedInput(t, generate.Options{Seed: 5, Nodes: 12, Timeline: true},
+		generate.TraceOptions{Seed: 5, Arrivals: 300, Horizon: 2 * time.Hour, DailyCycle: 0.5,
+			Workloads: map[string]int{"inference": 3, "training": 3, "mig": 1, "cpu": 2}})
+	var memo, none MemoStats
+	opts := Options{End: 2 * time.Hour, Memo: &memo}
+	with := run(t, in, opts)
+	opts.NoFailureMemo, opts.Memo = true, &none
+	without := run(t, in, opts)
+	a, _ := json.Marshal(with)
+	b, _ := json.Marshal(without)
+	if !bytes.Equal(a, b) {
+		t.Errorf("the memo of failed cycles changes the timeline (%d vs %d cycles, %d vs %d preempted)", with.Summary.Cycles, without.Summary.Cycles, with.Summary.Preempted, without.Summary.Preempted)
+	}
+	t.Logf("%d cycles; memo: %d hits, %d misses", with.Summary.Cycles, memo.Hits, memo.Misses)
+	if memo.Hits < with.Summary.Cycles/2 {
+		t.Errorf("memo: %d hits of %d cycles; the fixture must saturate", memo.Hits, with.Summary.Cycles)
+	}
+	if none.Hits != 0 {
+		t.Errorf("memo off: %d hits, want none", none.Hits)
 	}
 }

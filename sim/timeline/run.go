@@ -74,6 +74,19 @@ type Options struct {
 	Attempt func(*Moment, *schedule.Attempt)
 	// Progress, when set, is called now and then with the time reached.
 	Progress func(now time.Duration)
+	// NoFailureMemo runs every failed scheduling cycle instead of giving
+	// an equivalent pod's answer again (schedule.Replayer.MemoizeFailures):
+	// the same result, slower; for the tests that prove it.
+	NoFailureMemo bool
+	// Memo, when set, gets the memo's counts at the end: the cycles it
+	// answered (Hits) and those it had to run (Misses). They are not part
+	// of the result, which is the same without the memo.
+	Memo *MemoStats
+}
+
+// MemoStats counts the answers of the memo of failed cycles.
+type MemoStats struct {
+	Hits, Misses int
 }
 
 func (o Options) withDefaults() Options {
@@ -274,6 +287,10 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	e.r.OnAttempt = e.onAttempt
 	e.r.OnPreemption = e.onPreemption
 	e.r.NoDiagnosis = true // the records keep the message only
+	// Pods that wait for hours are retried on every event that may help
+	// them; between two changes of the cluster their failed cycles are
+	// given again (schedule.Replayer.MemoizeFailures).
+	e.r.MemoizeFailures = !opts.NoFailureMemo
 	e.res = &Result{APIVersion: APIVersion, Kind: Kind, Pods: []PodRecord{}, Series: []Sample{}, ScaleUps: []ScaleUpRecord{}, ScaleDowns: []ScaleDownRecord{}}
 	e.res.Warnings = append(e.res.Warnings, in.Warnings...)
 	e.res.Warnings = append(e.res.Warnings, e.c.Warnings...)

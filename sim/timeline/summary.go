@@ -105,6 +105,9 @@ func waitStats(waits []Seconds) WaitStats {
 // finish closes the run at its end: pods still pending wait until then,
 // billing stops, the summary is made.
 func (e *engine) finish() *Result {
+	if m := e.opts.Memo; m != nil {
+		m.Hits, m.Misses = e.r.MemoStats()
+	}
 	for _, ps := range e.pods {
 		if ps.rec != nil && ps.pod.Spec.NodeName == "" {
 			ps.rec.Wait += secondsOf(e.now - ps.pendingSince)

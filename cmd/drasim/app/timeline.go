@@ -354,6 +354,8 @@ func (f *timelineFlags) run(ctx context.Context, streams Streams, verbosity int,
 	if err != nil {
 		return nil, err
 	}
+	var memo timeline.MemoStats
+	opts.Memo = &memo
 	start := time.Now()
 	res, err := timeline.Run(ctx, in, opts)
 	if err != nil {
@@ -362,6 +364,9 @@ func (f *timelineFlags) run(ctx context.Context, streams Streams, verbosity int,
 	if verbosity >= 1 {
 		fmt.Fprintf(streams.Err, "simulated %s with %d arrival(s) and %d scheduling cycle(s) in %s (seed %d)\n",
 			res.Inputs.End.Duration(), res.Inputs.Arrivals, res.Summary.Cycles, time.Since(start).Round(time.Millisecond), res.Inputs.Seed)
+	}
+	if verbosity >= 2 {
+		fmt.Fprintf(streams.Err, "failed cycles given again by the memo: %d; run: %d\n", memo.Hits, memo.Misses)
 	}
 	return res, nil
 }

@@ -21,6 +21,8 @@ type Nomination struct {
 type nominator struct {
 	byNode map[string][]*v1.Pod
 	node   map[types.UID]string
+	// changes counts the nominations made and forgotten.
+	changes uint64
 }
 
 func newNominator() nominator {
@@ -39,6 +41,7 @@ func (n *nominator) AddNominated(pod *v1.Pod, nom *Nomination) {
 	if node == "" || pod.Spec.NodeName != "" {
 		return
 	}
+	n.changes++
 	n.node[pod.UID] = node
 	n.byNode[node] = append(n.byNode[node], pod)
 }
@@ -49,6 +52,7 @@ func (n *nominator) DeleteNominated(pod *v1.Pod) {
 	if !ok {
 		return
 	}
+	n.changes++
 	list := n.byNode[node]
 	if i := slices.IndexFunc(list, func(p *v1.Pod) bool { return p.UID == pod.UID }); i >= 0 {
 		list = slices.Delete(list, i, i+1)
@@ -60,6 +64,12 @@ func (n *nominator) DeleteNominated(pod *v1.Pod) {
 	}
 	delete(n.node, pod.UID)
 }
+
+// NominationChanges counts the nominations made and forgotten so far:
+// two equal counts mean the same nominations (the scheduler's memo of
+// failed cycles relies on it). Clearing a nomination the pod does not
+// have changes nothing and counts nothing.
+func (n *nominator) NominationChanges() uint64 { return n.changes }
 
 // NominatedPodsForNode returns the pods nominated to the node, in the
 // order they were nominated.

@@ -1,0 +1,241 @@
+package schedule
+
+import (
+	"encoding/json"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+)
+
+// The memo of failed cycles (Replayer.MemoizeFailures). A pod's cycle
+// that finds no node, and the PostFilter plugins after it, read the
+// cluster, the DRA state, the nominations and the pod, nothing else: no
+// clock, no other pending pod. When none of those changed since an
+// equivalent pod's cycle failed (or the same pod's), and that cycle's
+// PostFilter changed nothing (no claim to free, no node to nominate, no
+// victims), the new cycle's answer is the same, so the memo gives it again
+// without running the filters and the preemption dry run. A pod that waits
+// for hours in a full cluster is retried on every event that may help it;
+// most retries of equivalent pods between two changes are answered here.
+//
+// What a cycle leaves behind besides its answer is carried over as well:
+// the rotating start index moves on as the filter pass moved it, and the
+// dry run's random offset is drawn from the preemption source, so that the
+// cycles after a hit decide as they would have.
+//
+// "Nothing changed" is a count: cluster.Cluster.Version (the nodes and
+// their pods, the node and pod lists, every claim, allocation and slice,
+// and the edits its owner reports) plus the queue's NominationChanges. A
+// change that is undone (a what-if run of the autoscaler) counts, which
+// only costs a miss.
+//
+// Pods are equivalent when everything the plugins read of them is equal:
+// namespace, labels, annotations, the whole spec, and the specs of their
+// claims. A pod is left out of the memo when its answer may depend on more
+// than that: it is nominated (its own nomination and the victims it waits
+// for count), a claim of its is allocated or reserved (DynamicResources'
+// PostFilter may free it), or it has a DRA extended-resource claim. An
+// answer is not kept when a message names the pod or one of its claims.
+// The memo is off with a gang (a pod group's cycle), node statuses kept,
+// a diagnosis asked for (it follows the nodes in the order visited) or
+// Follow set.
+type failureMemo struct {
+	// version is the state the failures were found in.
+	version  uint64
+	failures map[int]*failure
+	// classes interns the pods' equivalence keys; classOf caches each
+	// pod's.
+	classes map[string]int
+	classOf map[*v1.Pod]int
+	hits    int
+	misses  int
+}
+
+// failure is a failed cycle's answer, to be given again.
+type failure struct {
+	// attempt is the cycle's outcome, without its cycle state.
+	attempt Attempt
+	// message is PostFilter's message; preemption DefaultPreemption's
+	// decision (no node, nothing nominated), nil without preemption.
+	message    string
+	preemption *Preemption
+}
+
+// memoCycle is a cycle the memo may answer: the pod's class, the state
+// version it starts from, and the answer found for the class in that
+// state, if any.
+type memoCycle struct {
+	class   int
+	version uint64
+	hit     *failure
+}
+
+// MemoStats returns how many cycles the memo of failed cycles answered
+// (hits) and how many it could have answered but had to run (misses).
+func (r *Replayer) MemoStats() (hits, misses int) {
+	if r.memo == nil {
+		return 0, 0
+	}
+	return r.memo.hits, r.memo.misses
+}
+
+// stateVersion counts every change a cycle of a pod may read.
+func (r *Replayer) stateVersion() uint64 {
+	return r.c.Version() + r.q.NominationChanges()
+}
+
+// memoLookup returns the memo's view of the pod's cycle about to run, nil
+// when the memo is off or the pod is left out of it.
+func (r *Replayer) memoLookup(pod *v1.Pod) *memoCycle {
+	if !r.MemoizeFailures || !r.NoDiagnosis || r.Follow != nil || r.s.opts.KeepNodeStatuses || r.c.GangsEnabled() {
+		return nil
+	}
+	if pod.Spec.NodeName != "" || pod.Status.NominatedNodeName != "" || r.q.NominatedNode(pod) != "" ||
+		pod.DeletionTimestamp != nil || pod.Status.ExtendedResourceClaimStatus != nil {
+		return nil
+	}
+	var claims []*resourceapi.ResourceClaim
+	if r.dra != nil {
+		var err error
+		if claims, err = r.dra.PodClaims(pod); err != nil {
+			return nil
+		}
+		for _, c := range claims {
+			if c.Status.Allocation != nil || len(c.Status.ReservedFor) > 0 {
+				return nil
+			}
+		}
+	}
+	m := r.memo
+	if m == nil {
+		m = &failureMemo{failures: map[int]*failure{}, classes: map[string]int{}, classOf: map[*v1.Pod]int{}}
+		r.memo = m
+	}
+	class, ok := m.classOf[pod]
+	if !ok {
+		key, err := podClassKey(pod, claims)
+		if err != nil {
+			return nil
+		}
+		if class, ok = m.classes[key]; !ok {
+			class = len(m.classes)
+			m.classes[key] = class
+		}
+		if len(m.classOf) > 1<<16 {
+			m.classOf = map[*v1.Pod]int{} // pods long gone; the keys stay
+		}
+		m.classOf[pod] = class
+	}
+	if v := r.stateVersion(); v != m.version {
+		clear(m.failures)
+		m.version = v
+	}
+	c := &memoCycle{class: class, version: m.version, hit: m.failures[class]}
+	if c.hit != nil {
+		m.hits++
+	} else {
+		m.misses++
+	}
+	return c
+}
+
+// podClassKey is what the plugins read of a pending pod: two pods with the
+// same key get the same answer in the same state (up to their names).
+func podClassKey(pod *v1.Pod, claims []*resourceapi.ResourceClaim) (string, error) {
+	k := struct {
+		Namespace   string
+		Labels      map[string]string
+		Annotations map[string]string
+		Spec        *v1.PodSpec
+		Claims      []*resourceapi.ResourceClaimSpec
+	}{Namespace: pod.Namespace, Labels: pod.Labels, Annotations: pod.Annotations, Spec: &pod.Spec}
+	for _, c := range claims {
+		k.Claims = append(k.Claims, &c.Spec)
+	}
+	b, err := json.Marshal(k) // maps are written with sorted keys
+	return string(b), err
+}
+
+// memoStore keeps a failed cycle's answer for the pods of its class when
+// giving it again is exact: PostFilter changed nothing and decided
+// nothing, the cycle left the state as it found it, and no message names
+// the pod or its claims.
+func (r *Replayer) memoStore(c *memoCycle, pod *v1.Pod, a *Attempt, pf *PostFilterResult) {
+	if c == nil || a.Node != "" || a.Err != nil || a.Error != nil || pf.Deallocate != nil {
+		return
+	}
+	pre := pf.Preemption
+	if pre != nil && (pre.Node != "" || len(pre.Candidates) > 0 || len(pre.Victims) > 0 || (pre.Nomination != nil && pre.Nomination.Node != "")) {
+		return
+	}
+	if r.stateVersion() != c.version || r.memo.version != c.version {
+		return
+	}
+	if namesPod(pod, r.ClaimsOf(pod), a, pf) {
+		return
+	}
+	f := &failure{attempt: *a, message: pf.Message}
+	f.attempt.State = nil
+	if pre != nil {
+		p := *pre
+		f.preemption = &p
+	}
+	r.memo.failures[c.class] = f
+}
+
+// namesPod reports whether a message of the cycle names the pod or one of
+// its claims: such an answer is the pod's own.
+func namesPod(pod *v1.Pod, claims []*resourceapi.ResourceClaim, a *Attempt, pf *PostFilterResult) bool {
+	names := []string{pod.Name}
+	for _, c := range claims {
+		names = append(names, c.Name)
+	}
+	texts := []string{a.Message, pf.Message}
+	for _, rj := range a.Rejections {
+		texts = append(texts, rj.Plugin, rj.Reason)
+	}
+	if st := a.PreFilterStatus; st != nil {
+		texts = append(texts, st.Message())
+	}
+	if pre := pf.Preemption; pre != nil {
+		texts = append(texts, pre.Message)
+		for _, n := range pre.Rejected {
+			if n.Status != nil {
+				texts = append(texts, n.Status.Message())
+			}
+		}
+	}
+	for _, t := range texts {
+		for _, n := range names {
+			if n != "" && strings.Contains(t, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// again is the failure given as a new cycle's outcome: the start index
+// moves on as the cycle moved it.
+func (f *failure) again(s *Scheduler) *Attempt {
+	a := f.attempt
+	if a.moved && len(s.c.Nodes) > 0 {
+		s.nextStart = (s.nextStart + a.advance) % len(s.c.Nodes)
+	}
+	return &a
+}
+
+// postFilter is the failure's PostFilter result; the dry run's offset is
+// drawn as the dry run drew it.
+func (f *failure) postFilter(s *Scheduler) *PostFilterResult {
+	pf := &PostFilterResult{Message: f.message}
+	if p := f.preemption; p != nil {
+		if p.offsetDraw > 0 {
+			s.preemptionRand().IntN(p.offsetDraw)
+		}
+		cp := *p
+		pf.Preemption = &cp
+	}
+	return pf
+}
