@@ -39,8 +39,13 @@ type Cluster struct {
 	// status as the disruption controller would).
 	PDBs     []*policyv1.PodDisruptionBudget
 	Warnings []string
-	// podOrder is each pod's position in the snapshot (the tie-break).
-	podOrder map[types.UID]int
+	// podOrder is each pod's position in the snapshot (the tie-break),
+	// and for a pod added later, its place after every pod before it:
+	// nextOrder counts up and never reuses a position, even when pods are
+	// removed (a reused one made two pods tie, and the pods the autoscaler
+	// loop sorts by order came out in map order).
+	podOrder  map[types.UID]int
+	nextOrder int
 	// affinity caches the NodeLister's affinity lists (not copied by Fork).
 	affinity affinityLists
 	// changes logs which nodes changed (see NodeChanges).
@@ -152,6 +157,7 @@ func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
 			pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
 		}
 		c.podOrder[pod.UID] = i
+		c.nextOrder = i + 1
 		if pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed || pod.DeletionTimestamp != nil {
 			continue // the scheduler's cache ignores terminated pods
 		}
@@ -193,6 +199,12 @@ func (c *Cluster) Node(name string) *framework.NodeInfo { return c.byName[name] 
 
 // Order returns a pod's position in the snapshot.
 func (c *Cluster) Order(pod *v1.Pod) int { return c.podOrder[pod.UID] }
+
+// setOrder places a pod added after the snapshot after every pod so far.
+func (c *Cluster) setOrder(pod *v1.Pod) {
+	c.podOrder[pod.UID] = c.nextOrder
+	c.nextOrder++
+}
 
 // sortQueue orders pending pods as kube-scheduler's PrioritySort does:
 // higher priority first, then earlier creation; the snapshot order breaks
@@ -397,6 +409,7 @@ func (c *Cluster) fork(lost map[string]bool) *Cluster {
 		Namespaces: c.Namespaces,
 		Warnings:   append([]string(nil), c.Warnings...),
 		podOrder:   make(map[types.UID]int, len(c.podOrder)),
+		nextOrder:  c.nextOrder,
 	}
 	for uid, i := range c.podOrder {
 		f.podOrder[uid] = i
@@ -465,7 +478,7 @@ func (c *Cluster) AddPending(pod *v1.Pod) {
 	if pod.UID == "" {
 		pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
 	}
-	c.podOrder[pod.UID] = len(c.podOrder)
+	c.setOrder(pod)
 	c.Pods = append(c.Pods, pod)
 	c.Queue = append(c.Queue, pod)
 	if name := PodGroupName(pod); name != "" && c.groupMembers != nil {

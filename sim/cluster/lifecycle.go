@@ -34,7 +34,7 @@ func (c *Cluster) AddPod(pod *v1.Pod) error {
 	for _, claim := range c.claimsFromTemplates(pod, c.templates) {
 		c.DRA.AddClaim(claim)
 	}
-	c.podOrder[pod.UID] = len(c.podOrder)
+	c.setOrder(pod)
 	c.Pods = append(c.Pods, pod)
 	if name := PodGroupName(pod); name != "" && c.groupMembers != nil {
 		k := groupKey(pod.Namespace, name)

@@ -17,6 +17,7 @@ import (
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func scenarios(t *testing.T) []string {
@@ -210,5 +211,57 @@ func TestJournalKeepsPodOrder(t *testing.T) {
 	j.Undo()
 	if diff := cmp.Diff(before, order()); diff != "" {
 		t.Errorf("pod order after Undo (-before +after):\n%s", diff)
+	}
+}
+
+// TestPodOrderAfterRemovals: a pod added after others were removed comes
+// after every pod still in the cluster, and no two pods share a place. A
+// place was once the number of pods known, so after removals a new pod
+// tied with an old one, and the pods the timeline's autoscaler loop sorts
+// by this order came out in map order: the same run gave two outputs.
+func TestPodOrderAfterRemovals(t *testing.T) {
+	snap := &snapshot.Snapshot{}
+	for _, name := range []string{"a", "b", "c"} {
+		snap.Pods = append(snap.Pods, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}})
+	}
+	c := cluster.Build(snap, dra.Gates{})
+	byName := map[string]*v1.Pod{}
+	for _, p := range c.Pods {
+		byName[p.Name] = p
+	}
+	add := func(name string) *v1.Pod {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}}
+		if err := c.AddPod(p); err != nil {
+			t.Fatal(err)
+		}
+		byName[name] = p
+		return p
+	}
+	add("d")
+	for _, name := range []string{"a", "b"} {
+		if _, err := c.RemovePod(byName[name]); err != nil {
+			t.Fatal(err)
+		}
+		delete(byName, name)
+	}
+	e := add("e")
+	f := c.Fork()
+	g := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: "ns"}}
+	if err := f.AddPod(g); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]string{}
+	for name, p := range byName {
+		o := c.Order(p)
+		if other, ok := seen[o]; ok {
+			t.Errorf("pods %s and %s share place %d", name, other, o)
+		}
+		seen[o] = name
+		if p != e && o >= c.Order(e) {
+			t.Errorf("pod %s (place %d) is not before the pod added last (place %d)", name, o, c.Order(e))
+		}
+		if f.Order(g) <= f.Order(p) {
+			t.Errorf("on a fork, the pod added last (place %d) is not after %s (place %d)", f.Order(g), name, f.Order(p))
+		}
 	}
 }
