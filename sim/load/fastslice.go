@@ -7,7 +7,6 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // Decoding ResourceSlices was most of a large dump's load: their JSON,
@@ -118,10 +117,7 @@ func (d *sliceDecoder) meta(t *docTree, m int32, out *metav1.ObjectMeta) bool {
 		case "namespace":
 			return ownString(t, c, &out.Namespace)
 		case "uid":
-			var s string
-			ok := ownString(t, c, &s)
-			out.UID = types.UID(s)
-			return ok
+			return ownString(t, c, &out.UID)
 		case "resourceVersion":
 			return ownString(t, c, &out.ResourceVersion)
 		case "generation":
@@ -157,16 +153,11 @@ func (d *sliceDecoder) ownerReference(t *docTree, m int32, out *metav1.OwnerRefe
 		case "name":
 			return ownString(t, c, &out.Name)
 		case "uid":
-			var s string
-			ok := ownString(t, c, &s)
-			out.UID = types.UID(s)
-			return ok
+			return ownString(t, c, &out.UID)
 		case "controller":
-			out.Controller = new(bool)
-			return boolValue(t, c, out.Controller)
+			return optBool(t, c, &out.Controller)
 		case "blockOwnerDeletion":
-			out.BlockOwnerDeletion = new(bool)
-			return boolValue(t, c, out.BlockOwnerDeletion)
+			return optBool(t, c, &out.BlockOwnerDeletion)
 		}
 		return false
 	})
@@ -190,14 +181,11 @@ func (d *sliceDecoder) spec(t *docTree, m int32, out *resourceapi.ResourceSliceS
 				return false
 			})
 		case "nodeName":
-			out.NodeName = new(string)
-			return ownString(t, c, out.NodeName)
+			return optString(t, c, &out.NodeName)
 		case "allNodes":
-			out.AllNodes = new(bool)
-			return boolValue(t, c, out.AllNodes)
+			return optBool(t, c, &out.AllNodes)
 		case "perDeviceNodeSelection":
-			out.PerDeviceNodeSelection = new(bool)
-			return boolValue(t, c, out.PerDeviceNodeSelection)
+			return optBool(t, c, &out.PerDeviceNodeSelection)
 		case "devices":
 			return d.deviceList(t, c, &out.Devices)
 		case "sharedCounters":
@@ -257,11 +245,9 @@ func (d *sliceDecoder) device(t *docTree, m int32, out *resourceapi.Device) bool
 				})
 			})
 		case "nodeName":
-			out.NodeName = new(string)
-			return ownString(t, c, out.NodeName)
+			return optString(t, c, &out.NodeName)
 		case "allNodes":
-			out.AllNodes = new(bool)
-			return boolValue(t, c, out.AllNodes)
+			return optBool(t, c, &out.AllNodes)
 		}
 		return false
 	})
@@ -271,17 +257,13 @@ func attribute(t *docTree, m int32, out *resourceapi.DeviceAttribute) bool {
 	return fields(t, m, func(key string, c int32) bool {
 		switch key {
 		case "int":
-			out.IntValue = new(int64)
-			return int64Value(t, c, out.IntValue)
+			return optInt64(t, c, &out.IntValue)
 		case "bool":
-			out.BoolValue = new(bool)
-			return boolValue(t, c, out.BoolValue)
+			return optBool(t, c, &out.BoolValue)
 		case "string":
-			out.StringValue = new(string)
-			return ownString(t, c, out.StringValue)
+			return optString(t, c, &out.StringValue)
 		case "version":
-			out.VersionValue = new(string)
-			return ownString(t, c, out.VersionValue)
+			return optString(t, c, &out.VersionValue)
 		}
 		return false
 	})
@@ -370,13 +352,30 @@ func (d *sliceDecoder) stringMap(t *docTree, c int32, out *map[string]string) bo
 
 // ownString reads a string scalar into out, copied out of the file's text,
 // which it must not keep alive.
-func ownString(t *docTree, c int32, out *string) bool {
+func ownString[S ~string](t *docTree, c int32, out *S) bool {
 	n := t.node(c)
 	if n.kind != treeScalar || n.scalar != scalarString {
 		return false
 	}
-	*out = strings.Clone(n.value)
+	*out = S(strings.Clone(n.value))
 	return true
+}
+
+// optString, optBool and optInt64 read an optional field: JSON decoding
+// sets the pointer when the value is not null.
+func optString(t *docTree, c int32, out **string) bool {
+	*out = new(string)
+	return ownString(t, c, *out)
+}
+
+func optBool(t *docTree, c int32, out **bool) bool {
+	*out = new(bool)
+	return boolValue(t, c, *out)
+}
+
+func optInt64(t *docTree, c int32, out **int64) bool {
+	*out = new(int64)
+	return int64Value(t, c, *out)
 }
 
 // sharedString reads a string scalar that many slices repeat.
