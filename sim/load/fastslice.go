@@ -84,20 +84,25 @@ func (d *sliceDecoder) slice(t *docTree, obj int32) (*resourceapi.ResourceSlice,
 	return sl, true
 }
 
-// fields calls field for each key of mapping m whose value is not null,
-// and reports false as soon as it does (or if m is no mapping). A null
-// value of a struct field leaves the field as it is in JSON decoding, and
-// so is skipped; the fields with an UnmarshalJSON (quantities, times) set
-// their zero value on null, which they already have.
+// fields decodes mapping m into a struct: it calls field for each key, and
+// reports false as soon as field does (or if m is no mapping; a null
+// leaves the struct as it is). field must decline a key it does not know,
+// whatever its value.
+//
+// In JSON decoding, a null value of a struct field leaves the field as it
+// is (zero): so do the readers below, each for a null of its own; the
+// fields with an UnmarshalJSON (quantities, times) set their zero value
+// on null. A null list item or map value is no zero value to leave: those
+// are left to the JSON way.
 func fields(t *docTree, m int32, field func(key string, c int32) bool) bool {
 	n := t.node(m)
+	if isNull(n) {
+		return true
+	}
 	if n.kind != treeMap {
 		return false
 	}
 	for c := n.first; c >= 0; c = t.node(c).next {
-		if isNull(t.node(c)) {
-			continue
-		}
 		if !field(t.node(c).key, c) {
 			return false
 		}
@@ -282,6 +287,9 @@ func (d *sliceDecoder) counterMap(t *docTree, c int32, out *map[string]resourcea
 // cached decodes node c into out with decode, or takes the value decoded
 // before for the same JSON text.
 func cached[V any](d *sliceDecoder, table map[string]V, t *docTree, c int32, out *V, decode func(*V) bool) bool {
+	if isNull(t.node(c)) {
+		return true
+	}
 	d.buf = t.appendJSON(d.buf[:0], c)
 	if v, ok := table[string(d.buf)]; ok {
 		*out = v
@@ -309,6 +317,9 @@ func cached[V any](d *sliceDecoder, table map[string]V, t *docTree, c int32, out
 // JSON way.
 func sequence[E any](t *docTree, c int32, out *[]E, item func(int32, *E) bool) bool {
 	n := t.node(c)
+	if isNull(n) {
+		return true
+	}
 	if n.kind != treeSeq {
 		return false
 	}
@@ -328,6 +339,9 @@ func sequence[E any](t *docTree, c int32, out *[]E, item func(int32, *E) bool) b
 // JSON way.
 func mapping[K ~string, V any](t *docTree, c int32, out *map[K]V, value func(int32, *V) bool) bool {
 	n := t.node(c)
+	if isNull(n) {
+		return true
+	}
 	if n.kind != treeMap {
 		return false
 	}
@@ -354,6 +368,9 @@ func (d *sliceDecoder) stringMap(t *docTree, c int32, out *map[string]string) bo
 // which it must not keep alive.
 func ownString[S ~string](t *docTree, c int32, out *S) bool {
 	n := t.node(c)
+	if isNull(n) {
+		return true
+	}
 	if n.kind != treeScalar || n.scalar != scalarString {
 		return false
 	}
@@ -364,16 +381,25 @@ func ownString[S ~string](t *docTree, c int32, out *S) bool {
 // optString, optBool and optInt64 read an optional field: JSON decoding
 // sets the pointer when the value is not null.
 func optString(t *docTree, c int32, out **string) bool {
+	if isNull(t.node(c)) {
+		return true
+	}
 	*out = new(string)
 	return ownString(t, c, *out)
 }
 
 func optBool(t *docTree, c int32, out **bool) bool {
+	if isNull(t.node(c)) {
+		return true
+	}
 	*out = new(bool)
 	return boolValue(t, c, *out)
 }
 
 func optInt64(t *docTree, c int32, out **int64) bool {
+	if isNull(t.node(c)) {
+		return true
+	}
 	*out = new(int64)
 	return int64Value(t, c, *out)
 }
@@ -381,6 +407,9 @@ func optInt64(t *docTree, c int32, out **int64) bool {
 // sharedString reads a string scalar that many slices repeat.
 func (d *sliceDecoder) sharedString(t *docTree, c int32, out *string) bool {
 	n := t.node(c)
+	if isNull(n) {
+		return true
+	}
 	if n.kind != treeScalar || n.scalar != scalarString {
 		return false
 	}
@@ -400,6 +429,9 @@ func (d *sliceDecoder) sharedString(t *docTree, c int32, out *string) bool {
 // tree holds the number's JSON text.
 func int64Value(t *docTree, c int32, out *int64) bool {
 	n := t.node(c)
+	if isNull(n) {
+		return true
+	}
 	if n.kind != treeScalar || n.scalar != scalarNumber {
 		return false
 	}
@@ -410,6 +442,9 @@ func int64Value(t *docTree, c int32, out *int64) bool {
 
 func boolValue(t *docTree, c int32, out *bool) bool {
 	n := t.node(c)
+	if isNull(n) {
+		return true
+	}
 	if n.kind != treeScalar || n.scalar != scalarBool {
 		return false
 	}
@@ -421,6 +456,9 @@ func boolValue(t *docTree, c int32, out *bool) bool {
 // the JSON way would give it.
 func (d *sliceDecoder) quantity(t *docTree, c int32, out *resource.Quantity) bool {
 	n := t.node(c)
+	if isNull(n) {
+		return true
+	}
 	if n.kind != treeScalar || (n.scalar != scalarString && n.scalar != scalarNumber) {
 		return false
 	}
