@@ -245,3 +245,26 @@ func FuzzSliceDecoder(f *testing.F) {
 		checkSameAsReference(t, "fuzz.yaml", data, Options{})
 	})
 }
+
+// TestSliceDecoderOddFiles loads files of slices that the fast reader
+// gives up on, or reads in other forms, both ways: the loader must give
+// what the JSON way gives.
+func TestSliceDecoderOddFiles(t *testing.T) {
+	const slice = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: s\nspec:\n  driver: d\n  devices:\n  - name: a\n"
+	for _, c := range []struct{ name, data string }{
+		{name: "duplicate key", data: slice + "    name: b\n"},
+		{name: "duplicate key after a slice", data: slice + "---\n" + strings.Replace(slice, "name: s\n", "name: t\n  name: u\n", 1)},
+		{name: "anchors", data: "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: s\nspec:\n  devices:\n  - name: a\n    attributes: &a\n      x:\n        int: 1\n  - name: b\n    attributes: *a\n"},
+		{name: "flow style", data: "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {devices: [{name: a, attributes: {x: {int: 1}}}]}\n"},
+		{name: "JSON", data: `{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"}, "spec": {"devices": [{"name": "a", "capacity": {"m": {"value": "1Gi"}}}]}}`},
+		{name: "List", data: "apiVersion: v1\nkind: List\nitems:\n- " + strings.ReplaceAll(strings.TrimSuffix(slice, "\n"), "\n", "\n  ") + "\n- " + strings.ReplaceAll(strings.TrimSuffix(strings.Replace(slice, "name: s\n", "name: t\n", 1), "\n"), "\n", "\n  ") + "\n"},
+		{name: "same name twice", data: slice + "---\n" + slice},
+		{name: "v1beta2", data: strings.Replace(slice, "resource.k8s.io/v1\n", "resource.k8s.io/v1beta2\n", 1)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, strict := range []bool{false, true} {
+				checkSameAsReference(t, c.name, []byte(c.data), Options{Strict: strict})
+			}
+		})
+	}
+}
