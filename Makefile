@@ -38,7 +38,7 @@ unit: ## go test (goldens included: a diff fails)
 # package:target of each fuzz target that fuzz-smoke and fuzz run. Their
 # logs are kept only on failure: go's progress lines count executions late
 # ("execs: 23 (0/sec)" while the workers run many more) and mislead.
-FUZZ_TARGETS := ./sim/load/:FuzzLoad ./sim/validate/:FuzzValidate ./sim/:FuzzEnginesAgree
+FUZZ_TARGETS := ./sim/load/:FuzzLoad ./sim/load/:FuzzSliceDecoder ./sim/validate/:FuzzValidate ./sim/:FuzzEnginesAgree
 
 .PHONY: fuzz-smoke
 fuzz-smoke: ## fuzz the loader, the validator and the engines for FUZZTIME each (10s); one line per target, the full log on failure

@@ -24,6 +24,10 @@ import (
 // JSON take little memory.
 const defaultBatchBytes = 4 << 20
 
+// maxBatchItems also ends a batch, for the objects decoded as they were
+// read (ResourceSlices, see sliceDecoder), which add no JSON.
+const maxBatchItems = 4096
+
 // decodeBatch is a run of objects to decode, their JSON one after the
 // other in buf.
 type decodeBatch struct {
@@ -39,7 +43,9 @@ type pendingObject struct {
 	display    string
 	kind       *kindDecoder
 	start, end int
-	out        decoded
+	// ready is set when out was decoded as the object was read.
+	ready bool
+	out   decoded
 }
 
 // batch returns the batch being filled.
@@ -57,7 +63,7 @@ func (l *loader) batch() *decodeBatch {
 // batchFilled dispatches the batch being filled once it is full, after
 // adding the one dispatched before.
 func (l *loader) batchFilled() {
-	if len(l.filling.buf) < l.batchBytes {
+	if len(l.filling.buf) < l.batchBytes && len(l.filling.items) < maxBatchItems {
 		return
 	}
 	// Problems recorded while adding the batch before find nothing to
@@ -118,8 +124,9 @@ func (b *decodeBatch) start(workers int) {
 }
 
 func (b *decodeBatch) decode(i int) {
-	it := &b.items[i]
-	it.out = it.kind.decode(b.buf[it.start:it.end])
+	if it := &b.items[i]; !it.ready {
+		it.out = it.kind.decode(b.buf[it.start:it.end])
+	}
 }
 
 // addBatch adds a decoded batch's objects in order, then keeps the batch
@@ -128,6 +135,10 @@ func (l *loader) addBatch(b *decodeBatch) {
 	for i := range b.items {
 		it := &b.items[i]
 		it.kind.add(l, it.src, it.display, it.out)
+		if it.ready {
+			// The sliceDecoder shared its maps as it decoded it.
+			l.interned = len(l.snap.ResourceSlices)
+		}
 		l.internNew()
 	}
 	clear(b.items)

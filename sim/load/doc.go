@@ -13,6 +13,10 @@
 // reader straight into JSON for the typed decoders; any other file (YAML
 // flow style, anchors, anything unusual or broken) by yaml.v3 through a
 // generic map. Both give the same objects, warnings and errors.
+// resource.k8s.io/v1 ResourceSlices, most of a large dump, are decoded
+// straight from the fast reader's tree where every field is one the
+// sliceDecoder knows (fastslice.go), with equal device lists and maps
+// shared as they are decoded; any other goes the JSON way.
 //
 // Regular files are read in chunks that end at a document marker
 // (chunks.go), and the objects' JSON is decoded on every core, in batches,
