@@ -875,19 +875,32 @@ func (s *Scheduler) parallel(n int, f func(i int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	take := func() int { return int(next.Add(1) - 1) }
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := take(); i < n; i = take() {
-				f(i)
+	// The calling goroutine works too, and waits for the items, not for
+	// the workers: with node classes a cycle filters a handful of
+	// representatives, often done before a worker is even scheduled on
+	// the other core. Waiting for the workers to start and end cost more
+	// wall time than they saved (5,000 nodes x 10,000 pods: 4.2 s of
+	// replay on two cores, 2.8 s on one). A worker that starts after the
+	// last item was taken returns without calling f.
+	var next, done atomic.Int64
+	finished := make(chan struct{})
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
 			}
-		}()
+			f(i)
+			if done.Add(1) == int64(n) {
+				close(finished)
+			}
+		}
 	}
-	wg.Wait()
+	for w := 1; w < workers; w++ {
+		go work()
+	}
+	work()
+	<-finished
 }
 
 // scoreResult holds the scores of one cycle by slot: one slot per class
