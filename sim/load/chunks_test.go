@@ -3,7 +3,6 @@ package load
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 )
 
@@ -49,15 +48,9 @@ func TestChunksMatchWholeTextOnCases(t *testing.T) {
 }
 
 func TestChunksMatchWholeTextOnFiles(t *testing.T) {
-	corpus := referenceCorpus(t)
-	names := make([]string, 0, len(corpus))
-	for n := range corpus {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		checkSameInChunks(t, n, corpus[n], Options{})
-	}
+	eachCorpusFile(t, func(name string, data []byte) {
+		checkSameInChunks(t, name, data, Options{})
+	})
 	path := writeGenerated(t, t.TempDir(), 20, 40)
 	checkSameInChunks(t, path, mustReadFile(t, path), Options{})
 }

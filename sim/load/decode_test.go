@@ -1,7 +1,6 @@
 package load
 
 import (
-	"sort"
 	"testing"
 )
 
@@ -39,15 +38,9 @@ func TestParallelDecodeMatchesSequentialOnCases(t *testing.T) {
 }
 
 func TestParallelDecodeMatchesSequentialOnFiles(t *testing.T) {
-	corpus := referenceCorpus(t)
-	names := make([]string, 0, len(corpus))
-	for n := range corpus {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		checkSameInParallel(t, n, corpus[n], Options{})
-	}
+	eachCorpusFile(t, func(name string, data []byte) {
+		checkSameInParallel(t, name, data, Options{})
+	})
 	path := writeGenerated(t, t.TempDir(), 20, 40)
 	checkSameInParallel(t, path, mustReadFile(t, path), Options{})
 }

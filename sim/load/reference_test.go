@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -190,4 +191,20 @@ func referenceLoad(paths []string, opts Options) (*Result, error) {
 		referenceAddFile(l, name, data)
 	}
 	return l.finish(files)
+}
+
+// eachCorpusFile calls check on every file of the reference corpus, in
+// the order of their names, and returns how many there were.
+func eachCorpusFile(t *testing.T, check func(name string, data []byte)) int {
+	t.Helper()
+	corpus := referenceCorpus(t)
+	names := make([]string, 0, len(corpus))
+	for n := range corpus {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		check(n, corpus[n])
+	}
+	return len(names)
 }
