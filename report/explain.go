@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/drasim/drasim/sim"
@@ -72,7 +73,43 @@ func WriteExplanationTable(w io.Writer, ex *sim.Explanation) error {
 	if err := writeExplainPodGroup(w, ex.PodGroup); err != nil {
 		return err
 	}
+	if err := writeExplainGroupPreemption(w, ex.GroupPreemption); err != nil {
+		return err
+	}
 	return writeExplainPreemption(w, ex.Preemption)
+}
+
+// writeExplainGroupPreemption shows DefaultPreemption's decision for the
+// pod's gang: where the rerun without lower-priority pods put each pod,
+// the nominations, and the victims it could not give back.
+func writeExplainGroupPreemption(w io.Writer, p *sim.GroupPreemptionExplanation) error {
+	if p == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nGANG PREEMPTION (pod group cycle %d): %s\n", p.Cycle, p.Message)
+	placed := slices.ContainsFunc(p.Pods, func(gp sim.GroupPreemptionPod) bool { return gp.RerunNode != "" || gp.Nominated != "" })
+	if placed {
+		t := Table{Header: []string{"Pod", "Rerun node", "Nominated"}}
+		for _, gp := range p.Pods {
+			t.Append(gp.Pod, orDash(gp.RerunNode), orDash(gp.Nominated))
+		}
+		if err := t.Write(w); err != nil {
+			return err
+		}
+	}
+	if len(p.Victims) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "Victims (every pod of lower priority was removed for the rerun; these could not be given back):")
+	t := Table{Header: []string{"Victim", "Node", "Priority", "PDB violation"}}
+	for _, v := range p.Victims {
+		violation := "no"
+		if v.PDBViolation {
+			violation = "yes"
+		}
+		t.Append(v.Pod, v.Node, fmt.Sprint(v.Priority), violation)
+	}
+	return t.Write(w)
 }
 
 // writeExplainPodGroup shows the gang's verdict, which decides the pod's.

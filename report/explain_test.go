@@ -16,8 +16,8 @@ const explainGoldenDir = "testdata/explain"
 // explainCases are one pod of a scenario each, chosen so that together they
 // show every part of an explanation: a chosen node with scores and devices,
 // prioritized-list alternatives, filter rejections with device reasons, a
-// PreFilter rejection, a scheduler error, preemption, and each pod group
-// verdict.
+// PreFilter rejection, a scheduler error, preemption, each pod group
+// verdict and a gang's preemption.
 var explainCases = []struct {
 	name, scenario, namespace, pod, gates string
 }{
@@ -30,6 +30,7 @@ var explainCases = []struct {
 	{"gang-short", "41-gang-short-one-device", "default", "train-3", "GenericWorkload=true"},
 	{"gang-fits", "40-gang-fits", "default", "workers-0", "GenericWorkload=true"},
 	{"gang-waiting", "40-gang-fits", "default", "waiting-0", "GenericWorkload=true"},
+	{"gang-preemption", "44-gang-preempts", "default", "train-2", "GenericWorkload=true"},
 }
 
 func TestWriteExplanationTableGolden(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
 // Explanation tells, for one pod, what every node said in the pod's
@@ -53,6 +54,47 @@ type Explanation struct {
 	// PodGroup is set for a pod scheduled as part of a gang
 	// (GenericWorkload): the gang's verdict, which decides the pod's.
 	PodGroup *PodGroupExplanation `json:"podGroup,omitempty"`
+	// GroupPreemption is the last decision of DefaultPreemption's
+	// PodGroupPostFilter for the pod's gang, when a cycle of the gang
+	// failed.
+	GroupPreemption *GroupPreemptionExplanation `json:"groupPreemption,omitempty"`
+}
+
+// GroupPreemptionExplanation is what DefaultPreemption decided for a gang
+// that did not fit: it removed every pod of lower priority, reran the pod
+// group algorithm without them (Pods: where each pod would go), then gave
+// the victims back most important first; Victims are the ones it could
+// not give back.
+type GroupPreemptionExplanation struct {
+	// Cycle is the gang's pod group cycle (1-based, counting those that
+	// took the explained pod) the decision was taken in: a cycle may stop
+	// before it reaches the pod, so the pod's own attempts do not count it.
+	Cycle int `json:"cycle"`
+	// Message is kube's "pod group preemption: ..." status.
+	Message string `json:"message"`
+	// Success is set when the gang waits for its victims: its pods are
+	// nominated.
+	Success bool                    `json:"success,omitempty"`
+	Pods    []GroupPreemptionPod    `json:"pods,omitempty"`
+	Victims []GroupPreemptionVictim `json:"victims,omitempty"`
+}
+
+// GroupPreemptionPod is one pod of the gang in the decision.
+type GroupPreemptionPod struct {
+	Pod string `json:"pod"`
+	// RerunNode is the node the rerun of the pod group algorithm put the
+	// pod on ("" when the rerun did not reach it or it fit nowhere).
+	RerunNode string `json:"rerunNode,omitempty"`
+	// Nominated is the node the pod is nominated to after the decision.
+	Nominated string `json:"nominated,omitempty"`
+}
+
+// GroupPreemptionVictim is one pod the gang's preemption deletes.
+type GroupPreemptionVictim struct {
+	Pod          string `json:"pod"`
+	Node         string `json:"node"`
+	Priority     int32  `json:"priority"`
+	PDBViolation bool   `json:"pdbViolation,omitempty"`
 }
 
 // PodGroupExplanation is the pod group's last attempt, as it concerns the
@@ -142,10 +184,11 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 			toAllocate = unallocatedClaims(draPlugin, pod)
 		}
 	}
-	reached := false
+	reached, groupCycles := false, 0
 	r.BeforeGroupAttempt = func(pods []*v1.Pod) {
 		if slices.Contains(pods, target) {
 			reached = false
+			groupCycles++
 		}
 	}
 	r.OnAttempt = func(pod *v1.Pod, a *schedule.Attempt) {
@@ -158,6 +201,11 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 	r.OnPreemption = func(pod *v1.Pod, p *schedule.Preemption) {
 		if pod == target {
 			ex.Preemption = explainPreemption(ex.Attempts, p)
+		}
+	}
+	r.OnGroupPreemption = func(pods []*v1.Pod, gp *schedule.GroupPreemption) {
+		if slices.Contains(pods, target) {
+			ex.GroupPreemption = explainGroupPreemption(groupCycles, pods, gp)
 		}
 	}
 	if err := r.ReplayQueue(ctx); err != nil {
@@ -273,4 +321,20 @@ func explainPreemption(attempt int, p *schedule.Preemption) *PreemptionExplanati
 		pe.Rejected = append(pe.Rejected, NodeExplanation{Name: r.Node, Plugin: r.Status.Plugin(), Reason: r.Status.Message()})
 	}
 	return pe
+}
+
+func explainGroupPreemption(cycle int, pods []*v1.Pod, gp *schedule.GroupPreemption) *GroupPreemptionExplanation {
+	ge := &GroupPreemptionExplanation{Cycle: cycle, Message: gp.Message, Success: gp.Success}
+	for i, pod := range pods {
+		gpod := GroupPreemptionPod{Pod: pod.Namespace + "/" + pod.Name, Nominated: gp.Nominations[pod]}
+		if i < len(gp.Rerun) && gp.Rerun[i] != nil {
+			gpod.RerunNode = gp.Rerun[i].Node
+		}
+		ge.Pods = append(ge.Pods, gpod)
+	}
+	for _, v := range gp.Victims {
+		ge.Victims = append(ge.Victims, GroupPreemptionVictim{Pod: v.Namespace + "/" + v.Name, Node: v.Spec.NodeName,
+			Priority: corev1helpers.PodPriority(v), PDBViolation: slices.Contains(gp.PDBViolators, v)})
+	}
+	return ge
 }

@@ -169,6 +169,10 @@ type Replayer struct {
 	// OnPreemption, when set, hears of every PostFilter decision of
 	// DefaultPreemption.
 	OnPreemption func(pod *v1.Pod, p *Preemption)
+	// OnGroupPreemption, when set, hears of every decision of
+	// DefaultPreemption's PodGroupPostFilter, with the gang's pods in the
+	// order the cycle took them.
+	OnGroupPreemption func(pods []*v1.Pod, gp *GroupPreemption)
 	// NoDiagnosis leaves the per-request diagnosis of device rejections
 	// out of the outcomes: a caller that retries pods for hours and reads
 	// only the message (sim/timeline) would spend most of its cycles on

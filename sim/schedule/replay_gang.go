@@ -95,6 +95,9 @@ func (r *Replayer) scheduleGroup(ctx context.Context, e *queue.Entity, t queue.T
 	for _, claim := range gc.Deallocate {
 		r.Deallocate(claim, t)
 	}
+	if gp := gc.Preemption; gp != nil && r.OnGroupPreemption != nil {
+		r.OnGroupPreemption(pods, gp)
+	}
 	if gp := gc.Preemption; gp != nil && gp.Success {
 		r.carryOutGroupPreemption(r.c.PodGroup(e.Group.Namespace, e.Group.Name), pods, gp, t)
 	}
