@@ -151,13 +151,13 @@ func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
 	for _, t := range s.ResourceClaimTemplates {
 		templates[t.Namespace+"/"+t.Name] = t
 	}
+	c.nextOrder = len(s.Pods)
 	for i, orig := range s.Pods {
 		pod := orig.DeepCopy()
 		if pod.UID == "" {
 			pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
 		}
 		c.podOrder[pod.UID] = i
-		c.nextOrder = i + 1
 		if pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed || pod.DeletionTimestamp != nil {
 			continue // the scheduler's cache ignores terminated pods
 		}
