@@ -7,7 +7,8 @@ import (
 )
 
 // checkSameInChunks loads data from a file in chunks of a few bytes (every
-// "---" line ends one) and of a few dozen, and fails unless the snapshot,
+// "---" line ends one) and of a few dozen, read in pieces of as many bytes
+// on 4 goroutines, and fails unless the snapshot,
 // warnings and errors are those of loading the text whole.
 func checkSameInChunks(t *testing.T, name string, data []byte, opts Options) {
 	t.Helper()
@@ -18,7 +19,7 @@ func checkSameInChunks(t *testing.T, name string, data []byte, opts Options) {
 	}
 	for _, size := range []int{1, 5, 64, 4096} {
 		l := newLoader(opts)
-		l.chunkBytes = size
+		l.chunkBytes, l.pieceBytes, l.workers = size, size, 4
 		if err := l.addPath(name, path); err != nil {
 			t.Fatalf("%s: reading in chunks of %d: %v", name, size, err)
 		}

@@ -5,17 +5,20 @@ import (
 )
 
 // loadBytesWith is LoadBytes with the batching set: workers decoding a
-// batch, and the JSON bytes that end one.
+// batch and reading the pieces of the text, and the JSON bytes that end a
+// batch (and the text that ends a piece, when they are few).
 func loadBytesWith(name string, data []byte, opts Options, workers, batchBytes int) (*Result, error) {
 	l := newLoader(opts)
 	l.workers, l.batchBytes = workers, batchBytes
+	l.pieceBytes = min(batchBytes, defaultPieceBytes)
 	l.addFile(name, string(data))
 	return l.finish([]string{name})
 }
 
-// checkSameInParallel loads data sequentially (one worker, one batch) and
-// in parallel with a batch per object, every batch decoded while the next
-// is read, and fails on any difference: the same snapshot in the same
+// checkSameInParallel loads data sequentially (one worker, one batch, one
+// piece) and in parallel with a batch per object and a piece per document
+// (or a few), every batch decoded while the next is read, the pieces read
+// on 4 goroutines, and fails on any difference: the same snapshot in the same
 // order, the same warnings and errors in the same order.
 func checkSameInParallel(t *testing.T, name string, data []byte, opts Options) {
 	t.Helper()

@@ -27,6 +27,9 @@ type fastReader struct {
 	// of s starts in the next chunk (see continueWith).
 	more bool
 	tree docTree
+	// keep leaves the documents read before in tree: the next one is
+	// added after them (see readPiece).
+	keep bool
 	doc  docReader
 }
 
@@ -76,7 +79,9 @@ func (r *fastReader) next() (root int32, empty, ok, eof bool) {
 		r.pos, r.line, r.done = d.pos, d.line, true
 		return -1, false, true, true
 	}
-	r.tree.reset()
+	if !r.keep {
+		r.tree.reset()
+	}
 	root, empty, ok = d.read()
 	if d.next < 0 {
 		r.done = true

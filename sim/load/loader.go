@@ -42,8 +42,9 @@ type loader struct {
 	// ends a batch.
 	workers, batchBytes int
 	// chunkBytes is how much of a file the loader reads at least at a time
-	// (chunks.go).
-	chunkBytes int
+	// (chunks.go); pieceBytes is the least text of a piece read in
+	// parallel (pieces.go).
+	chunkBytes, pieceBytes int
 	// added lists the objects added to Sources since the file being read
 	// began, to take them back (see rollback).
 	added []snapshot.Ref
@@ -57,7 +58,7 @@ type loader struct {
 
 func newLoader(opts Options) *loader {
 	return &loader{opts: opts, snap: snapshot.New(), skippedFirst: map[string]snapshot.Source{}, interner: newDeviceInterner(), slices: newSliceDecoder(),
-		workers: runtime.GOMAXPROCS(0), batchBytes: defaultBatchBytes, chunkBytes: defaultChunkBytes}
+		workers: runtime.GOMAXPROCS(0), batchBytes: defaultBatchBytes, chunkBytes: defaultChunkBytes, pieceBytes: defaultPieceBytes}
 }
 
 // internNew interns the device maps of the slices added since the last
@@ -92,44 +93,6 @@ func (l *loader) warnf(src snapshot.Source, format string, args ...any) {
 func (l *loader) addFile(name, text string) {
 	if !l.addFileFast(name, &textChunks{text: text}) {
 		l.addFileYAML(name, strings.NewReader(text))
-	}
-}
-
-// addFileFast loads a file with the fast reader, chunk by chunk. If the
-// reader gives up on a document, it takes back everything it loaded from
-// the file and reports false: yaml.v3 must read the file from the start,
-// since it may judge the documents before that one differently (it reads
-// ahead, and fails a document whose successor it cannot read). An error
-// reading the file is returned as it is.
-func (l *loader) addFileFast(name string, chunks chunkReader) bool {
-	mark := l.mark()
-	var r *fastReader
-	doc := 0
-	for {
-		text, more := chunks.next()
-		if r == nil {
-			r = newFastReader(text)
-			r.more = more
-		} else {
-			r.continueWith(text, more)
-		}
-		for {
-			root, empty, ok, eof := r.next()
-			if eof {
-				break
-			}
-			if !ok {
-				l.rollback(mark)
-				return false
-			}
-			if !empty {
-				l.addTreeDocument(snapshot.Source{File: name, Doc: doc, Item: -1}, &r.tree, root)
-			}
-			doc++
-		}
-		if !more {
-			return true
-		}
 	}
 }
 
