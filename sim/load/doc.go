@@ -19,8 +19,10 @@
 // shared as they are decoded; any other goes the JSON way.
 //
 // Regular files are read in chunks that end at a document marker
-// (chunks.go), and the objects' JSON is decoded on every core, in batches,
-// then added in input order (decode.go): the snapshot, its order, the
+// (chunks.go); the fast reader reads pieces of them, cut at the same
+// markers, on every core (pieces.go), and the objects' JSON is decoded on
+// every core, in batches (decode.go); both are added in input order: the
+// snapshot, its order, the
 // warnings and the errors are those of a sequential load of the whole
 // text.
 package load
