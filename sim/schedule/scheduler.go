@@ -1,7 +1,6 @@
 package schedule
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -791,6 +790,14 @@ type cycleBuffers struct {
 	repStatus   []*framework.Status
 	outcome     []int32
 	scoreSlot   []int32
+	heap        hostHeap
+	// score's arrays (see score).
+	active       []WeightedScore
+	totals       []int64
+	scores       [][]PluginScore
+	pluginScores []PluginScore
+	raw          []int64
+	nodeScores   []framework.NodeScore
 }
 
 // slotTable maps the nodes of one cycle to dense class slots, in the
@@ -913,10 +920,11 @@ type scoreResult struct {
 
 func (sc *scoreResult) total(j int) int64 { return sc.totals[sc.slot[j]] }
 
-// result is feasible node j's score record.
+// result is feasible node j's score record; it outlives the cycle, the
+// score result does not.
 func (sc *scoreResult) result(j int, name string) *NodeResult {
 	k := sc.slot[j]
-	return &NodeResult{Node: name, Scores: sc.scores[k], Total: sc.totals[k]}
+	return &NodeResult{Node: name, Scores: slices.Clone(sc.scores[k]), Total: sc.totals[k]}
 }
 
 // score runs PreScore and Score, normalizes per plugin and applies
@@ -966,36 +974,53 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 			sc.slot[j] = t.of(i)
 		}
 	}
-	var active []WeightedScore
+	b := &s.buf
+	active := b.active[:0]
 	for _, ws := range s.profile.Score {
 		if !state.SkipScorePlugins[ws.Plugin.Name()] {
 			active = append(active, ws)
 		}
 	}
-	sc.totals = make([]int64, len(reps))
-	sc.scores = make([][]PluginScore, len(reps))
-	backing := make([]PluginScore, len(reps)*len(active))
+	b.active = active
+	nr, na := len(reps), len(active)
+	sc.totals = resize(&b.totals, nr)
+	clear(sc.totals)
+	sc.scores = resize(&b.scores, nr)
+	backing := resize(&b.pluginScores, nr*na)
 	for k := range reps {
-		sc.scores[k] = backing[k*len(active) : k*len(active) : (k+1)*len(active)]
+		sc.scores[k] = backing[k*na : k*na : (k+1)*na]
 	}
-	scores := make([]framework.NodeScore, len(reps))
-	for _, ws := range active {
-		p := ws.Plugin
-		var firstErr error
-		var errMu sync.Mutex
-		s.parallel(len(reps), func(k int) {
-			v, st := p.Score(ctx, state, pod, reps[k])
+	// Every plugin scores a node in one pass over the nodes, as kube's
+	// RunScorePlugins does, rather than one parallel pass per plugin: a
+	// pass costs a goroutine, and with classes there are a few dozen
+	// nodes to score. raw[a*nr+k] is plugin a's score on node k.
+	raw := resize(&b.raw, na*nr)
+	var errMu sync.Mutex
+	errAt, errPlugin := nr, na // the first failure, by plugin then node
+	var firstErr *framework.Status
+	s.parallel(nr, func(k int) {
+		for a, ws := range active {
+			v, st := ws.Plugin.Score(ctx, state, pod, reps[k])
 			if !st.IsSuccess() {
 				errMu.Lock()
-				if firstErr == nil {
-					firstErr = pluginError(p.Name(), reps[k].Node().Name, fmt.Errorf("running Score plugins: plugin %q failed with: %w", p.Name(), statusErr(st)))
+				if a < errPlugin || a == errPlugin && k < errAt {
+					errAt, errPlugin, firstErr = k, a, st
 				}
 				errMu.Unlock()
+				return
 			}
-			scores[k] = framework.NodeScore{Name: reps[k].Node().Name, Score: v}
-		})
-		if firstErr != nil {
-			return nil, firstErr
+			raw[a*nr+k] = v
+		}
+	})
+	if firstErr != nil {
+		p := active[errPlugin].Plugin
+		return nil, pluginError(p.Name(), reps[errAt].Node().Name, fmt.Errorf("running Score plugins: plugin %q failed with: %w", p.Name(), statusErr(firstErr)))
+	}
+	scores := resize(&b.nodeScores, nr)
+	for a, ws := range active {
+		p := ws.Plugin
+		for k := range scores {
+			scores[k] = framework.NodeScore{Name: reps[k].Node().Name, Score: raw[a*nr+k]}
 		}
 		if norm, ok := p.(framework.ScoreNormalizer); ok {
 			if st := norm.NormalizeScore(ctx, state, pod, scores); !st.IsSuccess() {
@@ -1014,12 +1039,22 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 	return sc, nil
 }
 
+// resize returns *buf with length n, reallocated only when it is too
+// short; the contents are stale.
+func resize[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
+}
+
 // selectHost returns the index of the feasible node the pod goes to.
 func (s *Scheduler) selectHost(sc *scoreResult) int {
 	if s.opts.TieBreak == TieBreakRandom {
 		return s.randomHost(sc)
 	}
-	return kubeHost(sc)
+	return kubeHost(sc, &s.buf.heap)
 }
 
 // kubeHost is kube-scheduler v1.37.2's choice: schedulePod pops the first
@@ -1030,42 +1065,65 @@ func (s *Scheduler) selectHost(sc *scoreResult) int {
 // totals that is whichever node the sift-downs leave on top, which is not
 // always the first tied node in filter order. The same heap is built here
 // so that the same node comes out.
-func kubeHost(sc *scoreResult) int {
-	return KubeHostIndex(len(sc.slot), sc.total)
+func kubeHost(sc *scoreResult, buf *hostHeap) int {
+	keys := buf.keys[:0]
+	for _, k := range sc.slot {
+		keys = append(keys, sc.totals[k])
+	}
+	buf.keys = keys
+	return buf.root()
 }
 
 // KubeHostIndex returns the index kube-scheduler v1.37.2 binds among n
 // feasible nodes listed in filter order, whose totals total(i) gives (see
 // kubeHost).
 func KubeHostIndex(n int, total func(i int) int64) int {
-	h := hostHeap{total: total, order: make([]int, n)}
-	for j := range h.order {
-		h.order[j] = j
+	var h hostHeap
+	for i := range n {
+		h.keys = append(h.keys, total(i))
 	}
-	heap.Init(&h)
-	return h.order[0]
+	return h.root()
 }
 
-// hostHeap orders feasible node indexes as kube's nodeScoreHeap orders
-// NodePluginScores.
+// hostHeap builds the heap of kube's nodeScoreHeap over feasible node
+// indexes: the same sift-downs in the same order as container/heap.Init
+// with Less(i, j) = total(i) > total(j), written out on typed arrays
+// because the interface calls cost more than the comparisons (a tenth of
+// a replay at 5,000 nodes). The arrays are reused from cycle to cycle.
 type hostHeap struct {
-	total func(i int) int64
-	order []int
+	keys  []int64 // the totals, permuted with order
+	order []int32
 }
 
-var _ heap.Interface = (*hostHeap)(nil)
-
-func (h *hostHeap) Len() int { return len(h.order) }
-func (h *hostHeap) Less(i, j int) bool {
-	return h.total(h.order[i]) > h.total(h.order[j])
-}
-func (h *hostHeap) Swap(i, j int) { h.order[i], h.order[j] = h.order[j], h.order[i] }
-
-func (h *hostHeap) Push(x any) { h.order = append(h.order, x.(int)) }
-func (h *hostHeap) Pop() any {
-	x := h.order[len(h.order)-1]
-	h.order = h.order[:len(h.order)-1]
-	return x
+// root heapifies keys and returns the index of the node on top.
+func (h *hostHeap) root() int {
+	n := len(h.keys)
+	if cap(h.order) < n {
+		h.order = make([]int32, n)
+	}
+	order, keys := h.order[:n], h.keys
+	for i := range order {
+		order[i] = int32(i)
+	}
+	// container/heap.Init: down(i) for i = n/2-1 .. 0.
+	for i := n/2 - 1; i >= 0; i-- {
+		for p := i; ; {
+			c := 2*p + 1
+			if c >= n {
+				break
+			}
+			if r := c + 1; r < n && keys[r] > keys[c] {
+				c = r // the right child only when strictly larger
+			}
+			if keys[c] <= keys[p] {
+				break // swap only with a strictly larger child
+			}
+			keys[p], keys[c] = keys[c], keys[p]
+			order[p], order[c] = order[c], order[p]
+			p = c
+		}
+	}
+	return int(order[0])
 }
 
 // randomHost picks the highest total; among equals it picks uniformly at

@@ -1,6 +1,8 @@
 package schedule
 
 import (
+	"container/heap"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -40,11 +42,63 @@ func TestKubeHost(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := kubeHost(scoresOf(tt.totals...)); got != tt.want {
+			if got := kubeHost(scoresOf(tt.totals...), new(hostHeap)); got != tt.want {
 				t.Errorf("kubeHost(%v) = node %d, want node %d", tt.totals, got, tt.want)
 			}
 		})
 	}
+}
+
+// TestKubeHostIsContainerHeap holds the typed heap to container/heap
+// itself (what kube-scheduler runs) on random totals: few distinct values,
+// so that most heaps have many ties, and sizes from 1 to 600, with one
+// hostHeap reused throughout as the scheduler reuses it.
+func TestKubeHostIsContainerHeap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var reused hostHeap
+	for round := range 5000 {
+		n := 1 + rng.IntN(600)
+		if round%2 == 0 {
+			n = 1 + rng.IntN(12)
+		}
+		totals := make([]int64, n)
+		values := 1 + rng.IntN(4)
+		for i := range totals {
+			totals[i] = int64(rng.IntN(values)) * 100
+		}
+		want := containerHeapRoot(totals)
+		if got := kubeHost(scoresOf(totals...), &reused); got != want {
+			t.Fatalf("kubeHost(%v) = node %d, container/heap puts node %d on top", totals, got, want)
+		}
+	}
+}
+
+// containerHeapRoot is kube's nodeScoreHeap with container/heap: the root
+// after heap.Init.
+func containerHeapRoot(totals []int64) int {
+	h := &indexHeap{totals: totals}
+	for i := range totals {
+		h.order = append(h.order, i)
+	}
+	heap.Init(h)
+	return h.order[0]
+}
+
+type indexHeap struct {
+	totals []int64
+	order  []int
+}
+
+var _ heap.Interface = (*indexHeap)(nil)
+
+func (h *indexHeap) Len() int           { return len(h.order) }
+func (h *indexHeap) Less(i, j int) bool { return h.totals[h.order[i]] > h.totals[h.order[j]] }
+func (h *indexHeap) Swap(i, j int)      { h.order[i], h.order[j] = h.order[j], h.order[i] }
+func (h *indexHeap) Push(x any)         { h.order = append(h.order, x.(int)) }
+func (h *indexHeap) Pop() any {
+	x := h.order[len(h.order)-1]
+	h.order = h.order[:len(h.order)-1]
+	return x
 }
 
 // TestRandomHostOnlyPicksTopScores checks the seeded random tie-break: it
