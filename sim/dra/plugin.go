@@ -47,6 +47,26 @@ type Plugin struct {
 
 	// keys are the scheduler's node class keys (classes.go).
 	keys nodeKeys
+
+	// lastCycle is the latest PreFilter's data: how many nodes the
+	// previous cycle recorded an allocation for sizes the next cycle's
+	// map, which would otherwise grow three or four times in every cycle
+	// (the largest garbage of a replay, at 5,000 nodes).
+	lastCycle *cycleData
+}
+
+// allocationsHint is the number of nodes the previous cycle recorded an
+// allocation for.
+func (p *Plugin) allocationsHint() int {
+	p.mu.Lock()
+	d := p.lastCycle
+	p.mu.Unlock()
+	if d == nil {
+		return 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.nodeAllocations)
 }
 
 // Options tune the plugin.
@@ -175,6 +195,21 @@ func (d *cycleData) toAllocate() []int {
 	return idx
 }
 
+// allPending returns the pod's claims when every one of them needs
+// allocation and none is the extended-resource claim (the common case,
+// where Filter needs no list of its own for every node), else nil.
+func (d *cycleData) allPending() []*resourceapi.ResourceClaim {
+	if d.extendedClaim != nil {
+		return nil
+	}
+	for _, c := range d.claims {
+		if c.Status.Allocation != nil {
+			return nil
+		}
+	}
+	return d.claims
+}
+
 func readCycle(cs *framework.CycleState) *cycleData {
 	d, _ := cs.Read(Name).(*cycleData)
 	return d
@@ -192,7 +227,7 @@ func (p *Plugin) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v
 	if err != nil {
 		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
 	}
-	d := &cycleData{claims: claims, userClaims: len(claims), nodeAllocations: map[string]nodeAllocation{}}
+	d := &cycleData{claims: claims, userClaims: len(claims)}
 	if ext := p.extendedRequests(pod); len(ext) > 0 {
 		d.extendedRequests = ext
 		d.extendedClaim = p.findExtendedClaim(pod)
@@ -251,6 +286,10 @@ func (p *Plugin) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v
 		d.needsAllocation = true
 		d.allocState = p.state.AllocatedState()
 		d.scores = map[*classAnswer]int64{}
+		d.nodeAllocations = make(map[string]nodeAllocation, p.allocationsHint())
+		p.mu.Lock()
+		p.lastCycle = d
+		p.mu.Unlock()
 	}
 	cs.Write(Name, d)
 	return nil, nil
@@ -292,16 +331,18 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 	var results []resourceapi.AllocationResult
 	var answer *classAnswer
 	if d.needsAllocation {
-		var toAllocate []*resourceapi.ResourceClaim
-		for _, i := range d.toAllocate() {
-			c := d.claims[i]
-			if c == d.extendedClaim {
-				if nodeExtClaim == nil {
-					continue // satisfied by the node's own extended resources
+		toAllocate := d.allPending()
+		if toAllocate == nil {
+			for _, i := range d.toAllocate() {
+				c := d.claims[i]
+				if c == d.extendedClaim {
+					if nodeExtClaim == nil {
+						continue // satisfied by the node's own extended resources
+					}
+					c = nodeExtClaim
 				}
-				c = nodeExtClaim
+				toAllocate = append(toAllocate, c)
 			}
-			toAllocate = append(toAllocate, c)
 		}
 		res, ans, st := p.allocate(ctx, d, ni, toAllocate, nodeExtClaim == nil)
 		if st != nil {
@@ -338,7 +379,7 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 		p.mu.Unlock()
 		if hit {
 			if e.failed {
-				return nil, nil, framework.NewStatus(e.code, e.reasons...)
+				return nil, nil, e.status
 			}
 			return nil, e, nil
 		}
@@ -360,7 +401,10 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 	if cacheable {
 		e := &classAnswer{node: node.Name}
 		if st != nil {
-			e.failed, e.code, e.reasons = true, st.Code(), st.Reasons()
+			// Every node of the class gets this one status (with the
+			// plugin named, so that nothing writes to it again), not a
+			// copy per node and cycle.
+			e.failed, e.status = true, framework.NewStatus(st.Code(), st.Reasons()...).WithPlugin(Name)
 		} else {
 			e.results = res
 		}
@@ -393,8 +437,7 @@ type classAnswer struct {
 	node    string
 	results []resourceapi.AllocationResult
 	failed  bool
-	code    framework.Code
-	reasons []string
+	status  *framework.Status // when failed
 }
 
 // Score implements framework.ScorePlugin: for every request with

@@ -96,8 +96,12 @@ func (s *Status) Plugin() string {
 }
 
 // WithPlugin records which plugin produced the status and returns it.
+//
+// A status already naming the plugin is not written to: a plugin may hand
+// one status to many nodes (DynamicResources does, for a cached answer),
+// filtered concurrently.
 func (s *Status) WithPlugin(name string) *Status {
-	if s != nil {
+	if s != nil && s.plugin != name {
 		s.plugin = name
 	}
 	return s
