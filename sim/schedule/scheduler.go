@@ -145,6 +145,13 @@ type Scheduler struct {
 	inFlight map[*v1.Pod]bool
 	// preemptRng draws kube's random choices in preemption.
 	preemptRng *rand.Rand
+	// filters are the Filter plugins on for the latest cycle's state
+	// (setActiveFilters); other states (clones, older attempts) look
+	// each plugin up.
+	filters struct {
+		state  *framework.CycleState
+		active []framework.FilterPlugin
+	}
 }
 
 // New returns a scheduler for the cluster.
@@ -409,6 +416,7 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	if rejected != nil {
 		return reject(rejected, []string{rejected.Plugin()})
 	}
+	s.setActiveFilters(state)
 	candidates := nodes
 	absent := 0
 	var classes []uint32
@@ -692,7 +700,12 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 	repStatus := b.repStatus[:0] // each slot's status
 	outcome := b.outcome[:0]     // each slot's outcome: feasible, failed, or an index into f.rejected
 	var rejectedByDRA []bool
-	rejectedSlot := map[*framework.Status]int32{}
+	rejectedSlot := b.rejectedSlot
+	if rejectedSlot == nil {
+		rejectedSlot = map[*framework.Status]int32{}
+		b.rejectedSlot = rejectedSlot
+	}
+	clear(rejectedSlot)
 	defer func() {
 		b.feasible, b.feasibleIdx, b.reps, b.repStatus, b.outcome = f.feasible, f.feasibleIdx, reps, repStatus, outcome
 	}()
@@ -791,6 +804,8 @@ type cycleBuffers struct {
 	outcome     []int32
 	scoreSlot   []int32
 	heap        hostHeap
+	// rejectedSlot indexes the cycle's distinct rejection statuses.
+	rejectedSlot map[*framework.Status]int32
 	// score's arrays (see score).
 	active       []WeightedScore
 	totals       []int64
@@ -859,8 +874,12 @@ func (t *slotTable) of(i int) int32 {
 }
 
 func (s *Scheduler) runFilters(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
-	for _, p := range s.profile.Filter {
-		if state.SkipFilterPlugins[p.Name()] {
+	plugins, active := s.profile.Filter, false
+	if state == s.filters.state {
+		plugins, active = s.filters.active, true
+	}
+	for _, p := range plugins {
+		if !active && state.SkipFilterPlugins[p.Name()] {
 			continue
 		}
 		if st := p.Filter(ctx, state, pod, ni); !st.IsSuccess() {
@@ -871,6 +890,20 @@ func (s *Scheduler) runFilters(ctx context.Context, state *framework.CycleState,
 		}
 	}
 	return nil
+}
+
+// setActiveFilters lists the Filter plugins that PreFilter left on for
+// the cycle's state, so that the filters of every node need not look
+// each plugin up in SkipFilterPlugins. PreFilter is over by then: nothing
+// changes the set for this state afterwards.
+func (s *Scheduler) setActiveFilters(state *framework.CycleState) {
+	s.filters.state = state
+	s.filters.active = s.filters.active[:0]
+	for _, p := range s.profile.Filter {
+		if !state.SkipFilterPlugins[p.Name()] {
+			s.filters.active = append(s.filters.active, p)
+		}
+	}
 }
 
 // parallel runs f(0..n-1) on the scheduler's workers.
