@@ -125,7 +125,7 @@ type cycleData struct {
 	sharedErr  error
 
 	mu              sync.Mutex
-	nodeAllocations map[string]nodeAllocation
+	nodeAllocations map[string]allocationRef
 	// claimsHash identifies the content of the claims to allocate.
 	claimsHash uint64
 	// scores caches the prioritized-list score of shared answers.
@@ -161,6 +161,21 @@ type nodeAllocation struct {
 	// answer, when set, holds the results as computed on an equivalent
 	// node; they are translated for this node only when needed.
 	answer *classAnswer
+}
+
+// allocationRef is a node's entry in the cycle's allocations: most nodes
+// take an equivalent node's answer, and an entry of two pointers keeps the
+// per-cycle map small.
+type allocationRef struct {
+	answer *classAnswer
+	own    *nodeAllocation // when answer is nil
+}
+
+func (r allocationRef) get() nodeAllocation {
+	if r.own != nil {
+		return *r.own
+	}
+	return nodeAllocation{answer: r.answer}
 }
 
 // resultsOn returns the allocation results for the node.
@@ -286,7 +301,7 @@ func (p *Plugin) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v
 		d.needsAllocation = true
 		d.allocState = p.state.AllocatedState()
 		d.scores = map[*classAnswer]int64{}
-		d.nodeAllocations = make(map[string]nodeAllocation, p.allocationsHint())
+		d.nodeAllocations = make(map[string]allocationRef, p.allocationsHint())
 		p.mu.Lock()
 		p.lastCycle = d
 		p.mu.Unlock()
@@ -355,7 +370,11 @@ func (p *Plugin) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.P
 	}
 	if d.needsAllocation {
 		d.mu.Lock()
-		d.nodeAllocations[node.Name] = nodeAllocation{results: results, answer: answer, extendedClaim: nodeExtClaim, mappings: mappings}
+		ref := allocationRef{answer: answer}
+		if answer == nil {
+			ref.own = &nodeAllocation{results: results, extendedClaim: nodeExtClaim, mappings: mappings}
+		}
+		d.nodeAllocations[node.Name] = ref
 		d.mu.Unlock()
 	}
 	return nil
@@ -451,8 +470,9 @@ func (p *Plugin) Score(_ context.Context, cs *framework.CycleState, _ *v1.Pod, n
 		return 0, nil
 	}
 	d.mu.Lock()
-	alloc, found := d.nodeAllocations[ni.Node().Name]
+	ref, found := d.nodeAllocations[ni.Node().Name]
 	d.mu.Unlock()
+	alloc := ref.get()
 	if !found {
 		return 0, nil
 	}
@@ -539,7 +559,7 @@ func (p *Plugin) Reserve(_ context.Context, cs *framework.CycleState, pod *v1.Po
 	if d == nil {
 		return nil
 	}
-	alloc := d.nodeAllocations[nodeName]
+	alloc := d.nodeAllocations[nodeName].get()
 	results := p.resultsOn(alloc, nodeName)
 	next := 0
 	for _, i := range d.toAllocate() {
@@ -604,7 +624,7 @@ func (p *Plugin) ChosenAllocation(cs *framework.CycleState, nodeName string) []r
 		return nil
 	}
 	d.mu.Lock()
-	alloc := d.nodeAllocations[nodeName]
+	alloc := d.nodeAllocations[nodeName].get()
 	d.mu.Unlock()
 	return p.resultsOn(alloc, nodeName)
 }
