@@ -12,8 +12,9 @@ import (
 // kept between cycles and refreshed only for nodes whose class changed.
 
 var (
-	_ framework.LabelReader    = (*Plugin)(nil)
-	_ framework.NodeStateKeyer = (*Plugin)(nil)
+	_ framework.LabelReader      = (*Plugin)(nil)
+	_ framework.NodeStateKeyer   = (*Plugin)(nil)
+	_ framework.NodeStateChanges = (*Plugin)(nil)
 )
 
 // nodeKeys caches NodeStateKeys between cycles.
@@ -28,7 +29,18 @@ type nodeKeys struct {
 	index  map[*nodePools]int
 	keys   []uint32
 	ids    map[classKey]uint32
+	// changed logs the indexes whose key changed in incremental updates
+	// (NodeStateChanges); changed[k] has position changedBase+k, and
+	// positions before validFrom are lost (a full rebuild, or the log
+	// starting over).
+	changed     []int32
+	changedBase uint64
+	validFrom   uint64
 }
+
+// maxChangedKeys bounds the log of changed keys; callers further behind
+// compare every key.
+const maxChangedKeys = 1 << 16
 
 // maxChangedPools bounds the state's log of changed nodes.
 const maxChangedPools = 1 << 16
@@ -70,6 +82,7 @@ func (p *Plugin) NodeStateKeys(nodes []*framework.NodeInfo) ([]uint32, bool) {
 	}
 	full := !c.valid || c.epoch != s.epoch || !framework.SameNodeList(c.nodes, nodes) || c.logPos < s.changedBase
 	if full {
+		c.restartLog()
 		c.nodes = append(c.nodes[:0], nodes...)
 		c.pools = c.pools[:0]
 		c.keys = c.keys[:0]
@@ -85,13 +98,37 @@ func (p *Plugin) NodeStateKeys(nodes []*framework.NodeInfo) ([]uint32, bool) {
 	} else if c.version != s.version {
 		for _, np := range s.changedPools[c.logPos-s.changedBase:] {
 			if i, ok := c.index[np]; ok {
-				c.keys[i] = p.classID(np)
+				if k := p.classID(np); k != c.keys[i] {
+					c.keys[i] = k
+					if len(c.changed) >= maxChangedKeys {
+						c.restartLog()
+					}
+					c.changed = append(c.changed, int32(i))
+				}
 			}
 		}
 	}
 	c.valid, c.epoch, c.version = true, s.epoch, s.version
 	c.logPos = s.changedBase + len(s.changedPools)
 	return c.keys, true
+}
+
+// restartLog drops the log of changed keys: callers must compare every
+// key once.
+func (c *nodeKeys) restartLog() {
+	c.changedBase += uint64(len(c.changed)) + 1
+	c.changed = c.changed[:0]
+	c.validFrom = c.changedBase
+}
+
+// NodeStateChanges implements framework.NodeStateChanges.
+func (p *Plugin) NodeStateChanges(pos uint64) ([]int32, uint64, bool) {
+	c := &p.keys
+	next := c.changedBase + uint64(len(c.changed))
+	if pos < c.validFrom || pos > next {
+		return nil, next, false
+	}
+	return c.changed[pos-c.changedBase:], next, true
 }
 
 // classID interns a node's allocation class; 0 is the class of nodes

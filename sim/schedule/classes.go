@@ -36,8 +36,10 @@ type classifier struct {
 	info    []uint32
 	infoIDs map[string]uint32
 	buf     []byte
-	// state is each node's plugin-state key as last seen.
-	state []uint32
+	// state is each node's plugin-state key as last seen, and statePos
+	// the position in the keyer's log of changed keys it reflects.
+	state    []uint32
+	statePos uint64
 	// dirty logs the nodes whose key may have changed since the epoch
 	// began; dirty[k] has sequence number dirtyBase+k.
 	dirty     []int32
@@ -86,9 +88,17 @@ func newClassifier() *classifier {
 // plugin keeps node state). The slice is owned by the classifier and
 // valid until the next call. Only the nodes the cluster logged as changed
 // and those whose state key changed are looked at again.
-func (c *classifier) classes(nodes []*framework.NodeInfo, changes nodeChanges, labelKeys []string, name string, state []uint32) []uint32 {
+//
+// stateLog, when not nil, tells which state keys changed since the last
+// call; without it every node's key is compared.
+func (c *classifier) classes(nodes []*framework.NodeInfo, changes nodeChanges, labelKeys []string, name string, state []uint32, stateLog framework.NodeStateChanges) []uint32 {
 	changed, next, ok := changes.NodeChanges(c.pos)
 	c.pos = next
+	var stateChanged []int32
+	stateKnown := false
+	if stateLog != nil {
+		stateChanged, c.statePos, stateKnown = stateLog.NodeStateChanges(c.statePos)
+	}
 	if !ok || !framework.SameNodeList(c.nodes, nodes) || len(c.state) != len(state) {
 		c.reset(nodes, state)
 	} else {
@@ -99,10 +109,19 @@ func (c *classifier) classes(nodes []*framework.NodeInfo, changes nodeChanges, l
 				c.markDirty(i)
 			}
 		}
-		for i := range state {
-			if state[i] != c.state[i] {
-				c.state[i] = state[i]
-				c.markDirty(int32(i))
+		if stateKnown {
+			for _, i := range stateChanged {
+				if state[i] != c.state[i] {
+					c.state[i] = state[i]
+					c.markDirty(i)
+				}
+			}
+		} else {
+			for i := range state {
+				if state[i] != c.state[i] {
+					c.state[i] = state[i]
+					c.markDirty(int32(i))
+				}
 			}
 		}
 	}

@@ -548,6 +548,7 @@ func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod, prev *
 		return prev.classes, name
 	}
 	var stateKeys []uint32
+	var stateLog framework.NodeStateChanges
 	for _, p := range s.profile.plugins() {
 		k, ok := p.(framework.NodeStateKeyer)
 		if !ok {
@@ -559,8 +560,9 @@ func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod, prev *
 		if stateKeys, ok = k.NodeStateKeys(s.c.Nodes); !ok {
 			return nil, ""
 		}
+		stateLog, _ = p.(framework.NodeStateChanges)
 	}
-	return s.classifier.classes(s.c.Nodes, s.c, keys, name, stateKeys), name
+	return s.classifier.classes(s.c.Nodes, s.c, keys, name, stateKeys, stateLog), name
 }
 
 // ensureFiltered runs the filters on a node that got its feasibility from
