@@ -725,7 +725,7 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 		// then filter the new classes' representatives in parallel.
 		first := len(reps)
 		var visited int
-		walk, reps, visited = slots.visit(next, n, n-lo, chunk, walk, reps)
+		walk, reps, visited = slots.visit(next, n, n-lo, chunk, want-len(f.feasible), outcome, walk, reps)
 		hi := lo + visited
 		for range len(reps) - first {
 			repStatus = append(repStatus, nil)
@@ -860,13 +860,17 @@ func (s *Scheduler) slots(classes []uint32) *slotTable {
 
 // visit gives slots to at most count nodes from node i on, wrapping
 // around at n, and stops after the node that brings the limit-th new
-// slot. It appends each node's slot to walk and each new slot's first
-// node to reps, and returns them with the number of nodes visited. One
-// call walks a whole batch: this is the loop over every node a cycle
-// visits (4,800 per cycle at 50,000 nodes).
-func (t *slotTable) visit(i, n, count, limit int, walk []int32, reps []int) ([]int32, []int, int) {
+// slot, or after the need-th node of a slot whose outcome (in outcome,
+// from earlier batches) is feasible: the filter pass stops there at the
+// latest, and looking further would filter classes for nothing. It
+// appends each node's slot to walk and each new slot's first node to
+// reps, and returns them with the number of nodes visited. One call
+// walks a whole batch: this is the loop over every node a cycle visits
+// (4,800 per cycle at 50,000 nodes).
+func (t *slotTable) visit(i, n, count, limit, need int, outcome []int32, walk []int32, reps []int) ([]int32, []int, int) {
 	newSlots, k := 0, 0
 	if t.classes == nil {
+		// Every node is new: no outcome is known ahead.
 		for ; k < count && newSlots < limit; k++ {
 			walk = append(walk, t.next)
 			reps = append(reps, i)
@@ -880,7 +884,9 @@ func (t *slotTable) visit(i, n, count, limit int, walk []int32, reps []int) ([]i
 	}
 	classes, entry, cycle := t.classes, t.entry, t.cycle
 	last, lastSlot := t.last, t.lastSlot
-	for ; k < count && newSlots < limit; k++ {
+	known := int32(len(outcome))
+	feasible := 0
+	for ; k < count && newSlots < limit && feasible < need; k++ {
 		if c := classes[i]; c != last || lastSlot < 0 {
 			e := &entry[c]
 			if e.stamp != cycle {
@@ -892,6 +898,9 @@ func (t *slotTable) visit(i, n, count, limit int, walk []int32, reps []int) ([]i
 			last, lastSlot = c, e.slot
 		}
 		walk = append(walk, lastSlot)
+		if lastSlot < known && outcome[lastSlot] == outcomeFeasible {
+			feasible++
+		}
 		if i++; i == n {
 			i = 0
 		}
