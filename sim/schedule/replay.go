@@ -593,18 +593,23 @@ func PodClaims(pod *v1.Pod, draPlugin *dra.Plugin) []result.Claim {
 
 // nodeUsage reports each node's requested resources and devices.
 func nodeUsage(c *cluster.Cluster) []result.Node {
-	allocated := c.DRA.AllocatedState()
+	used := allocatedByPool(c.DRA.AllocatedState())
 	devTotal := map[string]int{}
 	devUsed := map[string]int{}
 	// The devices the allocator can use on the node: older generations of
 	// a pool are not, and a device of a per-device slice belongs to the
 	// node it names.
+	var pool map[string]bool
+	var poolKey [2]string
 	for _, d := range inventory.Devices(inventory.Current(c.DRA.Slices())) {
 		if d.Node == "" {
 			continue
 		}
 		devTotal[d.Node]++
-		if structured.IsDeviceAllocated(structured.MakeDeviceID(d.ID.Driver, d.ID.Pool, d.ID.Device), &allocated) {
+		if k := [2]string{d.ID.Driver, d.ID.Pool}; k != poolKey || pool == nil {
+			poolKey, pool = k, used[k]
+		}
+		if pool[d.ID.Device] {
 			devUsed[d.Node]++
 		}
 	}
@@ -624,6 +629,32 @@ func nodeUsage(c *cluster.Cluster) []result.Node {
 			Devices:       result.Count{Used: devUsed[ni.Name], Total: devTotal[ni.Name]},
 		}
 		out = append(out, n)
+	}
+	return out
+}
+
+// allocatedByPool lists the devices structured.IsDeviceAllocated calls
+// allocated (allocated whole, shared, or with capacity consumed) by
+// driver and pool. Asking IsDeviceAllocated for every device interned
+// three strings per device and walked the shared IDs each time: 1.4
+// CPU-seconds for the 2.8 million devices of 50,000 nodes.
+func allocatedByPool(a structured.AllocatedState) map[[2]string]map[string]bool {
+	out := map[[2]string]map[string]bool{}
+	add := func(id structured.DeviceID) {
+		k := [2]string{id.Driver.String(), id.Pool.String()}
+		if out[k] == nil {
+			out[k] = map[string]bool{}
+		}
+		out[k][id.Device.String()] = true
+	}
+	for id := range a.AllocatedDevices {
+		add(id)
+	}
+	for id := range a.AllocatedSharedDeviceIDs {
+		add(id.GetDeviceID())
+	}
+	for id := range a.AggregatedCapacity {
+		add(id)
 	}
 	return out
 }
