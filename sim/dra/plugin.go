@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
@@ -128,7 +129,8 @@ type cycleData struct {
 	nodeAllocations map[string]allocationRef
 	// claimsHash identifies the content of the claims to allocate.
 	claimsHash uint64
-	// scores caches the prioritized-list score of shared answers.
+	// scores caches the prioritized-list score of shared answers when
+	// the answer cannot keep it (see Score); made on first use.
 	scores map[*classAnswer]int64
 	// diagnosed caches Diagnose's findings per class of nodes; it is
 	// only used after filtering, from one goroutine.
@@ -300,7 +302,6 @@ func (p *Plugin) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v
 		d.claimsHash = claimsHash(d.claims)
 		d.needsAllocation = true
 		d.allocState = p.state.AllocatedState()
-		d.scores = map[*classAnswer]int64{}
 		d.nodeAllocations = make(map[string]allocationRef, p.allocationsHint())
 		p.mu.Lock()
 		p.lastCycle = d
@@ -457,6 +458,10 @@ type classAnswer struct {
 	results []resourceapi.AllocationResult
 	failed  bool
 	status  *framework.Status // when failed
+	// score is the prioritized-list score of results, once scored is set
+	// (see Score).
+	score  atomic.Int64
+	scored atomic.Bool
 }
 
 // Score implements framework.ScorePlugin: for every request with
@@ -476,8 +481,15 @@ func (p *Plugin) Score(_ context.Context, cs *framework.CycleState, _ *v1.Pod, n
 	if !found {
 		return 0, nil
 	}
-	if alloc.answer != nil {
-		// Pool names do not matter to the score: compute it once per answer.
+	// Pool names do not matter to the score: compute it once per answer.
+	// When every claim of the pod is one the answer allocated, the score
+	// depends on nothing else (the answer is for these claims' content),
+	// and the answer keeps it for every later pod of the same shape.
+	shared := alloc.answer != nil && d.allPending() != nil
+	if shared && alloc.answer.scored.Load() {
+		return alloc.answer.score.Load(), nil
+	}
+	if alloc.answer != nil && !shared {
 		d.mu.Lock()
 		score, done := d.scores[alloc.answer]
 		d.mu.Unlock()
@@ -489,8 +501,15 @@ func (p *Plugin) Score(_ context.Context, cs *framework.CycleState, _ *v1.Pod, n
 	if err != nil {
 		return 0, framework.AsStatus(err)
 	}
-	if alloc.answer != nil {
+	switch {
+	case shared:
+		alloc.answer.score.Store(score)
+		alloc.answer.scored.Store(true)
+	case alloc.answer != nil:
 		d.mu.Lock()
+		if d.scores == nil {
+			d.scores = map[*classAnswer]int64{}
+		}
 		d.scores[alloc.answer] = score
 		d.mu.Unlock()
 	}
