@@ -28,7 +28,7 @@ func isDRAExtendedResourceName(name v1.ResourceName) bool {
 // extendedRequests returns the pod's scalar resource requests when at least
 // one of them is provided by a DeviceClass (DRAExtendedResource).
 func (p *Plugin) extendedRequests(pod *v1.Pod) map[v1.ResourceName]int64 {
-	if !p.state.gates["DRAExtendedResource"] || len(p.state.extResource) == 0 {
+	if !p.state.gates["DRAExtendedResource"] || len(p.state.extResource) == 0 || !p.mayRequestExtended(pod) {
 		return nil
 	}
 	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
@@ -49,6 +49,36 @@ func (p *Plugin) extendedRequests(pod *v1.Pod) map[v1.ResourceName]int64 {
 		}
 	}
 	return out
+}
+
+// mayRequestExtended reports whether a resource a DeviceClass provides is
+// named anywhere PodRequests takes requests from (the containers', the
+// init containers', the pod level and the pod overhead). When none is,
+// the pod's requests cannot map to a DeviceClass, and adding them up
+// (every pod, every cycle) is skipped.
+func (p *Plugin) mayRequestExtended(pod *v1.Pod) bool {
+	provided := func(l v1.ResourceList) bool {
+		for name := range l {
+			if p.state.extResource[name] != nil {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range pod.Spec.Containers {
+		if provided(pod.Spec.Containers[i].Resources.Requests) {
+			return true
+		}
+	}
+	for i := range pod.Spec.InitContainers {
+		if provided(pod.Spec.InitContainers[i].Resources.Requests) {
+			return true
+		}
+	}
+	if r := pod.Spec.Resources; r != nil && provided(r.Requests) {
+		return true
+	}
+	return provided(pod.Spec.Overhead)
 }
 
 // findExtendedClaim finds an extended-resource claim made for the pod in an
