@@ -719,72 +719,85 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 	chunk := s.opts.Parallelism * 4
 	maxChunk := max(64, s.opts.Parallelism*16)
 	next := start // the node at lo, walking from start and wrapping
-	for lo := 0; lo < n && len(f.feasible) < want; chunk = min(2*chunk, maxChunk) {
-		// Look ahead for up to chunk new classes, noting every node's
-		// slot on the way (walk[k] is the slot of the k-th node visited),
-		// then filter the new classes' representatives in parallel.
-		first := len(reps)
-		var visited int
-		walk, reps, visited = slots.visit(next, n, n-lo, chunk, want-len(f.feasible), outcome, walk, reps)
-		hi := lo + visited
-		for range len(reps) - first {
-			repStatus = append(repStatus, nil)
+	// walk[k] is the slot of node batchLo+k of the current look-ahead
+	// batch, which covers the nodes lo to hi-1.
+	batchLo, hi := 0, 0
+	for lo := 0; lo < n && len(f.feasible) < want; lo++ {
+		var slot int32
+		if lo < hi {
+			slot = walk[lo-batchLo]
+		} else if known, ok := slots.known(next); ok {
+			// Past the batches, a node of a class met earlier in the
+			// cycle takes its outcome at once: at 50,000 nodes most of a
+			// cycle's nodes go this way.
+			slot = known
+		} else {
+			// A new class: look ahead for up to chunk new classes,
+			// noting every node's slot on the way, then filter the new
+			// classes' representatives in parallel.
+			first := len(reps)
+			var visited int
+			walk, reps, visited = slots.visit(next, n, n-lo, chunk, want-len(f.feasible), outcome, walk[:0], reps)
+			batchLo, hi = lo, lo+visited
+			chunk = min(2*chunk, maxChunk)
+			for range len(reps) - first {
+				repStatus = append(repStatus, nil)
+			}
+			s.parallel(len(reps)-first, func(k int) {
+				repStatus[first+k] = s.filterNode(ctx, state, pod, candidates[reps[first+k]])
+			})
+			for k := first; k < len(reps); k++ {
+				st := repStatus[k]
+				switch {
+				case st.IsSuccess():
+					outcome = append(outcome, outcomeFeasible)
+				case st.Code() == framework.Error:
+					outcome = append(outcome, outcomeFailed)
+				default:
+					// Plugins may return one status value for many nodes.
+					r, seen := rejectedSlot[st]
+					if !seen {
+						r = int32(len(f.rejected))
+						rejectedSlot[st] = r
+						f.rejected = append(f.rejected, st)
+						f.rejectedNodes = append(f.rejectedNodes, 0)
+						rejectedInfo = append(rejectedInfo, rejection{potential: st.Code() == framework.Unschedulable, byDRA: st.Plugin() == dra.Name})
+					}
+					outcome = append(outcome, r)
+				}
+				if classes != nil {
+					s.direct[reps[k]] = s.markCycle
+				}
+			}
+			slot = walk[0]
 		}
-		s.parallel(len(reps)-first, func(k int) {
-			repStatus[first+k] = s.filterNode(ctx, state, pod, candidates[reps[first+k]])
-		})
-		for k := first; k < len(reps); k++ {
-			st := repStatus[k]
-			switch {
-			case st.IsSuccess():
-				outcome = append(outcome, outcomeFeasible)
-			case st.Code() == framework.Error:
-				outcome = append(outcome, outcomeFailed)
-			default:
-				// Plugins may return one status value for many nodes.
-				r, seen := rejectedSlot[st]
-				if !seen {
-					r = int32(len(f.rejected))
-					rejectedSlot[st] = r
-					f.rejected = append(f.rejected, st)
-					f.rejectedNodes = append(f.rejectedNodes, 0)
-					rejectedInfo = append(rejectedInfo, rejection{potential: st.Code() == framework.Unschedulable, byDRA: st.Plugin() == dra.Name})
-				}
-				outcome = append(outcome, r)
-			}
-			if classes != nil {
-				s.direct[reps[k]] = s.markCycle
-			}
+		// Hand the node its slot's outcome, in walk order.
+		i := next
+		if next++; next == n {
+			next = 0
 		}
-		// Hand each node its slot's outcome, in walk order.
-		for ; lo < hi && len(f.feasible) < want; lo++ {
-			i := next
-			if next++; next == n {
-				next = 0
+		f.processed++
+		switch o := outcome[slot]; o {
+		case outcomeFeasible:
+			f.feasible = append(f.feasible, candidates[i])
+			f.feasibleIdx = append(f.feasibleIdx, i)
+		case outcomeFailed:
+			// The failed node is not counted as processed: kube keeps no
+			// status for it.
+			f.processed--
+			st := repStatus[slot]
+			return f, pluginError(st.Plugin(), candidates[i].Node().Name, fmt.Errorf("running %q filter plugin: %w", st.Plugin(), statusErr(st)))
+		default:
+			f.rejectedNodes[o]++
+			r := rejectedInfo[o]
+			if r.potential {
+				f.potential = append(f.potential, candidates[i])
 			}
-			f.processed++
-			switch o := outcome[walk[lo]]; o {
-			case outcomeFeasible:
-				f.feasible = append(f.feasible, candidates[i])
-				f.feasibleIdx = append(f.feasibleIdx, i)
-			case outcomeFailed:
-				// The failed node is not counted as processed: kube
-				// keeps no status for it.
-				f.processed--
-				st := repStatus[walk[lo]]
-				return f, pluginError(st.Plugin(), candidates[i].Node().Name, fmt.Errorf("running %q filter plugin: %w", st.Plugin(), statusErr(st)))
-			default:
-				f.rejectedNodes[o]++
-				r := rejectedInfo[o]
-				if r.potential {
-					f.potential = append(f.potential, candidates[i])
-				}
-				if r.byDRA && len(f.deviceRejected) < MaxDiagnosedNodes {
-					f.deviceRejected = append(f.deviceRejected, candidates[i].Node().Name)
-				}
-				if s.opts.KeepNodeStatuses {
-					f.rejectedList = append(f.rejectedList, NodeResult{Node: candidates[i].Node().Name, Status: f.rejected[o]})
-				}
+			if r.byDRA && len(f.deviceRejected) < MaxDiagnosedNodes {
+				f.deviceRejected = append(f.deviceRejected, candidates[i].Node().Name)
+			}
+			if s.opts.KeepNodeStatuses {
+				f.rejectedList = append(f.rejectedList, NodeResult{Node: candidates[i].Node().Name, Status: f.rejected[o]})
 			}
 		}
 	}
@@ -856,6 +869,25 @@ func (s *Scheduler) slots(classes []uint32) *slotTable {
 		t.cycle = 1
 	}
 	return t
+}
+
+// known returns node i's slot when its class already has one in this
+// cycle (then its outcome is known: every slot is filtered in the batch
+// that gave it).
+func (t *slotTable) known(i int) (int32, bool) {
+	if t.classes == nil {
+		return 0, false
+	}
+	c := t.classes[i]
+	if c == t.last && t.lastSlot >= 0 {
+		return t.lastSlot, true
+	}
+	e := t.entry[c]
+	if e.stamp != t.cycle {
+		return 0, false
+	}
+	t.last, t.lastSlot = c, e.slot
+	return e.slot, true
 }
 
 // visit gives slots to at most count nodes from node i on, wrapping
