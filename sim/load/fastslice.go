@@ -22,9 +22,9 @@ import (
 // to that.
 //
 // It also does the interner's work as it goes, cheaper: a device list, an
-// attribute, capacity or counter map is decoded once per distinct JSON text
-// and shared by every slice that has the same text. The JSON text is what
-// the JSON way decodes, so equal texts decode to equal values. Nothing in
+// attribute, capacity or counter map is decoded once per distinct content
+// (the same tree: keys in the same order, scalars of the same text) and
+// shared by every slice that has it: equal trees decode to equal values. Nothing in
 // drasim changes a loaded object in place (see deviceInterner).
 type sliceDecoder struct {
 	devices  map[string][]resourceapi.Device
@@ -211,7 +211,7 @@ func (d *sliceDecoder) spec(t *docTree, m int32, out *resourceapi.ResourceSliceS
 }
 
 // deviceList decodes spec.devices, sharing the list with every slice whose
-// list has the same JSON text.
+// list has the same content.
 func (d *sliceDecoder) deviceList(t *docTree, c int32, out *[]resourceapi.Device) bool {
 	return cached(d, d.devices, t, c, out, func(out *[]resourceapi.Device) bool {
 		return sequence(t, c, out, func(c int32, dev *resourceapi.Device) bool {
@@ -285,12 +285,14 @@ func (d *sliceDecoder) counterMap(t *docTree, c int32, out *map[string]resourcea
 }
 
 // cached decodes node c into out with decode, or takes the value decoded
-// before for the same JSON text.
+// before for the same content (the tree's key of it, appendKey: equal keys
+// are equal trees, which decode to equal values; it costs less than the
+// JSON text, which a 50,000-node load spent 2.7 CPU-seconds writing).
 func cached[V any](d *sliceDecoder, table map[string]V, t *docTree, c int32, out *V, decode func(*V) bool) bool {
 	if isNull(t.node(c)) {
 		return true
 	}
-	d.buf = t.appendJSON(d.buf[:0], c)
+	d.buf = t.appendKey(d.buf[:0], c)
 	if v, ok := table[string(d.buf)]; ok {
 		*out = v
 		return true

@@ -268,3 +268,37 @@ func TestSliceDecoderOddFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestTreeKeyTellsContentsApart holds appendKey, the slice decoder's cache
+// key, to the trees' JSON: two documents (with their keys in one order)
+// share a key exactly when their JSON is the same. The documents are built
+// to run together under a naive encoding: a key's end and a value's start,
+// a string and a number of the same text, nesting, a key of 125 bytes
+// (the byte of '}' as its length); "1" and "1.0", null and nothing, are
+// the same content.
+func TestTreeKeyTellsContentsApart(t *testing.T) {
+	long := strings.Repeat("x", 125)
+	docs := []string{
+		"a: bc\n", "ab: c\n", "a: '1'\n", "a: 1\n", "a: 1.0\n", "a: null\n", "a:\n", "a: ''\n",
+		"a: [\"b\"]\n", "a: [[\"b\"]]\n", "a: [\"b\", \"c\"]\n", "a: [\"b,c\"]\n", "a: {\"b\": \"c\"}\n", "a: {}\n", "a: []\n",
+		"a:\n- b\n", "a:\n- b\n- c\n", "a:\n  b: c\n  d: e\n", "a:\n  b: 'c, d: e'\n", "a:\n  b: c\nd: e\n",
+		long + ": v\n", "a:\n  " + long + ": v\n", "a: true\n", "a: 'true'\n",
+	}
+	type read struct{ doc, key, json string }
+	var reads []read
+	for _, doc := range docs {
+		r := newFastReader(doc)
+		root, empty, ok, eof := r.next()
+		if empty || !ok || eof {
+			t.Fatalf("the fast reader does not read %q", doc)
+		}
+		reads = append(reads, read{doc, string(r.tree.appendKey(nil, root)), string(r.tree.appendJSON(nil, root))})
+	}
+	for i, x := range reads {
+		for _, y := range reads[i:] {
+			if (x.key == y.key) != (x.json == y.json) {
+				t.Errorf("%q and %q: keys %q and %q, JSON %s and %s", x.doc, y.doc, x.key, y.key, x.json, y.json)
+			}
+		}
+	}
+}

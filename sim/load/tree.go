@@ -1,6 +1,7 @@
 package load
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"regexp"
 	"slices"
@@ -205,6 +206,36 @@ func (t *docTree) appendJSON(b []byte, i int32) []byte {
 		b = t.appendJSON(b, c)
 	}
 	t.scratch = t.scratch[:base]
+	return append(b, '}')
+}
+
+// appendKey appends an encoding of node i's content that two nodes share
+// only if they hold the same content in the same order: scalars by their
+// kind and text, mappings by their keys in order. It is a cache key, and
+// cheaper than the node's JSON: nothing is escaped or sorted. Every part
+// is marked or length-prefixed, so no two contents give the same key.
+func (t *docTree) appendKey(b []byte, i int32) []byte {
+	n := t.node(i)
+	switch n.kind {
+	case treeScalar:
+		b = append(b, 's', byte(n.scalar))
+		b = binary.AppendUvarint(b, uint64(len(n.value)))
+		return append(b, n.value...)
+	case treeSeq:
+		b = append(b, '[')
+		for c := n.first; c >= 0; c = t.node(c).next {
+			b = t.appendKey(b, c)
+		}
+		return append(b, ']')
+	}
+	b = append(b, '{')
+	for c := n.first; c >= 0; c = t.node(c).next {
+		k := t.node(c).key
+		b = append(b, 'k')
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+		b = t.appendKey(b, c)
+	}
 	return append(b, '}')
 }
 
