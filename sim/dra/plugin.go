@@ -45,6 +45,10 @@ type Plugin struct {
 
 	mu      sync.Mutex
 	answers map[answerKey]*classAnswer
+	// staticFails holds the claims that found no allocation on a node
+	// with none of its devices allocated, by the node's static class:
+	// they find none on any node of that class (see allocate).
+	staticFails map[staticKey]*classAnswer
 
 	// keys are the scheduler's node class keys (classes.go).
 	keys nodeKeys
@@ -92,9 +96,10 @@ func New(state *State, opts ...Options) *Plugin {
 		o = opts[0]
 	}
 	return &Plugin{
-		reference: o.Reference,
-		answers:   map[answerKey]*classAnswer{},
-		state:     state,
+		reference:   o.Reference,
+		answers:     map[answerKey]*classAnswer{},
+		staticFails: map[staticKey]*classAnswer{},
+		state:       state,
 		// kube-scheduler keeps the 10 most recent expressions.
 		celCache: cel.NewCache(10, state.gates.CELFeatures()),
 	}
@@ -396,6 +401,9 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 	if cacheable {
 		p.mu.Lock()
 		e, hit := p.answers[akey]
+		if !hit && key.dynamic != 0 {
+			e, hit = p.staticFails[staticKeyOf(akey)]
+		}
 		p.mu.Unlock()
 		if hit {
 			if e.failed {
@@ -435,6 +443,12 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 		if _, raced := p.answers[akey]; !raced {
 			p.answers[akey] = e
 		}
+		if e.failed && key.dynamic == 0 {
+			if len(p.staticFails) >= maxAnswers {
+				p.staticFails = map[staticKey]*classAnswer{}
+			}
+			p.staticFails[staticKeyOf(akey)] = e
+		}
 		p.mu.Unlock()
 	}
 	return res, nil, st
@@ -446,6 +460,33 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 type answerKey struct {
 	claims uint64
 	class  classKey
+}
+
+// staticKey identifies claims (by content) on the nodes of one static
+// class, whatever their devices' allocation state.
+//
+// The allocator's "no allocation" on a node with none of its devices
+// allocated (dynamic hash zero) holds for every allocation state of the
+// same pools: every check of its search (device in use, selectors,
+// remaining consumable capacity, shared counters, constraints among the
+// devices of the path) passes in a fuller state only if it passes with
+// nothing allocated, and the search is exhaustive up to the limit on
+// devices per claim, which counts devices, not which ones. So a search
+// that found nothing with nothing allocated finds nothing with more.
+// Nor can it err instead: it evaluates selectors only on devices not in
+// use, at points of the search the emptier search reached too, and its
+// set-up (the devices of requests for "All", static capacity only) does
+// not read the allocation state. Its status is the same as well: the
+// allocator's failures name no device ("cannot allocate all claims",
+// or the node's invalid pools, which are part of the static class).
+type staticKey struct {
+	claims uint64
+	static uint64
+	pools  int
+}
+
+func staticKeyOf(k answerKey) staticKey {
+	return staticKey{claims: k.claims, static: k.class.static, pools: k.class.pools}
 }
 
 // maxAnswers bounds the answer cache.
