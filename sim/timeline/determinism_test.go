@@ -44,9 +44,13 @@ func TestDeterministic(t *testing.T) {
 	if again := resultBytes(t, in, base); !bytes.Equal(first, again) {
 		t.Errorf("two runs of the same timeline differ")
 	}
-	one := base
-	one.Sim = sim.Options{Parallelism: 1}
-	if got := resultBytes(t, in, one); !bytes.Equal(first, got) {
+	// One worker is the timeline's default; four must decide the same.
+	four := base
+	four.Sim = sim.Options{Parallelism: 4}
+	as := *four.Autoscale
+	as.Sim.Parallelism = 4
+	four.Autoscale = &as
+	if got := resultBytes(t, in, four); !bytes.Equal(first, got) {
 		t.Errorf("the timeline depends on the number of filter workers")
 	}
 	ref := base

@@ -102,6 +102,19 @@ func (o Options) withDefaults() Options {
 	if o.Start.IsZero() {
 		o.Start = DefaultStart
 	}
+	if o.Sim.Parallelism <= 0 && !o.Sim.Reference {
+		// One goroutine runs the events, and a cycle filters a handful of
+		// node classes: more filter workers only look further ahead than
+		// a cycle that stops early needs, and leave the garbage collector
+		// less of the second core (BENCHMARKS.md, timeline). The decisions
+		// are the same with any number of workers.
+		o.Sim.Parallelism = 1
+	}
+	if a := o.Autoscale; a != nil && a.Sim.Parallelism <= 0 && !a.Sim.Reference {
+		one := *a
+		one.Sim.Parallelism = 1
+		o.Autoscale = &one
+	}
 	return o
 }
 

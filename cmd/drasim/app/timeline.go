@@ -94,6 +94,7 @@ type timelineFlags struct {
 func (f *timelineFlags) add(fs *pflag.FlagSet) {
 	f.input.add(fs)
 	f.engine.add(fs)
+	fs.Lookup("parallelism").Usage = "filter workers (default: 1; the number of CPUs with --engine reference)"
 	// Arrivals come from annotations and traces: --arrival is simulate's.
 	_ = fs.MarkHidden("arrival")
 	f.scale.addScaleUp(fs)
