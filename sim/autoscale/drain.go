@@ -141,6 +141,13 @@ func (r drainRules) drainable(pod *v1.Pod, now time.Time) (drainOutcome, Blockin
 	return drainUndefined, ""
 }
 
+// readsClock reports whether drainable's verdict on the pod may change
+// with the time alone: a pod being deleted may become long-terminating,
+// a kube-system pod may outlive the blocking-system-pod timeout.
+func (r drainRules) readsClock(pod *v1.Pod) bool {
+	return pod.DeletionTimestamp != nil || (r.skipSystemPods && pod.Namespace == metav1.NamespaceSystem)
+}
+
 // controllerRef is metav1.GetControllerOf without the copy: the drain
 // rules ask it of every pod of every candidate node in every loop, and
 // the callers only read it.

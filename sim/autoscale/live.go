@@ -464,7 +464,7 @@ func (a *Autoscaler) scaleDown(j *cluster.Journal, now time.Time, upcoming map[s
 			candidates = append(candidates, ni)
 		}
 	}
-	a.planner.sortCandidates(candidates, now)
+	a.planner.sortCandidates(candidates, now, a.c.Edits())
 	if err := a.planner.update(a.ctx, j, a.c, now, candidates, destinations); err != nil {
 		return err
 	}

@@ -127,6 +127,9 @@ type planner struct {
 	minInterval time.Duration
 	// utilCache keeps each node's utilization by its state.
 	utilCache map[string]cachedUtil
+	// emptiness keeps each candidate's emptiness (sortCandidates) while
+	// its pods stay the same, when no rule read the clock for them.
+	emptiness map[*framework.NodeInfo]cachedEmptiness
 	// reasons are the last loop's unremovable nodes with why.
 	reasons map[string]UnremovableReason
 	// memo holds each node's last successful removal simulation (see
@@ -143,6 +146,17 @@ type planner struct {
 	hardSpread bool
 	// noMemo switches the memo off (the reference engine).
 	noMemo bool
+}
+
+// emptiness is a candidate's emptiness for CA's candidate order.
+type emptiness struct{ empty, onCompletion bool }
+
+// cachedEmptiness is a node's emptiness with the node's Generation and
+// the cluster's in-place edits it was found with.
+type cachedEmptiness struct {
+	generation int64
+	edits      uint64
+	emptiness
 }
 
 type cachedUtil struct {
@@ -618,17 +632,25 @@ func cropByGroup(list []Deletion, budget int) []Deletion {
 // else as listed. CA's emptiness check asks no listers, so a missing
 // controller does not make a node non-empty there. CA sorts unstably;
 // drasim keeps the listed order among equals.
-func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time) {
-	type emptiness struct{ empty, onCompletion bool }
+func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time, edits uint64) {
 	rules := p.rules
 	rules.controllerExists = nil
+	if p.emptiness == nil || len(p.emptiness) > 1<<16 {
+		p.emptiness = map[*framework.NodeInfo]cachedEmptiness{}
+	}
 	of := make(map[*framework.NodeInfo]emptiness, len(nodes))
 	for _, ni := range nodes {
+		if c, ok := p.emptiness[ni]; ok && c.generation == ni.Generation && c.edits == edits {
+			of[ni] = c.emptiness
+			continue
+		}
 		// podsToMoveFrom's verdict, without its lists: the pods to move
 		// and the on-completion pods before the first blocking pod.
 		var e emptiness
 		e.empty = true
+		timeless := true
 		for _, pi := range ni.Pods {
+			timeless = timeless && !rules.readsClock(pi.Pod)
 			outcome, _ := rules.drainable(pi.Pod, now)
 			if outcome == drainBlock {
 				e.empty = false
@@ -641,6 +663,14 @@ func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time) {
 			}
 		}
 		of[ni] = e
+		if timeless {
+			// The verdict holds until the node's pods change (its
+			// Generation) or a pod is edited in place (the cluster's
+			// edits).
+			p.emptiness[ni] = cachedEmptiness{generation: ni.Generation, edits: edits, emptiness: e}
+		} else {
+			delete(p.emptiness, ni)
+		}
 	}
 	earlier := func(a, b *framework.NodeInfo) bool {
 		ea, eb := of[a], of[b]

@@ -76,6 +76,11 @@ func (c *Cluster) Version() uint64 {
 	return c.edits + c.changes.base + uint64(len(c.changes.entries)) + c.DRA.Mutations()
 }
 
+// Edits counts the in-place edits reported with Changed: caches of what
+// the objects themselves say (not their placement, which the NodeInfos'
+// Generation follows) hold while it stands.
+func (c *Cluster) Edits() uint64 { return c.edits }
+
 // Changed records an in-place edit of something a scheduling cycle may
 // read that no method of the cluster made (a PodDisruptionBudget's
 // status, a pod's deletion timestamp): see Version.

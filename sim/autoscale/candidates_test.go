@@ -1,0 +1,56 @@
+package autoscale
+
+import (
+	"testing"
+	"time"
+
+	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// TestSortCandidatesFollowsPods: the candidate order (empty nodes first,
+// then those with on-completion pods) follows the nodes' pods from loop
+// to loop, though each node's emptiness is kept between loops, and an
+// in-place edit of a pod the rules read is seen too.
+func TestSortCandidatesFollowsPods(t *testing.T) {
+	owned := func(name, kind string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", OwnerReferences: []metav1.OwnerReference{
+			{Kind: kind, Name: name + "-owner", Controller: ptr.To(true)}}}}
+	}
+	n1 := framework.NewNodeInfo(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, owned("work-1", "Job"))
+	n2 := framework.NewNodeInfo(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2"}}, owned("ds-2", "DaemonSet"))
+	finishing := owned("finishing-3", "Job")
+	n3 := framework.NewNodeInfo(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3"}}, finishing)
+	p := newPlanner(DefaultScaleDownOptions(), drainRules{skipSystemPods: true, skipLocalStorage: true, skipCustomControllerPods: true}, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	order := func(edits uint64) []string {
+		nodes := []*framework.NodeInfo{n1, n2, n3}
+		p.sortCandidates(nodes, now, edits)
+		var names []string
+		for _, ni := range nodes {
+			names = append(names, ni.Node().Name)
+		}
+		return names
+	}
+	if diff := cmp.Diff([]string{"n2", "n1", "n3"}, order(0)); diff != "" {
+		t.Fatalf("first loop (-want +got):\n%s", diff)
+	}
+	// n1's pod finishes, n2 gets work: their places swap.
+	if err := n1.RemovePod(n1.Pods[0].Pod); err != nil {
+		t.Fatal(err)
+	}
+	n2.AddPod(owned("work-2", "ReplicaSet"))
+	if diff := cmp.Diff([]string{"n1", "n2", "n3"}, order(0)); diff != "" {
+		t.Errorf("after the pods changed (-want +got):\n%s", diff)
+	}
+	// n3's pod is marked to run to completion in place: n3 is empty but
+	// for it, after n1 and before n2 (its edit reported, as
+	// Cluster.Changed counts it).
+	finishing.Annotations = map[string]string{annotationSafeToEvict: "on-completion"}
+	if diff := cmp.Diff([]string{"n1", "n3", "n2"}, order(1)); diff != "" {
+		t.Errorf("after an in-place edit (-want +got):\n%s", diff)
+	}
+}
