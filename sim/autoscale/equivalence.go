@@ -26,12 +26,12 @@ func (g *podGroup) exemplar() *v1.Pod { return g.pods[0] }
 // order of their first pod. Unlike cluster-autoscaler, which makes a group
 // of one for every pod without a controller, drasim groups identical bare
 // pods too; the fit of identical specs is the same, so only the work
-// changes, not the outcome.
-func equivalenceGroups(pods []*v1.Pod) []*podGroup {
+// changes, not the outcome. key gives each pod's equivalenceKey.
+func equivalenceGroups(pods []*v1.Pod, key func(*v1.Pod) string) []*podGroup {
 	var out []*podGroup
 	byKey := map[string]*podGroup{}
 	for _, p := range pods {
-		k := equivalenceKey(p)
+		k := key(p)
 		if g := byKey[k]; g != nil {
 			g.pods = append(g.pods, p)
 			continue

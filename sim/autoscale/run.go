@@ -137,6 +137,29 @@ type scaler struct {
 	pending []*v1.Pod
 	// excluded are pending pods that never trigger a scale-up, with why.
 	excluded map[types.UID]string
+	// keys caches the pending pods' equivalence keys: a timeline's loop
+	// groups the same waiting pods every scan interval, and a key is a
+	// JSON encoding and a hash of the whole spec.
+	keys map[*v1.Pod]string
+}
+
+// equivalenceKey is the pod's equivalenceKey, kept while the pod waits.
+// A pod without a node is not edited in place (a pod made again is a new
+// object), so its key stands until it is placed; keys are only kept and
+// used for pods without a node.
+func (s *scaler) equivalenceKey(pod *v1.Pod) string {
+	if pod.Spec.NodeName != "" {
+		return equivalenceKey(pod)
+	}
+	k, ok := s.keys[pod]
+	if !ok {
+		if s.keys == nil || len(s.keys) > 1<<16 {
+			s.keys = map[*v1.Pod]string{}
+		}
+		k = equivalenceKey(pod)
+		s.keys[pod] = k
+	}
+	return k
 }
 
 // copySnapshot copies the parts of the snapshot the scale-up appends to.
@@ -290,7 +313,7 @@ func (s *scaler) evaluate() (*pass, error) {
 			considered = append(considered, p)
 		}
 	}
-	p := &pass{eqs: equivalenceGroups(considered), verdicts: map[*podGroup][]verdict{}}
+	p := &pass{eqs: equivalenceGroups(considered, s.equivalenceKey), verdicts: map[*podGroup][]verdict{}}
 	if len(p.eqs) == 0 {
 		return p, nil
 	}
