@@ -128,7 +128,7 @@ type planner struct {
 	// utilCache keeps each node's utilization by its state.
 	utilCache map[string]cachedUtil
 	// emptiness keeps each candidate's emptiness (sortCandidates) while
-	// its pods stay the same, when no rule read the clock for them.
+	// it has the same pods, when no rule read the clock for them.
 	emptiness map[*framework.NodeInfo]cachedEmptiness
 	// reasons are the last loop's unremovable nodes with why.
 	reasons map[string]UnremovableReason
@@ -151,11 +151,11 @@ type planner struct {
 // emptiness is a candidate's emptiness for CA's candidate order.
 type emptiness struct{ empty, onCompletion bool }
 
-// cachedEmptiness is a node's emptiness with the node's Generation and
-// the cluster's in-place edits it was found with.
+// cachedEmptiness is a node's emptiness with the node's pods and the
+// cluster's in-place edits it was found with.
 type cachedEmptiness struct {
-	generation int64
-	edits      uint64
+	pods  []*framework.PodInfo
+	edits uint64
 	emptiness
 }
 
@@ -640,7 +640,7 @@ func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time, edi
 	}
 	of := make(map[*framework.NodeInfo]emptiness, len(nodes))
 	for _, ni := range nodes {
-		if c, ok := p.emptiness[ni]; ok && c.generation == ni.Generation && c.edits == edits {
+		if c, ok := p.emptiness[ni]; ok && c.edits == edits && slices.Equal(c.pods, ni.Pods) {
 			of[ni] = c.emptiness
 			continue
 		}
@@ -664,10 +664,11 @@ func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time, edi
 		}
 		of[ni] = e
 		if timeless {
-			// The verdict holds until the node's pods change (its
-			// Generation) or a pod is edited in place (the cluster's
-			// edits).
-			p.emptiness[ni] = cachedEmptiness{generation: ni.Generation, edits: edits, emptiness: e}
+			// The verdict holds while the node has the same pods (the
+			// drain simulations take them off and put them back every
+			// loop, so the NodeInfo's Generation would not do) and no pod
+			// is edited in place (the cluster's edits).
+			p.emptiness[ni] = cachedEmptiness{pods: slices.Clone(ni.Pods), edits: edits, emptiness: e}
 		} else {
 			delete(p.emptiness, ni)
 		}
