@@ -142,7 +142,7 @@ func (p *placer) tryHint(ctx context.Context, j *cluster.Journal, pod *v1.Pod, a
 // firstFit places the pod on the first acceptable node that passes the
 // filters, walking the node list from the node after the last match.
 func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, acceptable func(string) bool) (string, error) {
-	if a := p.eval.Evaluate(ctx, pod); a.Err != nil {
+	if a := p.eval.Feasible(ctx, pod); a.Err != nil {
 		return "", fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
 	} else if a.FeasibleNodes == 0 {
 		return "", nil

@@ -250,3 +250,31 @@ func TestForgetRevertsAssume(t *testing.T) {
 		t.Errorf("the cycle after Forget: node %q, %d feasible; want %q and %d feasible, as before Assume", again.Node, again.FeasibleNodes, a.Node, a.FeasibleNodes)
 	}
 }
+
+// TestFeasibleFiltersAsEvaluate: Feasible visits the nodes Evaluate
+// visits, finds the same feasible nodes and moves the start index alike,
+// cycle after cycle, with random tie-breaking too (Evaluate draws from the
+// scheduler's random source to choose; Feasible does not choose), and
+// says nothing about a node it did not choose.
+func TestFeasibleFiltersAsEvaluate(t *testing.T) {
+	ctx := context.Background()
+	for _, tb := range []TieBreak{TieBreakKube, TieBreakRandom} {
+		t.Run(string(tb), func(t *testing.T) {
+			full := samplingCluster(150, 10)
+			only := samplingCluster(150, 10)
+			sf := newTestScheduler(t, full, PluginConfig{}, Options{TieBreak: tb, Seed: 3})
+			so := newTestScheduler(t, only, PluginConfig{}, Options{TieBreak: tb, Seed: 3})
+			for i := range 4 {
+				want := sf.Evaluate(ctx, full.Queue[0])
+				got := so.Feasible(ctx, only.Queue[0])
+				if got.FeasibleNodes != want.FeasibleNodes || got.EvaluatedNodes != want.EvaluatedNodes || so.nextStart != sf.nextStart {
+					t.Errorf("cycle %d: feasible %d, evaluated %d, next start %d; want Evaluate's %d, %d, %d",
+						i, got.FeasibleNodes, got.EvaluatedNodes, so.nextStart, want.FeasibleNodes, want.EvaluatedNodes, sf.nextStart)
+				}
+				if got.Node != "" || got.Chosen != nil || want.Node == "" {
+					t.Errorf("cycle %d: Feasible chose %q (%v), Evaluate %q; want no choice from Feasible", i, got.Node, got.Chosen, want.Node)
+				}
+			}
+		})
+	}
+}

@@ -348,6 +348,13 @@ func (s *Scheduler) reserveAndBind(ctx context.Context, pod *v1.Pod, a *Attempt,
 }
 
 func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
+	return s.findNodeUpTo(ctx, pod, false)
+}
+
+// findNodeUpTo is findNode; with onlyFeasible it stops once the nodes are
+// filtered, with FeasibleNodes and EvaluatedNodes set and no score, no
+// node chosen, no message and no rejections counted.
+func (s *Scheduler) findNodeUpTo(ctx context.Context, pod *v1.Pod, onlyFeasible bool) *Attempt {
 	nodes := s.c.Nodes
 	a := &Attempt{NumAllNodes: len(nodes), State: framework.NewCycleState()}
 	if len(nodes) == 0 {
@@ -467,6 +474,9 @@ func (s *Scheduler) findNode(ctx context.Context, pod *v1.Pod) *Attempt {
 	f.classKeys = classKeys
 	a.FeasibleNodes = len(f.feasible)
 	a.EvaluatedNodes = f.processed + absent
+	if onlyFeasible {
+		return a
+	}
 	a.DeviceRejected = f.deviceRejected
 	rejections := map[[2]string]int{}
 	for i, st := range f.rejected {
@@ -1270,4 +1280,13 @@ func (s *Scheduler) randomHost(sc *scoreResult) int {
 // anything: what SchedulePod would decide now.
 func (s *Scheduler) Evaluate(ctx context.Context, pod *v1.Pod) *Attempt {
 	return s.findNode(ctx, pod)
+}
+
+// Feasible runs the filtering of one cycle for the pod, as Evaluate does
+// (the same nodes visited, the same start index after it), and stops
+// there: FeasibleNodes and EvaluatedNodes say whether and where it fits,
+// and Err or Error what went wrong, but nothing is scored or chosen.
+// For callers that only ask whether the pod fits somewhere.
+func (s *Scheduler) Feasible(ctx context.Context, pod *v1.Pod) *Attempt {
+	return s.findNodeUpTo(ctx, pod, true)
 }
