@@ -900,6 +900,19 @@ func (t *slotTable) known(i int) (int32, bool) {
 	return e.slot, true
 }
 
+// classSlot returns class c's slot in this cycle, giving it the next one
+// (isNew) when the class has none yet. Small enough to be inlined in the
+// per-node loops below.
+func (t *slotTable) classSlot(c uint32) (slot int32, isNew bool) {
+	e := &t.entry[c]
+	if e.stamp == t.cycle {
+		return e.slot, false
+	}
+	e.stamp, e.slot = t.cycle, t.next
+	t.next++
+	return e.slot, true
+}
+
 // visit gives slots to at most count nodes from node i on, wrapping
 // around at n, and stops after the node that brings the limit-th new
 // slot, or after the need-th node of a slot whose outcome (in outcome,
@@ -924,20 +937,18 @@ func (t *slotTable) visit(i, n, count, limit, need int, outcome []int32, walk []
 		}
 		return walk, reps, k
 	}
-	classes, entry, cycle := t.classes, t.entry, t.cycle
+	classes := t.classes
 	last, lastSlot := t.last, t.lastSlot
 	known := int32(len(outcome))
 	feasible := 0
 	for ; k < count && newSlots < limit && feasible < need; k++ {
 		if c := classes[i]; c != last || lastSlot < 0 {
-			e := &entry[c]
-			if e.stamp != cycle {
-				e.stamp, e.slot = cycle, t.next
-				t.next++
+			var isNew bool
+			if lastSlot, isNew = t.classSlot(c); isNew {
 				reps = append(reps, i)
 				newSlots++
 			}
-			last, lastSlot = c, e.slot
+			last = c
 		}
 		walk = append(walk, lastSlot)
 		if lastSlot < known && outcome[lastSlot] == outcomeFeasible {
@@ -955,17 +966,15 @@ func (t *slotTable) visit(i, n, count, limit, need int, outcome []int32, walk []
 // idx[j]'s slot to slot[j], and appends to first each j whose node is the
 // first of a new slot.
 func (t *slotTable) assignAll(idx []int, slot []int32, first []int) []int {
-	classes, entry, cycle := t.classes, t.entry, t.cycle
+	classes := t.classes
 	last, lastSlot := t.last, t.lastSlot
 	for j, i := range idx {
 		if c := classes[i]; c != last || lastSlot < 0 {
-			e := &entry[c]
-			if e.stamp != cycle {
-				e.stamp, e.slot = cycle, t.next
-				t.next++
+			var isNew bool
+			if lastSlot, isNew = t.classSlot(c); isNew {
 				first = append(first, j)
 			}
-			last, lastSlot = c, e.slot
+			last = c
 		}
 		slot[j] = lastSlot
 	}
