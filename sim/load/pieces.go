@@ -92,7 +92,9 @@ func (l *loader) addFileFast(name string, chunks chunkReader) bool {
 	ordered := make(chan *piece, 2*readers)
 	work := make(chan *piece, readers)
 	stop := make(chan struct{})
-	trees := make(chan *docTree, 2*readers+readers+2)
+	// trees keeps the spent pieces' trees for the next pieces: at most
+	// one per piece alive at once (ordered, work, being read or added).
+	trees := make(chan *docTree, cap(ordered)+cap(work)+readers+1)
 	var wg sync.WaitGroup
 	wg.Add(readers)
 	for range readers {
