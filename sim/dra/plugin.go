@@ -53,6 +53,9 @@ type Plugin struct {
 	// keys are the scheduler's node class keys (classes.go).
 	keys nodeKeys
 
+	// prune holds which devices the allocator may skip (prune.go).
+	prune pruneState
+
 	// lastCycle is the latest PreFilter's data: how many nodes the
 	// previous cycle recorded an allocation for sizes the next cycle's
 	// map, which would otherwise grow three or four times in every cycle
@@ -197,9 +200,13 @@ func (p *Plugin) resultsOn(a nodeAllocation, node string) []resourceapi.Allocati
 // node's own slices when every slice is local to one node (cheap, and the
 // allocator would look at no other slice), else the cycle's allocator over
 // all slices.
-func (p *Plugin) allocatorFor(ctx context.Context, d *cycleData, node string) (structured.Allocator, error) {
+func (p *Plugin) allocatorFor(ctx context.Context, d *cycleData, node string, class classKey, claims []*resourceapi.ResourceClaim, prune bool) (structured.Allocator, error) {
 	if !p.reference && p.state.equivalence {
-		return structured.NewAllocator(ctx, p.state.features, d.allocState, p.state, p.state.nodeSlices[node], p.celCache)
+		slices := p.state.nodeSlices[node]
+		if prune {
+			slices = p.prunedSlices(ctx, d, class, claims, slices)
+		}
+		return structured.NewAllocator(ctx, p.state.features, d.allocState, p.state, slices, p.celCache)
 	}
 	d.sharedOnce.Do(func() {
 		d.shared, d.sharedErr = structured.NewAllocator(ctx, p.state.features, d.allocState, p.state, p.state.slices, p.celCache)
@@ -412,7 +419,9 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 			return nil, e, nil
 		}
 	}
-	alloc, err := p.allocatorFor(ctx, d, node.Name)
+	// Pruning needs the claims' hash to name them: only the claims of a
+	// cacheable call have it.
+	alloc, err := p.allocatorFor(ctx, d, node.Name, key, claims, cacheable)
 	if err != nil {
 		return nil, nil, framework.AsStatus(err)
 	}
