@@ -146,8 +146,17 @@ func (t *nodeTemplate) copy(name string) (*v1.Node, []*resourceapi.ResourceSlice
 // renameSlice copies a template slice for a node: nodeName is the node,
 // and the slice and pool names have the old node name replaced (or get the
 // new name as a prefix), so that every node publishes its own pool.
+//
+// The devices are the template's own list, not a copy: nothing writes a
+// device list in place (device taint rules patch copies), and nodes that
+// share a list share what the DRA plugin learns about it (which devices a
+// claim's requests can select, sim/dra/prune.go) and the memory.
 func renameSlice(sl *resourceapi.ResourceSlice, oldNode, newNode string) *resourceapi.ResourceSlice {
-	out := sl.DeepCopy()
+	devices := sl.Spec.Devices
+	cp := *sl
+	cp.Spec.Devices = nil
+	out := cp.DeepCopy()
+	out.Spec.Devices = devices
 	out.Name = renamed(sl.Name, oldNode, newNode)
 	out.UID = types.UID(kubenames.UID("resourceslice/" + out.Name))
 	out.ResourceVersion = ""
