@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	draapi "k8s.io/dynamic-resource-allocation/api"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
@@ -28,7 +30,21 @@ import (
 // a device is a no-op in every step of the search: the allocator skips it
 // as in use or as not selectable (it has no other effect than its own
 // per-call memo), and requests for "all" devices only count selectable
-// ones. What else reads the devices is kept whole:
+// ones.
+//
+// A selectable device is a no-op too when it is free but the shared
+// counters it consumes are exhausted before the call starts: the allocator
+// evaluates its selectors, then finds too few counters, and the counters
+// it finds only shrink during the call (every device it takes consumes
+// more). drasim leaves those out as well, computing the available counters
+// as the allocator does (the pool's counter sets less what its allocated
+// devices consume; any counter below zero blocks every device of the
+// pool), except when a request asks for "all" devices, which fails on such
+// a device, for devices that allow multiple allocations (the allocator
+// skips their counter check when they are in use), and in pools whose
+// slices are of several generations or mix counter sets with devices.
+//
+// What else reads the devices is kept whole:
 //   - a device that consumes shared counters stays when it is allocated,
 //     because the allocator sums the counters the allocated devices consume
 //     from the pool's slices; an unallocated one consumes nothing;
@@ -49,9 +65,21 @@ import (
 // Device states in a prune mask.
 const (
 	dropDevice      uint8 = iota // no request of the claims can select it
-	keepDevice                   // some request can (or it must stay, above)
+	keepDevice                   // some request can: left out only when its counters are exhausted
+	keepAlways                   // must stay (above)
 	keepIfAllocated              // selects for none, but consumes shared counters
 )
+
+// pruneMask is what the claims make of one device list.
+type pruneMask struct {
+	state []uint8
+	// names are the devices' names as the allocator's device IDs hold
+	// them, interned once per list rather than once per call.
+	names []draapi.UniqueString
+	// exhaustible: a selectable device whose counters are exhausted may be
+	// left out (no request asks for "all" devices).
+	exhaustible bool
+}
 
 // pruneKey names a mask: the claims' content on one device list. Lists
 // are never written in place (taint rules clone them), and the loader and
@@ -67,7 +95,7 @@ type pruneKey struct {
 // pruneState holds the masks and each node class's pool check.
 type pruneState struct {
 	mu    sync.Mutex
-	masks map[pruneKey][]uint8 // nil: keep every device
+	masks map[pruneKey]*pruneMask // nil: keep every device
 	// valid tells, per static node class, whether its pools pass the
 	// checks above.
 	valid map[staticClass]bool
@@ -82,20 +110,40 @@ type staticClass struct {
 const maxMasks = 100_000
 
 // prunedSlices returns the node's slices for an allocator that allocates
-// claims (content claimsHash), with the devices none of their requests can
-// select left out, or slices itself when nothing is left out.
+// claims (content claimsHash), with the devices that cannot make a
+// difference left out, or slices itself when nothing is left out.
 func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey, claims []*resourceapi.ResourceClaim, slices []*resourceapi.ResourceSlice) []*resourceapi.ResourceSlice {
 	if !p.poolsPrunable(class, slices) {
 		return slices
 	}
+	masks := make([]*pruneMask, len(slices))
+	any, exhaustible := false, false
+	for i, sl := range slices {
+		masks[i] = p.maskFor(ctx, d.claimsHash, claims, sl)
+		if masks[i] != nil {
+			any = true
+			exhaustible = exhaustible || masks[i].exhaustible
+		}
+	}
+	if !any {
+		return slices
+	}
+	st := &d.allocState
+	var counters map[poolRef]*poolCounters
+	if exhaustible && p.state.features.PartitionableDevices {
+		counters = availableCounters(slices, masks, st)
+	}
 	var out []*resourceapi.ResourceSlice
 	for i, sl := range slices {
-		mask := p.maskFor(ctx, d.claimsHash, claims, sl)
 		var kept []resourceapi.Device
-		if mask != nil {
-			kept = keptDevices(sl, mask, &d.allocState)
+		if m := masks[i]; m != nil {
+			var pc *poolCounters
+			if m.exhaustible {
+				pc = counters[poolRef{sl.Spec.Driver, sl.Spec.Pool.Name}]
+			}
+			kept = keptDevices(sl, m, st, pc)
 		}
-		if mask == nil || len(kept) == len(sl.Spec.Devices) {
+		if masks[i] == nil || len(kept) == len(sl.Spec.Devices) {
 			if out != nil {
 				out = append(out, sl)
 			}
@@ -115,29 +163,146 @@ func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey,
 	return out
 }
 
+// allocatedIn tells whether the allocator counts the device as allocated.
+// Shared allocations (consumable capacity) count in ways not worth
+// mirroring here: with any, every device counts.
+func allocatedIn(st *structured.AllocatedState, id structured.DeviceID) bool {
+	return len(st.AllocatedSharedDeviceIDs) > 0 || len(st.AggregatedCapacity) > 0 || st.AllocatedDevices.Has(id)
+}
+
 // keptDevices is the slice's devices the mask keeps in this allocation
-// state.
-func keptDevices(sl *resourceapi.ResourceSlice, mask []uint8, st *structured.AllocatedState) []resourceapi.Device {
+// state; pc, when set, is the pool's available counters.
+func keptDevices(sl *resourceapi.ResourceSlice, m *pruneMask, st *structured.AllocatedState, pc *poolCounters) []resourceapi.Device {
 	kept := make([]resourceapi.Device, 0, len(sl.Spec.Devices))
-	shared := len(st.AllocatedSharedDeviceIDs) > 0 || len(st.AggregatedCapacity) > 0
+	id := structured.DeviceID{Driver: draapi.MakeUniqueString(sl.Spec.Driver), Pool: draapi.MakeUniqueString(sl.Spec.Pool.Name)}
 	for i := range sl.Spec.Devices {
-		switch mask[i] {
+		dev := &sl.Spec.Devices[i]
+		switch m.state[i] {
+		case keepAlways:
+			kept = append(kept, *dev)
 		case keepDevice:
-			kept = append(kept, sl.Spec.Devices[i])
+			if pc != nil && len(dev.ConsumesCounters) > 0 && !ptr.Deref(dev.AllowMultipleAllocations, false) {
+				id.Device = m.names[i]
+				if !allocatedIn(st, id) && pc.exhausted(dev) {
+					continue
+				}
+			}
+			kept = append(kept, *dev)
 		case keepIfAllocated:
-			// Shared allocations (consumable capacity) count as allocated
-			// in ways not worth mirroring here: keep the device.
-			if shared || st.AllocatedDevices.Has(structured.MakeDeviceID(sl.Spec.Driver, sl.Spec.Pool.Name, sl.Spec.Devices[i].Name)) {
-				kept = append(kept, sl.Spec.Devices[i])
+			id.Device = m.names[i]
+			if allocatedIn(st, id) {
+				kept = append(kept, *dev)
 			}
 		}
 	}
 	return kept
 }
 
+// poolCounters is what is left of a pool's shared counters before the
+// call, as the allocator computes it.
+type poolCounters struct {
+	available map[string]map[string]resource.Quantity
+	// negative: some counter is below zero, which blocks every device
+	// that consumes counters.
+	negative bool
+}
+
+// exhausted tells whether taking the device alone would exceed some
+// counter.
+func (pc *poolCounters) exhausted(dev *resourceapi.Device) bool {
+	if pc.negative {
+		return true
+	}
+	for _, cc := range dev.ConsumesCounters {
+		set := pc.available[cc.CounterSet]
+		for name, c := range cc.Counters {
+			if a, ok := set[name]; ok && a.Cmp(c.Value) < 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// availableCounters computes, for the pools whose slices are all of one
+// generation and keep counter sets and devices apart, their counter sets
+// less what their allocated devices consume. The other pools are left
+// out, and none of their devices is judged exhausted.
+func availableCounters(slices []*resourceapi.ResourceSlice, masks []*pruneMask, st *structured.AllocatedState) map[poolRef]*poolCounters {
+	type poolInfo struct {
+		generation int64
+		mixed      bool
+		pc         *poolCounters
+	}
+	pools := map[poolRef]*poolInfo{}
+	for _, sl := range slices {
+		ref := poolRef{sl.Spec.Driver, sl.Spec.Pool.Name}
+		info := pools[ref]
+		if info == nil {
+			info = &poolInfo{generation: sl.Spec.Pool.Generation, pc: &poolCounters{available: map[string]map[string]resource.Quantity{}}}
+			pools[ref] = info
+		}
+		if sl.Spec.Pool.Generation != info.generation || (len(sl.Spec.SharedCounters) > 0 && len(sl.Spec.Devices) > 0) {
+			info.mixed = true
+		}
+		for _, cs := range sl.Spec.SharedCounters {
+			set := make(map[string]resource.Quantity, len(cs.Counters))
+			for name, c := range cs.Counters {
+				set[name] = c.Value.DeepCopy()
+			}
+			info.pc.available[cs.Name] = set
+		}
+	}
+	for i, sl := range slices {
+		info := pools[poolRef{sl.Spec.Driver, sl.Spec.Pool.Name}]
+		if info.mixed || len(sl.Spec.SharedCounters) > 0 {
+			continue
+		}
+		id := structured.DeviceID{Driver: draapi.MakeUniqueString(sl.Spec.Driver), Pool: draapi.MakeUniqueString(sl.Spec.Pool.Name)}
+		for j := range sl.Spec.Devices {
+			dev := &sl.Spec.Devices[j]
+			if len(dev.ConsumesCounters) == 0 {
+				continue
+			}
+			if m := masks[i]; m != nil {
+				id.Device = m.names[j]
+			} else {
+				id.Device = draapi.MakeUniqueString(dev.Name)
+			}
+			if !allocatedIn(st, id) {
+				continue
+			}
+			for _, cc := range dev.ConsumesCounters {
+				set := info.pc.available[cc.CounterSet]
+				for name, c := range cc.Counters {
+					if a, ok := set[name]; ok {
+						a.Sub(c.Value)
+						set[name] = a
+					}
+				}
+			}
+		}
+	}
+	out := make(map[poolRef]*poolCounters, len(pools))
+	for ref, info := range pools {
+		if info.mixed {
+			continue
+		}
+		for _, set := range info.pc.available {
+			for _, a := range set {
+				if a.Sign() < 0 {
+					info.pc.negative = true
+				}
+			}
+		}
+		out[ref] = info.pc
+	}
+	return out
+}
+
 // maskFor returns the mask of the slice's devices for the claims, made on
 // first use.
-func (p *Plugin) maskFor(ctx context.Context, claimsHash uint64, claims []*resourceapi.ResourceClaim, sl *resourceapi.ResourceSlice) []uint8 {
+func (p *Plugin) maskFor(ctx context.Context, claimsHash uint64, claims []*resourceapi.ResourceClaim, sl *resourceapi.ResourceSlice) *pruneMask {
 	devs := sl.Spec.Devices
 	if len(devs) == 0 || len(sl.Spec.SharedCounters) > 0 || ptr.Deref(sl.Spec.PerDeviceNodeSelection, false) {
 		return nil
@@ -152,7 +317,7 @@ func (p *Plugin) maskFor(ctx context.Context, claimsHash uint64, claims []*resou
 	mask = p.makeMask(ctx, claims, sl.Spec.Driver, devs)
 	p.prune.mu.Lock()
 	if p.prune.masks == nil || len(p.prune.masks) >= maxMasks {
-		p.prune.masks = map[pruneKey][]uint8{}
+		p.prune.masks = map[pruneKey]*pruneMask{}
 	}
 	p.prune.masks[key] = mask
 	p.prune.mu.Unlock()
@@ -166,39 +331,61 @@ type selectorSet struct {
 }
 
 // makeMask evaluates which of the devices some request of the claims can
-// select; nil when nothing can be dropped or the claims cannot be judged.
-func (p *Plugin) makeMask(ctx context.Context, claims []*resourceapi.ResourceClaim, driver string, devs []resourceapi.Device) []uint8 {
+// select; nil when nothing can be left out or the claims cannot be judged.
+func (p *Plugin) makeMask(ctx context.Context, claims []*resourceapi.ResourceClaim, driver string, devs []resourceapi.Device) *pruneMask {
 	sets, ok := p.selectorSets(claims)
 	if !ok {
 		return nil
 	}
-	mask := make([]uint8, len(devs))
-	dropped := false
+	m := &pruneMask{state: make([]uint8, len(devs)), names: make([]draapi.UniqueString, len(devs)), exhaustible: !asksForAll(claims)}
+	droppable := false
 	for i := range devs {
 		dev := &devs[i]
-		switch {
-		case len(dev.BindingConditions) > 0 || len(dev.BindingFailureConditions) > 0:
-			mask[i] = keepDevice
+		m.names[i] = draapi.MakeUniqueString(dev.Name)
+		if len(dev.BindingConditions) > 0 || len(dev.BindingFailureConditions) > 0 {
+			m.state[i] = keepAlways
 			continue
 		}
-		selectable, ok := p.anySelects(ctx, sets, driver, dev)
-		switch {
-		case !ok:
+		switch sel := p.anySelects(ctx, sets, driver, dev); {
+		case sel == matchBroken:
 			return nil // a selector that does not compile: judge nothing
-		case selectable:
-			mask[i] = keepDevice
+		case sel == matchError:
+			m.state[i] = keepAlways
+		case sel == matchYes && ptr.Deref(dev.AllowMultipleAllocations, false):
+			m.state[i] = keepAlways
+		case sel == matchYes:
+			m.state[i] = keepDevice
+			droppable = droppable || (m.exhaustible && len(dev.ConsumesCounters) > 0)
 		case len(dev.ConsumesCounters) > 0:
-			mask[i] = keepIfAllocated
-			dropped = true
+			m.state[i] = keepIfAllocated
+			droppable = true
 		default:
-			mask[i] = dropDevice
-			dropped = true
+			m.state[i] = dropDevice
+			droppable = true
 		}
 	}
-	if !dropped {
+	if !droppable {
 		return nil
 	}
-	return mask
+	return m
+}
+
+// asksForAll tells whether some request or subrequest of the claims asks
+// for all matching devices.
+func asksForAll(claims []*resourceapi.ResourceClaim) bool {
+	for _, c := range claims {
+		for _, req := range c.Spec.Devices.Requests {
+			if req.Exactly != nil && req.Exactly.AllocationMode == resourceapi.DeviceAllocationModeAll {
+				return true
+			}
+			for _, sub := range req.FirstAvailable {
+				if sub.AllocationMode == resourceapi.DeviceAllocationModeAll {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // selectorSets lists the selectors of every request and subrequest of the
@@ -238,24 +425,28 @@ func (p *Plugin) selectorSets(claims []*resourceapi.ResourceClaim) ([]selectorSe
 	return sets, true
 }
 
-// anySelects tells whether some selector set selects the device; ok is
-// false when a selector does not compile. A device on which a selector
-// fails to evaluate counts as selectable, so that it stays.
-func (p *Plugin) anySelects(ctx context.Context, sets []selectorSet, driver string, dev *resourceapi.Device) (selectable, ok bool) {
+// anySelects tells whether some selector set selects the device
+// (matchYes or matchNo). Every set is evaluated, because the allocator
+// may evaluate any of them on the device: matchError when one fails to
+// evaluate on it, matchBroken when one does not compile.
+func (p *Plugin) anySelects(ctx context.Context, sets []selectorSet, driver string, dev *resourceapi.Device) int {
 	in := cel.Device{Driver: driver, AllowMultipleAllocations: dev.AllowMultipleAllocations, Attributes: dev.Attributes, Capacity: dev.Capacity}
+	out := matchNo
 	for _, s := range sets {
 		m := p.allMatch(ctx, s.class, in)
 		if m == matchYes {
 			m = p.allMatch(ctx, s.own, in)
 		}
-		switch m {
-		case matchBroken:
-			return false, false
-		case matchYes, matchError:
-			return true, true
+		switch {
+		case m == matchBroken:
+			return matchBroken
+		case m == matchError:
+			out = matchError
+		case m == matchYes && out == matchNo:
+			out = matchYes
 		}
 	}
-	return false, true
+	return out
 }
 
 // Outcomes of evaluating a list of selectors on a device.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -46,7 +48,7 @@ func migNode(name string, bad bool) []*resourceapi.ResourceSlice {
 				}
 				devs = append(devs, resourceapi.Device{
 					Name:             fmt.Sprintf("gpu-%d-%s-%d", g, p.profile, k),
-					Attributes:       map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"model": str("a100"), "profile": str(p.profile), "numa": num(int64(g % 2))},
+					Attributes:       map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"model": str("a100"), "profile": str(p.profile), "numa": num(int64(g % 2)), "gpu": num(int64(g))},
 					ConsumesCounters: []resourceapi.DeviceCounterConsumption{{CounterSet: consumed, Counters: counters(p.slices)}},
 				})
 			}
@@ -78,6 +80,8 @@ func pruneClasses() []*resourceapi.DeviceClass {
 		class("mig", attr+`.model == "a100" && `+attr+`.profile != "full"`),
 		// The H100s have no profile: this class fails to evaluate on them.
 		class("strict-mig", attr+`.profile.startsWith("1g")`),
+		// No device has a mode: this class fails to evaluate on all.
+		class("modal", attr+`.mode == "x"`),
 	}
 }
 
@@ -112,6 +116,14 @@ func pruneClaims() []*resourceapi.ResourceClaim {
 		claim("compile-error", []resourceapi.DeviceRequest{exact("gpu", "mig", 1, sel(attr+`.profile ==`))}),
 		claim("missing-class", []resourceapi.DeviceRequest{exact("gpu", "l4", 1, nil)}),
 		claim("h100-pair", []resourceapi.DeviceRequest{exact("gpu", "h100", 2, nil)}),
+		claim("two-partitions-one-gpu", []resourceapi.DeviceRequest{exact("gpu", "mig", 2, nil)},
+			resourceapi.DeviceConstraint{Requests: []string{"gpu"}, MatchAttribute: ptr.To(resourceapi.FullyQualifiedName(pruneDriver + "/gpu"))}),
+		claim("all-1g-of-numa-0", []resourceapi.DeviceRequest{{Name: "gpu", Exactly: &resourceapi.ExactDeviceRequest{
+			DeviceClassName: "mig", Selectors: sel(attr + `.profile == "1g" && ` + attr + `.numa == 0`), AllocationMode: resourceapi.DeviceAllocationModeAll}}}),
+		// When no 3g partition is free, the allocator errs on the first
+		// device it evaluates the second alternative on.
+		claim("3g-else-error", []resourceapi.DeviceRequest{{Name: "gpu", FirstAvailable: []resourceapi.DeviceSubRequest{
+			sub("3g", "mig", sel(attr+`.profile == "3g"`)), sub("modal", "modal", nil)}}}),
 	}
 }
 
@@ -131,14 +143,13 @@ func TestPrunedSlicesAllocateAlike(t *testing.T) {
 	dropped := 0
 	for _, claim := range pruneClaims() {
 		for _, node := range nodes {
-			for round := range 30 {
+			for round := range 40 {
 				p := New(state)
-				allocated := sets.New[structured.DeviceID]()
-				for _, sl := range state.nodeSlices[node] {
-					for _, dev := range sl.Spec.Devices {
-						if rng.IntN(4) == 0 {
-							allocated.Insert(structured.MakeDeviceID(sl.Spec.Driver, sl.Spec.Pool.Name, dev.Name))
-						}
+				allocated := randomAllocation(rng, state.nodeSlices[node])
+				if round < len(fixedAllocations) {
+					allocated = sets.New[structured.DeviceID]()
+					for _, dev := range fixedAllocations[round] {
+						allocated.Insert(structured.MakeDeviceID(pruneDriver, node, dev))
 					}
 				}
 				d := &cycleData{claimsHash: claimsHash([]*resourceapi.ResourceClaim{claim}),
@@ -162,6 +173,53 @@ func TestPrunedSlicesAllocateAlike(t *testing.T) {
 	if dropped == 0 {
 		t.Error("no device was ever left out")
 	}
+}
+
+// fixedAllocations are the first rounds' allocation states: cases the
+// random ones reach too rarely.
+var fixedAllocations = [][]string{
+	// GPUs 0 and 2 whole; GPU 1 has one compute slice left, which leaves
+	// its allocated 3g partitions short of counters themselves.
+	{"gpu-0-full-0", "gpu-2-full-0", "gpu-1-3g-0", "gpu-1-3g-1"},
+	// GPU 0 whole: an "all" request over GPUs 0 and 2 fails on it.
+	{"gpu-0-full-0"},
+	// GPU 0 over its counters: the whole pool is blocked.
+	{"gpu-0-full-0", "gpu-0-1g-0"},
+}
+
+// randomAllocation allocates, per GPU, nothing, the whole GPU, some of
+// its partitions, or the whole GPU and a partition (more than the GPU's
+// counters hold, which blocks the whole pool); each H100 half the time.
+func randomAllocation(rng *rand.Rand, slices []*resourceapi.ResourceSlice) sets.Set[structured.DeviceID] {
+	allocated := sets.New[structured.DeviceID]()
+	pattern := map[string]int{}
+	for _, sl := range slices {
+		for _, dev := range sl.Spec.Devices {
+			gpu, _, _ := strings.Cut(strings.TrimPrefix(dev.Name, "gpu-"), "-")
+			if strings.HasPrefix(dev.Name, "h100") {
+				gpu = dev.Name
+			}
+			pat, ok := pattern[gpu]
+			if !ok {
+				pat = rng.IntN(5)
+				pattern[gpu] = pat
+			}
+			full := strings.Contains(dev.Name, "full") || strings.HasPrefix(dev.Name, "h100")
+			take := false
+			switch pat {
+			case 1:
+				take = full
+			case 2, 3:
+				take = !full && rng.IntN(3) == 0
+			case 4:
+				take = full || strings.HasSuffix(dev.Name, "1g-0")
+			}
+			if take {
+				allocated.Insert(structured.MakeDeviceID(sl.Spec.Driver, sl.Spec.Pool.Name, dev.Name))
+			}
+		}
+	}
+	return allocated
 }
 
 func countDevices(slices []*resourceapi.ResourceSlice) int {
@@ -196,7 +254,7 @@ func TestPruneMaskKeepsWhatMustStay(t *testing.T) {
 			return nil
 		}
 		out := map[string]uint8{}
-		for i, v := range m {
+		for i, v := range m.state {
 			out[devs[i].Name] = v
 		}
 		return out
@@ -222,8 +280,8 @@ func TestPruneMaskKeepsWhatMustStay(t *testing.T) {
 	// allocator meets the error.
 	h100s := state.nodeSlices["n"][2].Spec.Devices
 	m2 := p.makeMask(context.Background(), []*resourceapi.ResourceClaim{byName["eval-error"]}, pruneDriver, h100s)
-	for i, v := range m2 {
-		if h100s[i].Name[:4] == "h100" && v != keepDevice {
+	for i, v := range m2.state {
+		if h100s[i].Name[:4] == "h100" && v != keepAlways {
 			t.Errorf("eval-error: %s: got %d, want it kept", h100s[i].Name, v)
 		}
 	}
@@ -231,4 +289,62 @@ func TestPruneMaskKeepsWhatMustStay(t *testing.T) {
 
 func nodeObject(name string) *v1.Node {
 	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+}
+
+// TestPruneLeavesOutExhaustedDevices: free devices whose counters are
+// exhausted are left out, allocated ones stay, a counter below zero
+// blocks the whole pool, and a request for "all" devices keeps them.
+func TestPruneLeavesOutExhaustedDevices(t *testing.T) {
+	state := NewState(DefaultGates(), pruneClasses(), migNode("n", false), nil, nil)
+	byName := map[string]*resourceapi.ResourceClaim{}
+	for _, c := range pruneClaims() {
+		byName[c.Name] = c
+	}
+	kept := func(claim string, allocated ...string) []string {
+		p := New(state)
+		set := sets.New[structured.DeviceID]()
+		for _, dev := range allocated {
+			set.Insert(structured.MakeDeviceID(pruneDriver, "n", dev))
+		}
+		claims := []*resourceapi.ResourceClaim{byName[claim]}
+		d := &cycleData{claimsHash: claimsHash(claims), allocState: structured.AllocatedState{AllocatedDevices: set}}
+		class, _ := state.nodeClass("n")
+		var names []string
+		for _, sl := range p.prunedSlices(context.Background(), d, class, claims, state.nodeSlices["n"]) {
+			for _, dev := range sl.Spec.Devices {
+				names = append(names, dev.Name)
+			}
+		}
+		return names
+	}
+	partitions := func(gpu int) []string {
+		var out []string
+		for k := range 7 {
+			out = append(out, fmt.Sprintf("gpu-%d-1g-%d", gpu, k))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, claim string
+		allocated   []string
+		want        []string
+	}{
+		{"nothing allocated", "mig-1g", nil, append(append(partitions(0), partitions(1)...), partitions(2)...)},
+		{"GPU 0 whole", "mig-1g", []string{"gpu-0-full-0"}, append(append([]string{"gpu-0-full-0"}, partitions(1)...), partitions(2)...)},
+		{"GPU 0 over its counters", "mig-1g", []string{"gpu-0-full-0", "gpu-0-1g-0"}, []string{"gpu-0-full-0", "gpu-0-1g-0"}},
+		{"all devices asked for", "all-1g-of-numa-0", []string{"gpu-0-full-0"}, append(append([]string{"gpu-0-full-0"}, partitions(0)...), partitions(2)...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := kept(tc.claim, tc.allocated...)
+			if fmt.Sprint(sorted(got)) != fmt.Sprint(sorted(tc.want)) {
+				t.Errorf("kept %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
 }
