@@ -64,6 +64,8 @@ type Cluster struct {
 	// edits counts the changes that the change log and the DRA state do
 	// not see (see Version).
 	edits uint64
+	// inPlace counts the in-place edits reported with Changed.
+	inPlace uint64
 }
 
 // Version counts the changes of the cluster so far: every change of a
@@ -79,12 +81,12 @@ func (c *Cluster) Version() uint64 {
 // Edits counts the in-place edits reported with Changed: caches of what
 // the objects themselves say (not their placement, which the NodeInfos'
 // Generation follows) hold while it stands.
-func (c *Cluster) Edits() uint64 { return c.edits }
+func (c *Cluster) Edits() uint64 { return c.inPlace }
 
 // Changed records an in-place edit of something a scheduling cycle may
 // read that no method of the cluster made (a PodDisruptionBudget's
 // status, a pod's deletion timestamp): see Version.
-func (c *Cluster) Changed() { c.edits++ }
+func (c *Cluster) Changed() { c.edits++; c.inPlace++ }
 
 // changeLog records the index of every node that changes, in order;
 // entries[k] has the sequence number base+k.

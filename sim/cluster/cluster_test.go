@@ -366,3 +366,31 @@ func TestSubJournalUndoLeavesTheParentsChanges(t *testing.T) {
 		t.Error("after the parent's Undo: n2 is still there")
 	}
 }
+
+// TestEditsCountOnlyInPlaceEdits: pods that arrive, are bound or are
+// deleted change the cluster's Version but not its Edits, which only
+// the in-place edits reported with Changed move (caches of what pod
+// objects say, such as the autoscaler's emptiness verdicts, follow the
+// pods themselves and stay valid through the rest).
+func TestEditsCountOnlyInPlaceEdits(t *testing.T) {
+	snap := build.NewCluster().Node("n1", 8, 0).Pod(build.PodSpec{Name: "p", CPU: "1"}).Snapshot()
+	c := cluster.Build(snap, dra.DefaultGates())
+	edits, version := c.Edits(), c.Version()
+	arrived := c.Queue[0].DeepCopy()
+	arrived.Name, arrived.UID = "q", "q"
+	c.AddPending(arrived)
+	if err := c.AddPod(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "default"}, Spec: v1.PodSpec{NodeName: "n1"}}); err != nil {
+		t.Fatal(err)
+	}
+	c.DeletePod(arrived)
+	if c.Edits() != edits {
+		t.Errorf("Edits moved from %d to %d without an in-place edit", edits, c.Edits())
+	}
+	if c.Version() == version {
+		t.Error("Version did not move with pods added and deleted")
+	}
+	c.Changed()
+	if c.Edits() != edits+1 {
+		t.Errorf("Changed: want Edits %d, got %d", edits+1, c.Edits())
+	}
+}
