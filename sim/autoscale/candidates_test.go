@@ -54,3 +54,48 @@ func TestSortCandidatesFollowsPods(t *testing.T) {
 		t.Errorf("after an in-place edit (-want +got):\n%s", diff)
 	}
 }
+
+// TestReadsClockWhereTheRulesReadIt: a verdict may change with the time
+// alone only for pods being deleted and for kube-system pods that reach
+// the blocking-system-pod rule; kube-system DaemonSet pods (on every
+// node) and the other pods the earlier rules let go never reach it, so
+// their nodes' emptiness can be kept between loops.
+func TestReadsClockWhereTheRulesReadIt(t *testing.T) {
+	pod := func(ns, kind string, annotations map[string]string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: ns, Annotations: annotations,
+			OwnerReferences: []metav1.OwnerReference{{Kind: kind, Name: "owner", Controller: ptr.To(true)}}}}
+	}
+	deleting := pod("default", "ReplicaSet", nil)
+	deleting.DeletionTimestamp = &metav1.Time{}
+	succeeded := pod(metav1.NamespaceSystem, "Job", nil)
+	succeeded.Spec.RestartPolicy, succeeded.Status.Phase = v1.RestartPolicyOnFailure, v1.PodSucceeded
+	rules := drainRules{skipSystemPods: true, skipLocalStorage: true, skipCustomControllerPods: true}
+	for _, tc := range []struct {
+		name  string
+		pod   *v1.Pod
+		rules drainRules
+		want  bool
+	}{
+		{"being deleted", deleting, rules, true},
+		{"kube-system ReplicaSet pod", pod(metav1.NamespaceSystem, "ReplicaSet", nil), rules, true},
+		{"kube-system DaemonSet pod", pod(metav1.NamespaceSystem, "DaemonSet", nil), rules, false},
+		{"kube-system pod safe to evict", pod(metav1.NamespaceSystem, "ReplicaSet", map[string]string{annotationSafeToEvict: "true"}), rules, false},
+		{"kube-system pod on completion", pod(metav1.NamespaceSystem, "ReplicaSet", map[string]string{annotationSafeToEvict: "on-completion"}), rules, false},
+		{"kube-system pod that succeeded", succeeded, rules, false},
+		{"kube-system pod, system pods not skipped", pod(metav1.NamespaceSystem, "ReplicaSet", nil), drainRules{}, false},
+		{"default ReplicaSet pod", pod("default", "ReplicaSet", nil), rules, false},
+	} {
+		if got := tc.rules.readsClock(tc.pod); got != tc.want {
+			t.Errorf("%s: readsClock %v, want %v", tc.name, got, tc.want)
+		}
+		// Where the clock is not read, two times far apart give one verdict.
+		if !tc.want {
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			a, _ := tc.rules.drainable(tc.pod, now)
+			b, _ := tc.rules.drainable(tc.pod, now.Add(1000*time.Hour))
+			if a != b {
+				t.Errorf("%s: verdict %v at first, %v later, though readsClock is false", tc.name, a, b)
+			}
+		}
+	}
+}

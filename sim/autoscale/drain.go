@@ -143,9 +143,22 @@ func (r drainRules) drainable(pod *v1.Pod, now time.Time) (drainOutcome, Blockin
 
 // readsClock reports whether drainable's verdict on the pod may change
 // with the time alone: a pod being deleted may become long-terminating,
-// a kube-system pod may outlive the blocking-system-pod timeout.
+// a kube-system pod may outlive the blocking-system-pod timeout. The
+// latter rule is never reached by the pods the earlier rules let go
+// (DaemonSet pods, safe to evict, terminal, on completion), such as
+// every node's kube-system DaemonSet pods.
 func (r drainRules) readsClock(pod *v1.Pod) bool {
-	return pod.DeletionTimestamp != nil || (r.skipSystemPods && pod.Namespace == metav1.NamespaceSystem)
+	if pod.DeletionTimestamp != nil {
+		return true
+	}
+	if !r.skipSystemPods || pod.Namespace != metav1.NamespaceSystem {
+		return false
+	}
+	switch safe := pod.Annotations[annotationSafeToEvict]; {
+	case isDaemonSetPod(pod), safe == "true", safe == "on-completion", isTerminal(pod):
+		return false
+	}
+	return true
 }
 
 // controllerRef is metav1.GetControllerOf without the copy: the drain
