@@ -216,7 +216,7 @@ func (s *Scheduler) dryRun(ctx context.Context, pod *v1.Pod, state *framework.Cy
 			return err
 		}
 		ni := potential[(offset+i)%n]
-		victims, violators, st, err := s.selectVictimsOnNode(ctx, state.Clone(), pod, ni)
+		victims, violators, st, err := s.selectVictimsOnNode(ctx, state, pod, ni)
 		if err != nil {
 			return fmt.Errorf("preemption dry run on node %s: %w", ni.Node().Name, err)
 		}
@@ -261,11 +261,11 @@ func (s *Scheduler) preemptionRand() *rand.Rand {
 // most important first, those whose deletion would violate a
 // PodDisruptionBudget before the others. Only the node's own copy loses
 // and regains pods; a unit's pods on other nodes leave only the PreFilter
-// extensions' state, as in kube. nodeInfo is not changed.
-func (s *Scheduler) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (victimPods, violators []*v1.Pod, _ *framework.Status, _ error) {
+// extensions' state, as in kube. Neither cycleState nor nodeInfo is
+// changed.
+func (s *Scheduler) selectVictimsOnNode(ctx context.Context, cycleState *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (victimPods, violators []*v1.Pod, _ *framework.Status, _ error) {
 	prio := corev1helpers.PodPriority(pod)
 	main := nodeInfo.Node().Name
-	ni := nodeInfo.Clone()
 	var potential []*victimUnit
 	for _, v := range s.victimUnits([]*framework.NodeInfo{nodeInfo}) {
 		if v.priority < prio {
@@ -275,6 +275,10 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, state *framework.Cy
 	if len(potential) == 0 {
 		return nil, nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims), nil
 	}
+	// kube copies the cycle state and the node before it looks for
+	// victims; nothing reads the copies on a node without any, where most
+	// dry runs end, so drasim copies them only now.
+	state, ni := cycleState.Clone(), nodeInfo.Clone()
 	nodeOf := func(pi *framework.PodInfo) *framework.NodeInfo {
 		if pi.Pod.Spec.NodeName == main {
 			return ni
