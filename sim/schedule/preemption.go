@@ -266,6 +266,11 @@ func (s *Scheduler) preemptionRand() *rand.Rand {
 func (s *Scheduler) selectVictimsOnNode(ctx context.Context, cycleState *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (victimPods, violators []*v1.Pod, _ *framework.Status, _ error) {
 	prio := corev1helpers.PodPriority(pod)
 	main := nodeInfo.Node().Name
+	// A unit's priority is that of each of its pods (victimPriority), so
+	// a node without a lower-priority pod has no unit to look at.
+	if !slices.ContainsFunc(nodeInfo.Pods, func(pi *framework.PodInfo) bool { return s.victimPriority(pi.Pod) < prio }) {
+		return nil, nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims), nil
+	}
 	var potential []*victimUnit
 	for _, v := range s.victimUnits([]*framework.NodeInfo{nodeInfo}) {
 		if v.priority < prio {
