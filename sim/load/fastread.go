@@ -258,10 +258,11 @@ func (d *docReader) read() (root int32, empty, ok bool) {
 		}
 		d.advance()
 	} else {
-		if _, _, isKey := splitKey(d.current()[indent:]); !isKey {
+		key, rest, isKey := splitKey(d.current()[indent:])
+		if !isKey {
 			return -1, false, false // the root is no mapping
 		}
-		if root, ok = d.mapping(-1, indent, indent); !ok {
+		if root, ok = d.mapping(-1, indent, key, rest); !ok {
 			return -1, false, false
 		}
 	}
@@ -297,18 +298,17 @@ func splitKey(text string) (key, rest string, isKey bool) {
 	}
 }
 
-// mapping reads a block mapping at column indent. The first key may stand
-// further into the current line (col), after a sequence's "- ".
-func (d *docReader) mapping(parent int32, indent, col int) (int32, bool) {
+// mapping reads a block mapping at column indent whose first key, on the
+// current line (further in after a sequence's "- "), the caller has split
+// already: key0 and the text after its colon, rest0.
+func (d *docReader) mapping(parent int32, indent int, key0, rest0 string) (int32, bool) {
 	if d.depth++; d.depth > maxDepth {
 		return -1, false
 	}
 	m := d.t.add(parent, treeNode{kind: treeMap, line: int32(d.line)})
 	for first := true; ; first = false {
-		var text string
-		if first {
-			text = d.current()[col:]
-		} else {
+		key, rest := key0, rest0
+		if !first {
 			i, more := d.peek()
 			if !more || i < indent {
 				break
@@ -316,11 +316,10 @@ func (d *docReader) mapping(parent int32, indent, col int) (int32, bool) {
 			if i > indent {
 				return -1, false
 			}
-			text = d.current()[indent:]
-		}
-		key, rest, isKey := splitKey(text)
-		if !isKey {
-			return -1, false
+			var isKey bool
+			if key, rest, isKey = splitKey(d.current()[indent:]); !isKey {
+				return -1, false
+			}
 		}
 		if k, _, ok := resolvePlain(key); !ok || k != scalarString {
 			return -1, false
@@ -356,8 +355,8 @@ func (d *docReader) nested(parent int32, indent, keyLine int) (int32, bool) {
 			return d.sequence(parent, i)
 		}
 		if i > indent {
-			if _, _, isKey := splitKey(text); isKey {
-				return d.mapping(parent, i, i)
+			if key, rest, isKey := splitKey(text); isKey {
+				return d.mapping(parent, i, key, rest)
 			}
 			return -1, false // a scalar on the next lines
 		}
@@ -395,8 +394,8 @@ func (d *docReader) sequence(parent int32, indent int) (int32, bool) {
 			return -1, false
 		}
 		var ok bool
-		if _, _, isKey := splitKey(text); isKey {
-			_, ok = d.mapping(s, col, col)
+		if key, rest, isKey := splitKey(text); isKey {
+			_, ok = d.mapping(s, col, key, rest)
 		} else {
 			_, ok = d.inline(s, text, indent)
 		}
