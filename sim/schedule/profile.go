@@ -60,11 +60,13 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 		}
 	}
 	var extended noderesources.DRAExtendedResources = c.DRA
-	fit, err := noderesources.NewFit(cfg.NodeResourcesFit, extended)
+	// The resource plugins and the binding share each pod's requests.
+	requests := &framework.PodRequestCache{}
+	fit, err := noderesources.NewFit(cfg.NodeResourcesFit, extended, requests)
 	if err != nil {
 		return nil, err
 	}
-	balanced, err := noderesources.NewBalancedAllocation(cfg.BalancedAllocation, extended)
+	balanced, err := noderesources.NewBalancedAllocation(cfg.BalancedAllocation, extended, requests)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +99,7 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 	chain := []framework.Plugin{
 		nodename.New(), nodeunschedulable.New(), taints, affinity, ports, fit, spread, interPod, draPlugin, balanced, images,
 	}
-	p := &Profile{PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Preemption: !cfg.Disabled[PreemptionPlugin],
+	p := &Profile{Requests: requests, PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Preemption: !cfg.Disabled[PreemptionPlugin],
 		Gang: c.GangsEnabled() && !cfg.Disabled[gangscheduling.Name]}
 	for _, pl := range chain {
 		if cfg.Disabled[pl.Name()] {

@@ -33,6 +33,9 @@ type Profile struct {
 	Reserve   []framework.ReservePlugin
 	// all lists every plugin of the profile once, in order.
 	all []framework.Plugin
+	// Requests are the pods' requests, added up once per pod for the
+	// plugins and the binding (nil: each adds them up on its own).
+	Requests *framework.PodRequestCache
 	// PercentageOfNodesToScore: 0 means kube's adaptive default.
 	PercentageOfNodesToScore int32
 	// Preemption is set when DefaultPreemption is enabled (PostFilter).
@@ -343,7 +346,8 @@ func (s *Scheduler) reserveAndBind(ctx context.Context, pod *v1.Pod, a *Attempt,
 	// ClearingNominatedNodeNameAfterBinding (beta, on): a bound pod is
 	// nominated nowhere.
 	pod.Status.NominatedNodeName = ""
-	s.c.Node(node).AddPod(pod)
+	s.c.Node(node).AddPodInfo(framework.NewPodInfoWithRequests(pod, s.profile.Requests.Get(pod)))
+	s.profile.Requests.Forget(pod)
 	return nil
 }
 

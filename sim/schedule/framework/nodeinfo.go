@@ -215,6 +215,13 @@ type PodInfo struct {
 // kube-scheduler's cache does (the API server does not fully validate them);
 // ParseError reports what went wrong.
 func NewPodInfo(pod *v1.Pod) *PodInfo {
+	pi := newPodInfo(pod)
+	pi.resource = calculatePodResource(pod)
+	return pi
+}
+
+// newPodInfo is NewPodInfo without the requests.
+func newPodInfo(pod *v1.Pod) *PodInfo {
 	pi := &PodInfo{Pod: pod}
 	var errs []error
 	var err error
@@ -242,7 +249,14 @@ func NewPodInfo(pod *v1.Pod) *PodInfo {
 		errs = append(errs, fmt.Errorf("preferredAntiAffinityTerms: %w", err))
 	}
 	pi.parseErr = errors.Join(errs...)
-	pi.resource = calculatePodResource(pod)
+	return pi
+}
+
+// NewPodInfoWithRequests is NewPodInfo for a pod whose requests are
+// already added up.
+func NewPodInfoWithRequests(pod *v1.Pod, sums *PodRequestSums) *PodInfo {
+	pi := newPodInfo(pod)
+	pi.resource = sums.resource
 	return pi
 }
 
@@ -309,12 +323,24 @@ func newAffinityTerm(pod *v1.Pod, term *v1.PodAffinityTerm) (AffinityTerm, error
 // the container sum where set, overhead added, resize status honoured.
 func calculatePodResource(pod *v1.Pod) PodResource {
 	requests := PodRequests(pod, podRequestOptions())
-	non0 := requests
-	if defaults := nonMissingContainerRequests(requests, resourcehelper.IsPodLevelRequestsSet(pod)); len(defaults) > 0 {
-		opts := podRequestOptions()
-		opts.NonMissingContainerRequests = defaults
-		non0 = PodRequests(pod, opts)
+	return podResource(requests, nonZeroRequests(pod, requests))
+}
+
+// nonZeroRequests are the pod's requests with the default for each
+// container that sets no CPU or memory request (where the pod level does
+// not set it either).
+func nonZeroRequests(pod *v1.Pod, requests v1.ResourceList) v1.ResourceList {
+	defaults := nonMissingContainerRequests(requests, resourcehelper.IsPodLevelRequestsSet(pod))
+	if len(defaults) == 0 {
+		return requests
 	}
+	opts := podRequestOptions()
+	opts.NonMissingContainerRequests = defaults
+	return PodRequests(pod, opts)
+}
+
+// podResource is what a pod with these requests adds to a NodeInfo.
+func podResource(requests, non0 v1.ResourceList) PodResource {
 	cpu := non0[v1.ResourceCPU]
 	mem := non0[v1.ResourceMemory]
 	var res Resource

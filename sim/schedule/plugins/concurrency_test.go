@@ -36,10 +36,10 @@ func defaultPlugins(t testing.TB, lister framework.NodeLister) []framework.Plugi
 		nodename.New(), nodeunschedulable.New(), tainttoleration.New(),
 		must(nodeaffinity.New(config.NodeAffinityArgs{})),
 		nodeports.New(),
-		must(noderesources.NewFit(config.NodeResourcesFitArgs{}, nil)),
+		must(noderesources.NewFit(config.NodeResourcesFitArgs{}, nil, nil)),
 		must(podtopologyspread.New(config.PodTopologySpreadArgs{}, lister, nil)),
 		must(interpodaffinity.New(config.InterPodAffinityArgs{}, lister, nil)),
-		must(noderesources.NewBalancedAllocation(config.NodeResourcesBalancedAllocationArgs{}, nil)),
+		must(noderesources.NewBalancedAllocation(config.NodeResourcesBalancedAllocationArgs{}, nil, nil)),
 		must(imagelocality.New(lister)),
 	}
 }

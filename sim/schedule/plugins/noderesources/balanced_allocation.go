@@ -26,13 +26,14 @@ var (
 )
 
 // NewBalancedAllocation returns the plugin for args (defaulted, then
-// validated). dra may be nil.
-func NewBalancedAllocation(args config.NodeResourcesBalancedAllocationArgs, dra DRAExtendedResources) (*BalancedAllocation, error) {
+// validated). dra may be nil; so may requests (the pods' requests are
+// then added up here alone).
+func NewBalancedAllocation(args config.NodeResourcesBalancedAllocationArgs, dra DRAExtendedResources, requests *framework.PodRequestCache) (*BalancedAllocation, error) {
 	args = config.DefaultNodeResourcesBalancedAllocationArgs(args)
 	if err := config.ValidateNodeResourcesBalancedAllocationArgs(args); err != nil {
 		return nil, fmt.Errorf("noderesources: NodeResourcesBalancedAllocationArgs: %w", err)
 	}
-	return &BalancedAllocation{scorer: newResourceAllocationScorer(balancedAllocation, args.Resources, nil, true, dra)}, nil
+	return &BalancedAllocation{scorer: newResourceAllocationScorer(balancedAllocation, args.Resources, nil, true, dra, requests)}, nil
 }
 
 // Name returns BalancedAllocationName.

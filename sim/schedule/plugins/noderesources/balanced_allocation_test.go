@@ -49,7 +49,7 @@ func TestBalancedAllocation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pl, err := NewBalancedAllocation(config.NodeResourcesBalancedAllocationArgs{}, nil)
+			pl, err := NewBalancedAllocation(config.NodeResourcesBalancedAllocationArgs{}, nil, nil)
 			if err != nil {
 				t.Fatalf("NewBalancedAllocation() = %v, want no error", err)
 			}
@@ -79,7 +79,7 @@ func TestBalancedResourceScoreThreeResources(t *testing.T) {
 }
 
 func TestNewBalancedAllocationRejectsWeights(t *testing.T) {
-	_, err := NewBalancedAllocation(config.NodeResourcesBalancedAllocationArgs{Resources: []config.ResourceSpec{{Name: "cpu", Weight: 2}}}, nil)
+	_, err := NewBalancedAllocation(config.NodeResourcesBalancedAllocationArgs{Resources: []config.ResourceSpec{{Name: "cpu", Weight: 2}}}, nil, nil)
 	if err == nil {
 		t.Errorf("NewBalancedAllocation(cpu weight 2) = nil error, want \"must be 1\"")
 	}

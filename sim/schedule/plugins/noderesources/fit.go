@@ -38,6 +38,7 @@ type Fit struct {
 	dra                   DRAExtendedResources
 	scorer                *resourceAllocationScorer
 	requests              podCache[*preFilterState]
+	sums                  *framework.PodRequestCache
 }
 
 var (
@@ -48,8 +49,9 @@ var (
 )
 
 // NewFit returns the plugin for args (defaulted with
-// config.DefaultNodeResourcesFitArgs, then validated). dra may be nil.
-func NewFit(args config.NodeResourcesFitArgs, dra DRAExtendedResources) (*Fit, error) {
+// config.DefaultNodeResourcesFitArgs, then validated). dra may be nil; so
+// may requests (the pods' requests are then added up here alone).
+func NewFit(args config.NodeResourcesFitArgs, dra DRAExtendedResources, requests *framework.PodRequestCache) (*Fit, error) {
 	args = config.DefaultNodeResourcesFitArgs(args)
 	if err := config.ValidateNodeResourcesFitArgs(args); err != nil {
 		return nil, fmt.Errorf("noderesources: NodeResourcesFitArgs: %w", err)
@@ -76,7 +78,8 @@ func NewFit(args config.NodeResourcesFitArgs, dra DRAExtendedResources) (*Fit, e
 		ignoredResources:      map[string]bool{},
 		ignoredResourceGroups: map[string]bool{},
 		dra:                   dra,
-		scorer:                newResourceAllocationScorer(kind, s.Resources, shape, false, dra),
+		scorer:                newResourceAllocationScorer(kind, s.Resources, shape, false, dra, requests),
+		sums:                  requests,
 	}
 	for _, r := range args.IgnoredResources {
 		pl.ignoredResources[r] = true
@@ -101,7 +104,10 @@ type preFilterState struct {
 // computePodResourceRequest is the request NodeResourcesFit checks: spec
 // requests (no resize status), pod-level resources honoured, overhead added.
 func computePodResourceRequest(pod *v1.Pod) *preFilterState {
-	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{SkipPodLevelResources: false})
+	return podResourceRequest(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{SkipPodLevelResources: false}))
+}
+
+func podResourceRequest(reqs v1.ResourceList) *preFilterState {
 	s := &preFilterState{}
 	s.SetMaxResource(reqs)
 	return s
@@ -118,7 +124,7 @@ func (pl *Fit) preFilterState(pod *v1.Pod) *preFilterState {
 }
 
 func (pl *Fit) computePreFilterState(pod *v1.Pod) *preFilterState {
-	s := computePodResourceRequest(pod)
+	s := podResourceRequest(pl.sums.Get(pod).Spec)
 	for name, q := range s.ScalarResources {
 		if q == 0 || pl.ignored(name) {
 			continue

@@ -126,7 +126,7 @@ func TestFitFilter(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pl, err := NewFit(tc.args, tc.dra)
+			pl, err := NewFit(tc.args, tc.dra, nil)
 			if err != nil {
 				t.Fatalf("NewFit(%+v) = %v, want no error", tc.args, err)
 			}
@@ -220,7 +220,7 @@ func TestFitScore(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pl, err := NewFit(tc.args, tc.dra)
+			pl, err := NewFit(tc.args, tc.dra, nil)
 			if err != nil {
 				t.Fatalf("NewFit(%+v) = %v, want no error", tc.args, err)
 			}
@@ -251,7 +251,7 @@ func TestNewFitRejectsBadArgs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := NewFit(tc.args, nil); err == nil {
+			if _, err := NewFit(tc.args, nil, nil); err == nil {
 				t.Errorf("NewFit(%+v) = nil error, want a validation error", tc.args)
 			}
 		})

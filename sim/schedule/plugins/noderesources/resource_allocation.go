@@ -4,8 +4,6 @@ import (
 	"math"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/plugins/config"
@@ -45,9 +43,11 @@ type resourceAllocationScorer struct {
 	useRequested bool
 	dra          DRAExtendedResources
 	requests     podCache[[]int64]
+	// sums are the pod's requests added up, shared with the profile.
+	sums *framework.PodRequestCache
 }
 
-func newResourceAllocationScorer(kind scorerKind, resources []config.ResourceSpec, shape []shapePoint, useRequested bool, dra DRAExtendedResources) *resourceAllocationScorer {
+func newResourceAllocationScorer(kind scorerKind, resources []config.ResourceSpec, shape []shapePoint, useRequested bool, dra DRAExtendedResources, sums *framework.PodRequestCache) *resourceAllocationScorer {
 	r := &resourceAllocationScorer{
 		kind:         kind,
 		resources:    resources,
@@ -56,6 +56,7 @@ func newResourceAllocationScorer(kind scorerKind, resources []config.ResourceSpe
 		shape:        shape,
 		useRequested: useRequested,
 		dra:          dra,
+		sums:         sums,
 	}
 	for i, res := range resources {
 		r.names[i] = v1.ResourceName(res.Name)
@@ -73,18 +74,11 @@ func (r *resourceAllocationScorer) podRequests(pod *v1.Pod) []int64 {
 }
 
 func (r *resourceAllocationScorer) computePodRequests(pod *v1.Pod) []int64 {
-	opts := resourcehelper.PodResourcesOptions{
-		UseStatusResources: true,
-		InPlacePodLevelResourcesVerticalScalingEnabled: true,
-		SkipPodLevelResources:                          false,
+	sums := r.sums.Get(pod)
+	reqs := sums.NonZero
+	if r.useRequested {
+		reqs = sums.Requests
 	}
-	if !r.useRequested {
-		opts.NonMissingContainerRequests = v1.ResourceList{
-			v1.ResourceCPU:    *resource.NewMilliQuantity(framework.DefaultMilliCPURequest, resource.DecimalSI),
-			v1.ResourceMemory: *resource.NewQuantity(framework.DefaultMemoryRequest, resource.DecimalSI),
-		}
-	}
-	reqs := framework.PodRequests(pod, opts)
 	out := make([]int64, len(r.names))
 	for i, name := range r.names {
 		q := reqs[name]
