@@ -174,7 +174,7 @@ func TestNoScorePluginsFindOneNode(t *testing.T) {
 func TestKubeHostIndexAgreesWithKubeHost(t *testing.T) {
 	for _, totals := range [][]int64{{1}, {2, 2}, {5, 5, 10, 10}, {0, 1, 1, 9, 2, 9}, {3, 9, 4}, {9, 9, 9, 1, 9, 9, 9}} {
 		got := KubeHostIndex(len(totals), func(i int) int64 { return totals[i] })
-		if want := kubeHost(scoresOf(totals...), new(hostHeap)); got != want {
+		if want := kubeHost(scoresOf(totals...)); got != want {
 			t.Errorf("KubeHostIndex(%v) = %d, kubeHost = %d", totals, got, want)
 		}
 		if totals[got] != maxOf(totals) {
