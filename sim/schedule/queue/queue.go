@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/drasim/drasim/sim/schedule/framework"
 )
@@ -186,7 +187,7 @@ func (q *Queue) Add(pod *v1.Pod, t Time) {
 		return
 	}
 	pi := newPodInfo(pod)
-	e := &Entity{key: podKey(pod), Pods: []*PodInfo{pi}, Timestamp: q.stamp(t), heapIndex: -1}
+	e := &Entity{key: podKey(pod), Pods: []*PodInfo{pi}, prio: corev1helpers.PodPriority(pod), Timestamp: q.stamp(t), heapIndex: -1}
 	pi.Timestamp = e.Timestamp
 	q.entities[e.key] = e
 	q.moveToActive(e, false)
