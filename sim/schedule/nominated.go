@@ -70,6 +70,10 @@ func (s *Scheduler) prepareNominated(pod *v1.Pod) {
 // passes, once more without them, because filters such as inter-pod
 // affinity may need the nominated pods to be absent as much as present.
 func (s *Scheduler) filterNode(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
+	if len(s.cycleNominated) == 0 {
+		// Most cycles: no node's name to read (a cache miss per node).
+		return s.runFilters(ctx, state, pod, ni)
+	}
 	nominated := s.cycleNominated[ni.Node().Name]
 	if len(nominated) == 0 {
 		return s.runFilters(ctx, state, pod, ni)
