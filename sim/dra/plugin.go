@@ -2,10 +2,8 @@ package dra
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -730,21 +728,4 @@ func Alternative(c *resourceapi.ResourceClaim, ref string) (string, int) {
 		}
 	}
 	return "", 0
-}
-
-// claimsHash hashes what the allocator reads of the claims to allocate:
-// namespace (admin access depends on it) and spec.
-func claimsHash(claims []*resourceapi.ResourceClaim) uint64 {
-	h := fnv.New64a()
-	for _, c := range claims {
-		if c.Status.Allocation != nil {
-			continue
-		}
-		h.Write([]byte(c.Namespace))
-		h.Write([]byte{0})
-		data, _ := json.Marshal(c.Spec)
-		h.Write(data)
-		h.Write([]byte{0})
-	}
-	return h.Sum64()
 }
