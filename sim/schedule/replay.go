@@ -610,22 +610,36 @@ func nodeUsage(c *cluster.Cluster) []result.Node {
 	var poolKey [2]string
 	// Walked slice by slice rather than through inventory.Devices, whose
 	// list of every device (280,000 at 5,000 nodes) was the largest
-	// garbage of building the result.
+	// garbage of building the result; and counted per run of devices of
+	// one node (a slice's, mostly) before they are added to the maps.
+	var node string
+	var total, inUse int
+	flush := func() {
+		if node != "" {
+			devTotal[node] += total
+			devUsed[node] += inUse
+		}
+	}
 	for _, sl := range inventory.Current(c.DRA.Slices()) {
 		for i := range sl.Spec.Devices {
 			d := inventory.DeviceOf(sl, &sl.Spec.Devices[i])
 			if d.Node == "" {
 				continue
 			}
-			devTotal[d.Node]++
+			if d.Node != node {
+				flush()
+				node, total, inUse = d.Node, 0, 0
+			}
+			total++
 			if k := [2]string{d.ID.Driver, d.ID.Pool}; k != poolKey || pool == nil {
 				poolKey, pool = k, used[k]
 			}
 			if pool[d.ID.Device] {
-				devUsed[d.Node]++
+				inUse++
 			}
 		}
 	}
+	flush()
 	out := make([]result.Node, 0, len(c.Nodes))
 	for _, ni := range c.Snapshot.Nodes {
 		info := c.Node(ni.Name)
