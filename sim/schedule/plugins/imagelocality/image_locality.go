@@ -85,9 +85,13 @@ func (pl *ImageLocality) Score(_ context.Context, state *framework.CycleState, p
 		s = pl.preScoreState(pod)
 	}
 	var sum int64
-	for _, name := range s.images {
-		if st, ok := nodeInfo.ImageStates[name]; ok {
-			sum += scaledImageScore(st, s.totalNodes)
+	// A lookup hashes the name even in an empty map, and most nodes
+	// report no images.
+	if len(nodeInfo.ImageStates) > 0 {
+		for _, name := range s.images {
+			if st, ok := nodeInfo.ImageStates[name]; ok {
+				sum += scaledImageScore(st, s.totalNodes)
+			}
 		}
 	}
 	return calculatePriority(sum, s.imageCount), nil
