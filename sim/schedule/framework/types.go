@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 )
@@ -17,7 +18,11 @@ const (
 // the key. It is written in PreFilter/PreScore (one goroutine) and only read
 // in Filter/Score, which may run in parallel.
 type CycleState struct {
-	data map[string]any
+	// keys and values: a dozen entries at most (one or two per plugin),
+	// which a scan finds faster than a map hashes the key, and Filter and
+	// Score read them on every node they visit.
+	keys   []string
+	values []any
 	// SkipFilterPlugins and SkipScorePlugins name plugins whose Pre* call
 	// returned Skip.
 	SkipFilterPlugins map[string]bool
@@ -26,26 +31,42 @@ type CycleState struct {
 
 // NewCycleState returns an empty state.
 func NewCycleState() *CycleState {
-	return &CycleState{data: map[string]any{}, SkipFilterPlugins: map[string]bool{}, SkipScorePlugins: map[string]bool{}}
+	return &CycleState{keys: make([]string, 0, 16), values: make([]any, 0, 16), SkipFilterPlugins: map[string]bool{}, SkipScorePlugins: map[string]bool{}}
 }
 
 // Write stores v under key.
-func (c *CycleState) Write(key string, v any) { c.data[key] = v }
+func (c *CycleState) Write(key string, v any) {
+	for i, k := range c.keys {
+		if k == key {
+			c.values[i] = v
+			return
+		}
+	}
+	c.keys = append(c.keys, key)
+	c.values = append(c.values, v)
+}
 
 // Read returns the value under key, or nil.
-func (c *CycleState) Read(key string) any { return c.data[key] }
+func (c *CycleState) Read(key string) any {
+	for i, k := range c.keys {
+		if k == key {
+			return c.values[i]
+		}
+	}
+	return nil
+}
 
 // Clone returns a state that can be changed without touching c: values
 // that implement StateCloner are copied, the others (read-only once
 // PreFilter has written them) are shared. The preemption dry run and the
 // nominated-pods pass work on clones.
 func (c *CycleState) Clone() *CycleState {
-	out := &CycleState{data: make(map[string]any, len(c.data)), SkipFilterPlugins: c.SkipFilterPlugins, SkipScorePlugins: c.SkipScorePlugins}
-	for k, v := range c.data {
+	out := &CycleState{keys: slices.Clone(c.keys), values: make([]any, len(c.values)), SkipFilterPlugins: c.SkipFilterPlugins, SkipScorePlugins: c.SkipScorePlugins}
+	for i, v := range c.values {
 		if sc, ok := v.(StateCloner); ok {
 			v = sc.CloneState()
 		}
-		out.data[k] = v
+		out.values[i] = v
 	}
 	return out
 }
