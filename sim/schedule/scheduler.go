@@ -238,7 +238,8 @@ type Attempt struct {
 	// Message is kube's FitError message for a pod that does not fit.
 	Message string
 	// DeviceRejected names (up to MaxDiagnosedNodes) nodes that
-	// DynamicResources rejected, for a per-request diagnosis.
+	// DynamicResources rejected, for a per-request diagnosis, when no
+	// node was found feasible (nothing is diagnosed otherwise).
 	DeviceRejected []string
 	// preFilterRan counts the PreFilter plugins that ran, in the
 	// profile's order: all of them unless one stopped the cycle.
@@ -482,7 +483,14 @@ func (s *Scheduler) findNodeUpTo(ctx context.Context, pod *v1.Pod, onlyFeasible 
 	if onlyFeasible {
 		return a
 	}
-	a.DeviceRejected = f.deviceRejected
+	if len(f.feasible) == 0 {
+		// Read the names only now: the first read of a node object is
+		// a cache miss, 32 of them in every cycle that nothing reads
+		// when a node is found.
+		for _, ni := range f.deviceRejected {
+			a.DeviceRejected = append(a.DeviceRejected, ni.Node().Name)
+		}
+	}
 	rejections := map[[2]string]int{}
 	for i, st := range f.rejected {
 		for _, r := range st.Reasons() {
@@ -676,8 +684,8 @@ type filterResult struct {
 	rejectedNodes []int
 	// rejectedList lists every rejected node (Options.KeepNodeStatuses).
 	rejectedList []NodeResult
-	// deviceRejected names the first nodes DynamicResources rejected.
-	deviceRejected []string
+	// deviceRejected are the first nodes DynamicResources rejected.
+	deviceRejected []*framework.NodeInfo
 	// potential are the nodes rejected as Unschedulable, in node order.
 	potential []*framework.NodeInfo
 	processed int
@@ -710,7 +718,11 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 	// The cycle's working arrays are the scheduler's, reused from cycle
 	// to cycle; nothing keeps them past the cycle.
 	b := &s.buf
-	f.feasible, f.feasibleIdx = b.feasible[:0], b.feasibleIdx[:0]
+	// The feasible nodes are collected in locals, which the compiler
+	// keeps in registers through the per-node loop, and handed to f at
+	// the end.
+	feasible, feasibleIdx := b.feasible[:0], b.feasibleIdx[:0]
+	processed := 0
 	slots := s.slots(classes)
 	reps := b.reps[:0]           // candidate index of each slot's representative
 	repStatus := b.repStatus[:0] // each slot's status
@@ -727,7 +739,8 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 	}
 	clear(rejectedSlot)
 	defer func() {
-		b.feasible, b.feasibleIdx, b.reps, b.repStatus, b.outcome, b.walk = f.feasible, f.feasibleIdx, reps, repStatus, outcome, walk
+		f.feasible, f.feasibleIdx, f.processed = feasible, feasibleIdx, processed
+		b.feasible, b.feasibleIdx, b.reps, b.repStatus, b.outcome, b.walk = feasible, feasibleIdx, reps, repStatus, outcome, walk
 	}()
 	// Batches of new classes grow from a few per worker, so that a cycle
 	// that stops early wastes little, up to the node-by-node chunk.
@@ -737,7 +750,7 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 	// walk[k] is the slot of node batchLo+k of the current look-ahead
 	// batch, which covers the nodes lo to hi-1.
 	batchLo, hi := 0, 0
-	for lo := 0; lo < n && len(f.feasible) < want; lo++ {
+	for lo := 0; lo < n && len(feasible) < want; lo++ {
 		var slot int32
 		if lo < hi {
 			slot = walk[lo-batchLo]
@@ -752,7 +765,7 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 			// classes' representatives in parallel.
 			first := len(reps)
 			var visited int
-			walk, reps, visited = slots.visit(next, n, n-lo, chunk, want-len(f.feasible), outcome, walk[:0], reps)
+			walk, reps, visited = slots.visit(next, n, n-lo, chunk, want-len(feasible), outcome, walk[:0], reps)
 			batchLo, hi = lo, lo+visited
 			chunk = min(2*chunk, maxChunk)
 			for range len(reps) - first {
@@ -791,15 +804,15 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 		if next++; next == n {
 			next = 0
 		}
-		f.processed++
+		processed++
 		switch o := outcome[slot]; o {
 		case outcomeFeasible:
-			f.feasible = append(f.feasible, candidates[i])
-			f.feasibleIdx = append(f.feasibleIdx, i)
+			feasible = append(feasible, candidates[i])
+			feasibleIdx = append(feasibleIdx, i)
 		case outcomeFailed:
 			// The failed node is not counted as processed: kube keeps no
 			// status for it.
-			f.processed--
+			processed--
 			st := repStatus[slot]
 			return f, pluginError(st.Plugin(), candidates[i].Node().Name, fmt.Errorf("running %q filter plugin: %w", st.Plugin(), statusErr(st)))
 		default:
@@ -809,7 +822,7 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 				f.potential = append(f.potential, candidates[i])
 			}
 			if r.byDRA && len(f.deviceRejected) < MaxDiagnosedNodes {
-				f.deviceRejected = append(f.deviceRejected, candidates[i].Node().Name)
+				f.deviceRejected = append(f.deviceRejected, candidates[i])
 			}
 			if s.opts.KeepNodeStatuses {
 				f.rejectedList = append(f.rejectedList, NodeResult{Node: candidates[i].Node().Name, Status: f.rejected[o]})
