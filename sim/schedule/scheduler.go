@@ -722,6 +722,7 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 	// keeps in registers through the per-node loop, and handed to f at
 	// the end.
 	feasible, feasibleIdx := b.feasible[:0], b.feasibleIdx[:0]
+	f.deviceRejected = b.deviceRejected[:0]
 	processed := 0
 	slots := s.slots(classes)
 	reps := b.reps[:0]           // candidate index of each slot's representative
@@ -741,6 +742,7 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 	defer func() {
 		f.feasible, f.feasibleIdx, f.processed = feasible, feasibleIdx, processed
 		b.feasible, b.feasibleIdx, b.reps, b.repStatus, b.outcome, b.walk = feasible, feasibleIdx, reps, repStatus, outcome, walk
+		b.deviceRejected = f.deviceRejected
 	}()
 	// Batches of new classes grow from a few per worker, so that a cycle
 	// that stops early wastes little, up to the node-by-node chunk.
@@ -848,6 +850,10 @@ type cycleBuffers struct {
 	walk        []int32
 	firsts      []int
 	scoreSlot   []int32
+	scoreReps   []*framework.NodeInfo
+	// deviceRejected backs filterResult.deviceRejected, which findNode
+	// reads before the next cycle.
+	deviceRejected []*framework.NodeInfo
 	// rejectedSlot indexes the cycle's distinct rejection statuses.
 	rejectedSlot map[*framework.Status]int32
 	// score's arrays (see score).
@@ -1107,12 +1113,14 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 		reps = feasible
 	} else {
 		s.buf.firsts = s.slots(classes).assignAll(f.feasibleIdx, sc.slot, s.buf.firsts[:0])
+		reps = s.buf.scoreReps[:0]
 		for _, j := range s.buf.firsts {
 			reps = append(reps, feasible[j])
 			if err := s.ensureFiltered(ctx, state, pod, f, j); err != nil {
 				return nil, err
 			}
 		}
+		s.buf.scoreReps = reps
 	}
 	b := &s.buf
 	active := b.active[:0]
