@@ -74,38 +74,58 @@ func setsCPUAndMemory(pod *v1.Pod) bool {
 	return true
 }
 
-// PodRequestCache keeps each pod's PodRequestSums, so that the plugins of
-// a profile and the binding share one computation per pod. It relies, as
-// kube's queued PodInfo does, on a queued pod's spec not changing while
-// it waits: the scheduler only sets its node, nomination and conditions.
-// A nil cache computes every time. It is safe for concurrent use.
-type PodRequestCache struct {
+// PodCache remembers a value computed from a pod's spec, per pod. It
+// relies, as kube's queued PodInfo does, on a queued pod's spec not
+// changing while it waits: the scheduler only sets its node, nomination
+// and conditions. A pod that does not fit is tried again in later passes,
+// so the plugins would otherwise add up the same container requests in
+// every cycle. It is safe for concurrent use, and starts over when full.
+type PodCache[T any] struct {
 	mu sync.Mutex
-	m  map[*v1.Pod]*PodRequestSums
+	m  map[*v1.Pod]T
 }
 
-// maxCachedRequests bounds a PodRequestCache; it starts over when full.
-const maxCachedRequests = 1 << 18
+// maxCachedPods bounds a PodCache.
+const maxCachedPods = 1 << 18
+
+// Get returns the pod's value, computing it on first use.
+func (c *PodCache[T]) Get(pod *v1.Pod, compute func(*v1.Pod) T) T {
+	c.mu.Lock()
+	v, ok := c.m[pod]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute(pod)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedPods {
+		c.m = map[*v1.Pod]T{}
+	}
+	c.m[pod] = v
+	c.mu.Unlock()
+	return v
+}
+
+// Forget drops the pod's value.
+func (c *PodCache[T]) Forget(pod *v1.Pod) {
+	c.mu.Lock()
+	delete(c.m, pod)
+	c.mu.Unlock()
+}
+
+// PodRequestCache keeps each pod's PodRequestSums, so that the plugins of
+// a profile and the binding share one computation per pod (see PodCache).
+// A nil cache computes every time.
+type PodRequestCache struct {
+	cache PodCache[*PodRequestSums]
+}
 
 // Get returns the pod's sums, computing them on first use.
 func (c *PodRequestCache) Get(pod *v1.Pod) *PodRequestSums {
 	if c == nil {
 		return NewPodRequestSums(pod)
 	}
-	c.mu.Lock()
-	s, ok := c.m[pod]
-	c.mu.Unlock()
-	if ok {
-		return s
-	}
-	s = NewPodRequestSums(pod)
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedRequests {
-		c.m = map[*v1.Pod]*PodRequestSums{}
-	}
-	c.m[pod] = s
-	c.mu.Unlock()
-	return s
+	return c.cache.Get(pod, NewPodRequestSums)
 }
 
 // Forget drops the pod's sums: once it is bound nothing reads them again
@@ -114,7 +134,5 @@ func (c *PodRequestCache) Forget(pod *v1.Pod) {
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	delete(c.m, pod)
-	c.mu.Unlock()
+	c.cache.Forget(pod)
 }

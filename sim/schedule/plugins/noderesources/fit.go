@@ -37,7 +37,7 @@ type Fit struct {
 	ignoredResourceGroups map[string]bool
 	dra                   DRAExtendedResources
 	scorer                *resourceAllocationScorer
-	requests              podCache[*preFilterState]
+	requests              framework.PodCache[*preFilterState]
 	sums                  *framework.PodRequestCache
 }
 
@@ -120,7 +120,7 @@ func (pl *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *v1
 }
 
 func (pl *Fit) preFilterState(pod *v1.Pod) *preFilterState {
-	return pl.requests.get(pod, pl.computePreFilterState)
+	return pl.requests.Get(pod, pl.computePreFilterState)
 }
 
 func (pl *Fit) computePreFilterState(pod *v1.Pod) *preFilterState {

@@ -42,7 +42,7 @@ type resourceAllocationScorer struct {
 	// per-container defaults (the Fit strategies).
 	useRequested bool
 	dra          DRAExtendedResources
-	requests     podCache[[]int64]
+	requests     framework.PodCache[[]int64]
 	// sums are the pod's requests added up, shared with the profile.
 	sums *framework.PodRequestCache
 }
@@ -70,7 +70,7 @@ func newResourceAllocationScorer(kind scorerKind, resources []config.ResourceSpe
 // and, unless useRequested, the 100m/200Mi default for containers that set
 // no CPU/memory request.
 func (r *resourceAllocationScorer) podRequests(pod *v1.Pod) []int64 {
-	return r.requests.get(pod, r.computePodRequests)
+	return r.requests.Get(pod, r.computePodRequests)
 }
 
 func (r *resourceAllocationScorer) computePodRequests(pod *v1.Pod) []int64 {
