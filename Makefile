@@ -40,12 +40,19 @@ unit: ## go test (goldens included: a diff fails)
 # ("execs: 23 (0/sec)" while the workers run many more) and mislead.
 FUZZ_TARGETS := ./sim/load/:FuzzLoad ./sim/load/:FuzzSliceDecoder ./sim/validate/:FuzzValidate ./sim/:FuzzEnginesAgree
 
+# A fuzz run that ends with go's own "context deadline exceeded" and no
+# failing input written is go 1.26's race between -fuzztime's deadline
+# and its busy workers (go.dev/issue/75804, fixed in go 1.27), not a
+# finding: seen on loaded 2-core machines. Every other failure fails.
 .PHONY: fuzz-smoke
 fuzz-smoke: ## fuzz the loader, the validator and the engines for FUZZTIME each (10s); one line per target, the full log on failure
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; log=$$(mktemp); \
 		if $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg >$$log 2>&1; then \
 			echo "fuzz $$name: ok ($(FUZZTIME))"; rm -f $$log; \
+		elif ! grep -q 'Failing input written' $$log && grep -qx '    context deadline exceeded' $$log && \
+			[ "$$(grep -c -e '^--- FAIL' -e 'panic' -e 'hung or terminated' $$log)" = 1 ]; then \
+			echo "fuzz $$name: ok ($(FUZZTIME); go's fuzzing stopped on its own deadline, go.dev/issue/75804)"; rm -f $$log; \
 		else cat $$log; rm -f $$log; exit 1; fi; \
 	done
 
