@@ -85,16 +85,16 @@ func TestReadsClockWhereTheRulesReadIt(t *testing.T) {
 		{"kube-system pod, system pods not skipped", pod(metav1.NamespaceSystem, "ReplicaSet", nil), drainRules{}, false},
 		{"default ReplicaSet pod", pod("default", "ReplicaSet", nil), rules, false},
 	} {
-		if got := tc.rules.readsClock(tc.pod); got != tc.want {
-			t.Errorf("%s: readsClock %v, want %v", tc.name, got, tc.want)
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		if _, _, got := tc.rules.drainableAt(tc.pod, now); got != tc.want {
+			t.Errorf("%s: reads the clock %v, want %v", tc.name, got, tc.want)
 		}
 		// Where the clock is not read, two times far apart give one verdict.
 		if !tc.want {
-			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			a, _ := tc.rules.drainable(tc.pod, now)
 			b, _ := tc.rules.drainable(tc.pod, now.Add(1000*time.Hour))
 			if a != b {
-				t.Errorf("%s: verdict %v at first, %v later, though readsClock is false", tc.name, a, b)
+				t.Errorf("%s: verdict %v at first, %v later, though it reads no clock", tc.name, a, b)
 			}
 		}
 	}

@@ -97,9 +97,24 @@ func (r drainRules) podsToMoveFrom(ni *framework.NodeInfo, now time.Time) podsTo
 
 // drainable runs the rules in CA's order.
 func (r drainRules) drainable(pod *v1.Pod, now time.Time) (drainOutcome, BlockingReason) {
+	outcome, reason, _ := r.drainableAt(pod, now)
+	return outcome, reason
+}
+
+// drainableAt is drainable, and tells whether the verdict may change with
+// the time alone: whether it reached a rule that reads the clock (a pod
+// being deleted may become long-terminating, a kube-system pod may
+// outlive the blocking-system-pod timeout). A verdict reached without one
+// holds at any time, such as that of every node's kube-system DaemonSet
+// pods, which the rules let go before the kube-system rule.
+func (r drainRules) drainableAt(pod *v1.Pod, now time.Time) (_ drainOutcome, _ BlockingReason, clock bool) {
 	// mirror, longterminating
-	if isMirrorPod(pod) || isLongTerminating(pod, now) {
-		return drainSkip, ""
+	if isMirrorPod(pod) {
+		return drainSkip, "", false
+	}
+	clock = pod.DeletionTimestamp != nil
+	if isLongTerminating(pod, now) {
+		return drainSkip, "", clock
 	}
 	ref := controllerRef(pod)
 	// replicacount: the controller must exist (--min-replica-count is 0
@@ -108,57 +123,39 @@ func (r drainRules) drainable(pod *v1.Pod, now time.Time) (drainOutcome, Blockin
 		switch ref.Kind {
 		case "ReplicationController", "Job", "ReplicaSet", "StatefulSet", "DaemonSet":
 			if !r.controllerExists(ref.Kind, pod.Namespace, ref.Name) {
-				return drainBlock, BlockingControllerNotFound
+				return drainBlock, BlockingControllerNotFound, clock
 			}
 		}
 	}
 	// daemonset, safetoevict, terminal, oncompletion
 	switch {
 	case isDaemonSetPod(pod):
-		return drainOK, ""
+		return drainOK, "", clock
 	case pod.Annotations[annotationSafeToEvict] == "true":
-		return drainOK, ""
+		return drainOK, "", clock
 	case isTerminal(pod):
-		return drainOK, ""
+		return drainOK, "", clock
 	case pod.Annotations[annotationSafeToEvict] == "on-completion":
-		return drainWait, ""
+		return drainWait, "", clock
 	}
 	// replicated, system, notsafetoevict, localstorage (pdb: drasim has
 	// no PodDisruptionBudgets, so no pod is blocked by one)
 	if ref == nil || (r.skipCustomControllerPods && !replicatedKinds[ref.Kind]) {
-		return drainBlock, BlockingNotReplicated
+		return drainBlock, BlockingNotReplicated, clock
 	}
-	if r.skipSystemPods && pod.Namespace == metav1.NamespaceSystem &&
-		(pod.CreationTimestamp.IsZero() || !now.After(pod.CreationTimestamp.Add(r.bspDisruptionTimeout))) {
-		return drainBlock, BlockingKubeSystemPod
+	if r.skipSystemPods && pod.Namespace == metav1.NamespaceSystem {
+		clock = true
+		if pod.CreationTimestamp.IsZero() || !now.After(pod.CreationTimestamp.Add(r.bspDisruptionTimeout)) {
+			return drainBlock, BlockingKubeSystemPod, clock
+		}
 	}
 	if pod.Annotations[annotationSafeToEvict] == "false" {
-		return drainBlock, BlockingNotSafeToEvict
+		return drainBlock, BlockingNotSafeToEvict, clock
 	}
 	if r.skipLocalStorage && hasBlockingLocalStorage(pod) {
-		return drainBlock, BlockingLocalStorage
+		return drainBlock, BlockingLocalStorage, clock
 	}
-	return drainUndefined, ""
-}
-
-// readsClock reports whether drainable's verdict on the pod may change
-// with the time alone: a pod being deleted may become long-terminating,
-// a kube-system pod may outlive the blocking-system-pod timeout. The
-// latter rule is never reached by the pods the earlier rules let go
-// (DaemonSet pods, safe to evict, terminal, on completion), such as
-// every node's kube-system DaemonSet pods.
-func (r drainRules) readsClock(pod *v1.Pod) bool {
-	if pod.DeletionTimestamp != nil {
-		return true
-	}
-	if !r.skipSystemPods || pod.Namespace != metav1.NamespaceSystem {
-		return false
-	}
-	switch safe := pod.Annotations[annotationSafeToEvict]; {
-	case isDaemonSetPod(pod), safe == "true", safe == "on-completion", isTerminal(pod):
-		return false
-	}
-	return true
+	return drainUndefined, "", clock
 }
 
 // controllerRef is metav1.GetControllerOf without the copy: the drain

@@ -650,8 +650,8 @@ func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time, edi
 		e.empty = true
 		timeless := true
 		for _, pi := range ni.Pods {
-			timeless = timeless && !rules.readsClock(pi.Pod)
-			outcome, _ := rules.drainable(pi.Pod, now)
+			outcome, _, clock := rules.drainableAt(pi.Pod, now)
+			timeless = timeless && !clock
 			if outcome == drainBlock {
 				e.empty = false
 				break
