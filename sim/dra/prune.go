@@ -482,7 +482,10 @@ func (p *Plugin) allMatch(ctx context.Context, selectors []resourceapi.DeviceSel
 // poolsPrunable tells whether the allocator finds every pool of the node
 // valid whatever devices are left out: no device name twice in a pool,
 // every counter a device consumes in a counter set of its pool. Checked
-// once per static class.
+// once per static class. These are the allocator's rules that
+// sim/validate/pools.go reports to users field by field; here they only
+// need a yes or no, over every slice of a pool whatever its generation,
+// which can only say no more often.
 func (p *Plugin) poolsPrunable(class classKey, slices []*resourceapi.ResourceSlice) bool {
 	k := staticClass{class.static, class.pools}
 	p.prune.mu.Lock()
