@@ -53,6 +53,22 @@ func TestSortCandidatesFollowsPods(t *testing.T) {
 	if diff := cmp.Diff([]string{"n1", "n3", "n2"}, order(1)); diff != "" {
 		t.Errorf("after an in-place edit (-want +got):\n%s", diff)
 	}
+	// The cluster renews its NodeInfos (shallow copies) when a node goes:
+	// the verdicts are kept by name, not one more entry per copy.
+	c1, c2, c3 := *n1, *n2, *n3
+	n1, n2, n3 = &c1, &c2, &c3
+	if diff := cmp.Diff([]string{"n1", "n3", "n2"}, order(1)); diff != "" {
+		t.Errorf("after the NodeInfos were renewed (-want +got):\n%s", diff)
+	}
+	if len(p.emptiness) != 3 {
+		t.Errorf("%d cached verdicts after the NodeInfos were renewed, want 3 (one per node name)", len(p.emptiness))
+	}
+	// A new node with n1's name and other pods (n1 deleted, a scale-up
+	// reusing its name) gets its own verdict.
+	n1 = framework.NewNodeInfo(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, owned("work-4", "Job"))
+	if diff := cmp.Diff([]string{"n3", "n1", "n2"}, order(1)); diff != "" {
+		t.Errorf("after n1 was replaced by a node of the same name (-want +got):\n%s", diff)
+	}
 }
 
 // TestReadsClockWhereTheRulesReadIt: a verdict may change with the time

@@ -127,9 +127,11 @@ type planner struct {
 	minInterval time.Duration
 	// utilCache keeps each node's utilization by its state.
 	utilCache map[string]cachedUtil
-	// emptiness keeps each candidate's emptiness (sortCandidates) while
-	// it has the same pods, when no rule read the clock for them.
-	emptiness map[*framework.NodeInfo]cachedEmptiness
+	// emptiness keeps each candidate's emptiness (sortCandidates) by node
+	// name while it has the same pods, when no rule read the clock for
+	// them. The name, not the NodeInfo: the cluster renews every NodeInfo
+	// when a node goes, as the loop's upcoming nodes do in every loop.
+	emptiness map[string]cachedEmptiness
 	// reasons are the last loop's unremovable nodes with why.
 	reasons map[string]UnremovableReason
 	// memo holds each node's last successful removal simulation (see
@@ -636,11 +638,12 @@ func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time, edi
 	rules := p.rules
 	rules.controllerExists = nil
 	if p.emptiness == nil || len(p.emptiness) > 1<<16 {
-		p.emptiness = map[*framework.NodeInfo]cachedEmptiness{}
+		p.emptiness = map[string]cachedEmptiness{}
 	}
 	of := make(map[*framework.NodeInfo]emptiness, len(nodes))
 	for _, ni := range nodes {
-		if c, ok := p.emptiness[ni]; ok && c.edits == edits && slices.Equal(c.pods, ni.Pods) {
+		name := ni.Node().Name
+		if c, ok := p.emptiness[name]; ok && c.edits == edits && slices.Equal(c.pods, ni.Pods) {
 			of[ni] = c.emptiness
 			continue
 		}
@@ -668,9 +671,9 @@ func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time, edi
 			// drain simulations take them off and put them back every
 			// loop, so the NodeInfo's Generation would not do) and no pod
 			// is edited in place (the cluster's edits).
-			p.emptiness[ni] = cachedEmptiness{pods: slices.Clone(ni.Pods), edits: edits, emptiness: e}
+			p.emptiness[name] = cachedEmptiness{pods: slices.Clone(ni.Pods), edits: edits, emptiness: e}
 		} else {
-			delete(p.emptiness, ni)
+			delete(p.emptiness, name)
 		}
 	}
 	earlier := func(a, b *framework.NodeInfo) bool {
