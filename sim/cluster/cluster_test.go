@@ -394,3 +394,46 @@ func TestEditsCountOnlyInPlaceEdits(t *testing.T) {
 		t.Errorf("Changed: want Edits %d, got %d", edits+1, c.Edits())
 	}
 }
+
+// TestJournalUndoRestoresASharedClaimsReservations: taking one of two pods
+// that share a claim off its node removes it from the claim's reservedFor
+// in place; Undo gives the claim both reservations again, in their order,
+// however often the same change is made and taken back.
+func TestJournalUndoRestoresASharedClaimsReservations(t *testing.T) {
+	snap := build.NewCluster().Node("n1", 8, 2).
+		Pod(build.PodSpec{Name: "a", CPU: "1", GPUs: 1, Node: "n1"}).
+		Pod(build.PodSpec{Name: "b", CPU: "1", Node: "n1", Mutate: func(p *v1.Pod) {
+			p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpus", ResourceClaimName: ptr.To("a-gpus")}}
+		}}).
+		Snapshot()
+	shared := snap.ResourceClaims[0]
+	shared.Status.ReservedFor = append(shared.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: "b", UID: "uid-default-b"})
+	c := cluster.Build(snap, dra.DefaultGates())
+	before := export(t, c)
+	claim, err := c.DRA.Claim("default", "a-gpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Bound[0]
+	for round := 1; round <= 2; round++ {
+		j := c.NewJournal()
+		if err := j.Unschedule(a); err != nil {
+			t.Fatalf("round %d: Unschedule: %v", round, err)
+		}
+		if got := len(claim.Status.ReservedFor); got != 1 || claim.Status.Allocation == nil {
+			t.Fatalf("round %d: after Unschedule the claim has %d reservation(s), allocated %v; want 1, true", round, got, claim.Status.Allocation != nil)
+		}
+		j.Undo()
+		want := []string{"a", "b"}
+		var got []string
+		for _, r := range claim.Status.ReservedFor {
+			got = append(got, r.Name)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("round %d: reservations after Undo (-want +got):\n%s", round, diff)
+		}
+		if after := export(t, c); !bytes.Equal(before, after) {
+			t.Errorf("round %d: the cluster after Undo exports a different snapshot:\n%s", round, cmp.Diff(string(before), string(after)))
+		}
+	}
+}

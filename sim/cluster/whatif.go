@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
@@ -35,7 +36,7 @@ func (j *Journal) saveClaims(pod *v1.Pod) []claimState {
 	add := func(c *resourceapi.ResourceClaim) {
 		if !seen[c] {
 			seen[c] = true
-			out = append(out, claimState{claim: c, status: *c.Status.DeepCopy(), finalizers: append([]string(nil), c.Finalizers...)})
+			out = append(out, claimState{claim: c, status: copyStatus(&c.Status), finalizers: append([]string(nil), c.Finalizers...)})
 		}
 	}
 	for _, c := range j.c.DRA.ClaimsInUse(pod) {
@@ -44,12 +45,33 @@ func (j *Journal) saveClaims(pod *v1.Pod) []claimState {
 	return out
 }
 
-// restoreClaims puts the saved claims back, in reverse order.
+// restoreClaims puts the saved claims back, in reverse order. A journal's
+// change is taken back once, so the saved statuses are handed over, not
+// copied again.
 func (j *Journal) restoreClaims(saved []claimState) {
 	for i := len(saved) - 1; i >= 0; i-- {
 		s := saved[i]
-		j.c.DRA.Restore(s.claim, *s.status.DeepCopy(), s.finalizers)
+		j.c.DRA.Restore(s.claim, s.status, s.finalizers)
 	}
+}
+
+// copyStatus copies a claim's status for a journal. The lists that the
+// DRA state changes in place (reservedFor, the devices' statuses) are
+// copied; the allocation result is shared, since nothing changes an
+// allocation in place: a claim gets a new result or none (dra.State's
+// Allocate, DeallocateInPlace and Restore replace it), and a deep copy of
+// every claim's allocation at every what-if step and its undo was the
+// largest part of a timeline's scale-down simulations' garbage.
+func copyStatus(st *resourceapi.ResourceClaimStatus) resourceapi.ResourceClaimStatus {
+	out := *st
+	out.ReservedFor = slices.Clone(st.ReservedFor)
+	if st.Devices != nil {
+		out.Devices = make([]resourceapi.AllocatedDeviceStatus, len(st.Devices))
+		for i := range st.Devices {
+			st.Devices[i].DeepCopyInto(&out.Devices[i])
+		}
+	}
+	return out
 }
 
 // Unschedule takes a bound pod off its node, as cluster-autoscaler's
@@ -204,7 +226,7 @@ func (c *Cluster) Placed(pod *v1.Pod) (*framework.PodInfo, []PlacedClaim) {
 	}
 	var claims []PlacedClaim
 	for _, cl := range c.DRA.ClaimsInUse(pod) {
-		claims = append(claims, PlacedClaim{claim: cl, status: *cl.Status.DeepCopy(), finalizers: append([]string(nil), cl.Finalizers...)})
+		claims = append(claims, PlacedClaim{claim: cl, status: copyStatus(&cl.Status), finalizers: append([]string(nil), cl.Finalizers...)})
 	}
 	return pi, claims
 }
@@ -220,7 +242,7 @@ func (j *Journal) Place(pod *v1.Pod, node string, pi *framework.PodInfo, claims 
 	}
 	return j.Bind(pod, func() error {
 		for _, pc := range claims {
-			j.c.DRA.Restore(pc.claim, *pc.status.DeepCopy(), append([]string(nil), pc.finalizers...))
+			j.c.DRA.Restore(pc.claim, copyStatus(&pc.status), append([]string(nil), pc.finalizers...))
 		}
 		pod.Spec.NodeName = node
 		ni.AddPodInfo(pi)

@@ -166,9 +166,12 @@ func (s *State) ClaimsInUse(pod *v1.Pod) []*resourceapi.ResourceClaim {
 	return out
 }
 
-// Restore puts a claim back into a status saved earlier (deep-copied), for
-// what-if runs that undo their changes: the allocation it has now is
-// released, the saved one marked allocated again.
+// Restore puts a claim back into a status saved earlier, for what-if runs
+// that undo their changes: the allocation it has now is released, the
+// saved one marked allocated again. The status becomes the claim's: its
+// lists must not be shared with another claim or saved status. Its
+// allocation result may be shared, as nothing in drasim changes an
+// allocation result in place (a claim gets a new one or none).
 func (s *State) Restore(c *resourceapi.ResourceClaim, status resourceapi.ResourceClaimStatus, finalizers []string) {
 	s.mutations++
 	if c.Status.Allocation != nil {
