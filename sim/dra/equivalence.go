@@ -1,7 +1,6 @@
 package dra
 
 import (
-	"hash/fnv"
 	"slices"
 	"sort"
 
@@ -169,26 +168,36 @@ func mix64(x uint64) uint64 {
 	return x
 }
 
+// factHash is the mixed 64-bit FNV-1a hash of a fact, computed in place
+// (hash/fnv's would allocate for every fact recorded or forgotten).
 func factHash(fact string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(fact))
-	return mix64(h.Sum64())
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(fact); i++ {
+		h ^= uint64(fact[i])
+		h *= 1099511628211
+	}
+	return mix64(h)
 }
 
 // recordFact remembers one allocation fact of a pool, as the allocator
 // sees it, without the pool's name: an exclusively allocated device, a
 // shared allocation, or consumed capacity. The pool's fact sum follows
 // the set.
-func (s *State) recordFact(ref poolRef, fact string) {
+func (s *State) recordFact(ref poolRef, fact string) { s.recordHashedFact(ref, fact, factHash(fact)) }
+
+// recordHashedFact is recordFact with the fact's hash already known.
+func (s *State) recordHashedFact(ref poolRef, fact string, hash uint64) {
 	if !s.equivalence {
 		return
 	}
-	if s.poolFacts[ref] == nil {
-		s.poolFacts[ref] = map[string]bool{}
+	facts := s.poolFacts[ref]
+	if facts == nil {
+		facts = map[string]bool{}
+		s.poolFacts[ref] = facts
 	}
-	if !s.poolFacts[ref][fact] {
-		s.poolFacts[ref][fact] = true
-		s.poolSums[ref] += factHash(fact)
+	if !facts[fact] {
+		facts[fact] = true
+		s.poolSums[ref] += hash
 	}
 }
 
@@ -263,13 +272,16 @@ func (s *State) translate(results []resourceapi.AllocationResult, from, to strin
 }
 
 // forgetFact drops a fact recordFact recorded (the device is free again).
-func (s *State) forgetFact(ref poolRef, fact string) {
+func (s *State) forgetFact(ref poolRef, fact string) { s.forgetHashedFact(ref, fact, factHash(fact)) }
+
+// forgetHashedFact is forgetFact with the fact's hash already known.
+func (s *State) forgetHashedFact(ref poolRef, fact string, hash uint64) {
 	if !s.equivalence {
 		return
 	}
 	if facts := s.poolFacts[ref]; facts != nil && facts[fact] {
 		delete(facts, fact)
-		s.poolSums[ref] -= factHash(fact)
+		s.poolSums[ref] -= hash
 		if len(facts) == 0 {
 			delete(s.poolFacts, ref)
 			delete(s.poolSums, ref)

@@ -69,6 +69,9 @@ type State struct {
 	// mutations counts the calls that changed (or may have changed) a
 	// claim, an allocation or a slice (see Mutations).
 	mutations uint64
+	// exclusive caches, per allocation result, what trackAllocated
+	// records of it (exclusiveOf).
+	exclusive map[*resourceapi.AllocationResult]*exclusiveDevices
 }
 
 // Mutations counts the changes of the state so far: every method that
@@ -271,6 +274,19 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 	if !add {
 		fact = s.forgetFact
 	}
+	if e := s.exclusiveOf(c.Status.Allocation); e != nil {
+		for i, id := range e.ids {
+			if add {
+				s.allocated.Insert(id)
+				s.recordHashedFact(e.refs[i], e.facts[i], e.hashes[i])
+			} else {
+				s.allocated.Delete(id)
+				s.forgetHashedFact(e.refs[i], e.facts[i], e.hashes[i])
+			}
+		}
+		s.refreshDynamic(e.touched)
+		return
+	}
 	var touched []poolRef
 	for _, r := range c.Status.Allocation.Devices.Results {
 		if ptr.Deref(r.AdminAccess, false) {
@@ -308,6 +324,55 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 		fact(ref, "x:"+r.Device)
 	}
 	s.refreshDynamic(touched)
+}
+
+// exclusiveDevices is what trackAllocated records of an allocation
+// result whose devices are all allocated exclusively (no admin access, no
+// share): each device's ID, pool and allocation fact (with its hash), and
+// the pools in the order first touched.
+type exclusiveDevices struct {
+	ids     []structured.DeviceID
+	refs    []poolRef
+	facts   []string
+	hashes  []uint64 // the facts' factHash
+	touched []poolRef
+}
+
+// maxExclusive bounds the cache of exclusive allocations; it starts over
+// when full.
+const maxExclusive = 1 << 16
+
+// exclusiveOf returns the exclusive devices of an allocation result, nil
+// when some result has admin access or a share ID. They are kept by the
+// result's pointer: nothing changes an allocation result in place (a claim
+// gets a new one or none, see Restore), and the journals of what-if runs
+// hand the same result back and forth, so the device IDs (interned
+// strings) and facts are made once per result rather than on every
+// change and its undo.
+func (s *State) exclusiveOf(a *resourceapi.AllocationResult) *exclusiveDevices {
+	if e, ok := s.exclusive[a]; ok {
+		return e
+	}
+	e := &exclusiveDevices{}
+	for _, r := range a.Devices.Results {
+		if ptr.Deref(r.AdminAccess, false) || r.ShareID != nil {
+			return nil
+		}
+		ref := poolRef{r.Driver, r.Pool}
+		if !slices.Contains(e.touched, ref) {
+			e.touched = append(e.touched, ref)
+		}
+		e.ids = append(e.ids, structured.MakeDeviceID(r.Driver, r.Pool, r.Device))
+		e.refs = append(e.refs, ref)
+		fact := "x:" + r.Device
+		e.facts = append(e.facts, fact)
+		e.hashes = append(e.hashes, factHash(fact))
+	}
+	if s.exclusive == nil || len(s.exclusive) >= maxExclusive {
+		s.exclusive = map[*resourceapi.AllocationResult]*exclusiveDevices{}
+	}
+	s.exclusive[a] = e
+	return e
 }
 
 func capacityString(c map[resourceapi.QualifiedName]resource.Quantity) string {
@@ -401,6 +466,7 @@ func (s *State) Clone() *State {
 	for k, v := range s.claimPos {
 		c.claimPos[k] = v
 	}
+	c.exclusive = nil // the clone's claims are copies: its own cache
 	c.allocated = s.allocated.Clone()
 	c.sharedIDs = s.sharedIDs.Clone()
 	c.capacities = s.capacities.Clone()
