@@ -33,6 +33,9 @@ type placer struct {
 	current, old map[types.UID]string
 	// keys caches the pods' equivalence keys (similar pods).
 	keys map[*v1.Pod]string
+	// fitNowhere holds the keys whose last first-fit found no node, so
+	// that firstFit asks Feasible before walking.
+	fitNowhere map[string]bool
 	// beforeBind and afterBind, when set, hear of every placement just
 	// before and after it is made (the scale-down memo records the
 	// node's state then).
@@ -44,7 +47,7 @@ type placer struct {
 type lastIndex struct{ last int }
 
 func newPlacer(k *checker, eval *schedule.Scheduler, order *lastIndex) *placer {
-	return &placer{k: k, eval: eval, order: order, current: map[types.UID]string{}, old: map[types.UID]string{}, keys: map[*v1.Pod]string{}}
+	return &placer{k: k, eval: eval, order: order, current: map[types.UID]string{}, old: map[types.UID]string{}, keys: map[*v1.Pod]string{}, fitNowhere: map[string]bool{}}
 }
 
 // dropOldHints forgets the hints not used since the last call, as CA does
@@ -53,6 +56,9 @@ func (p *placer) dropOldHints() {
 	p.old, p.current = p.current, make(map[types.UID]string, len(p.old))
 	if len(p.keys) > 1<<16 {
 		p.keys = map[*v1.Pod]string{}
+	}
+	if len(p.fitNowhere) > 1<<16 {
+		p.fitNowhere = map[string]bool{}
 	}
 }
 
@@ -140,19 +146,47 @@ func (p *placer) tryHint(ctx context.Context, j *cluster.Journal, pod *v1.Pod, a
 }
 
 // firstFit places the pod on the first acceptable node that passes the
-// filters, walking the node list from the node after the last match.
+// filters, walking the node list from the node after the last match; a
+// filter's Error status means the pod does not fit that node, as in CA's
+// CheckPredicates.
+//
+// The answer is the walk's. The scheduler's Feasible (one filter pass over
+// the node classes) only saves walking every node when the pod fits none:
+// it reports no feasible node, and no Error status, only then. It costs
+// about as much as filtering 80 nodes one by one, and most pods that fit
+// are placed within a few dozen, so the walk goes first, up to
+// walkBeforeFeasible nodes, and Feasible is asked only after that, or
+// first when the last pod with the same key fitted nowhere.
 func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, acceptable func(string) bool) (string, error) {
-	if a := p.eval.Feasible(ctx, pod); a.Err != nil {
-		return "", fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
-	} else if a.FeasibleNodes == 0 {
-		return "", nil
-	}
 	cy, err := p.k.preFilter(ctx, pod)
 	if err != nil || cy.rejected != nil {
 		return "", err
 	}
+	key := p.key(pod)
+	asked := false
+	fitsNowhere := func() (bool, error) {
+		asked = true
+		a := p.eval.Feasible(ctx, pod)
+		if a.Err != nil {
+			return false, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
+		}
+		return a.Error == nil && a.FeasibleNodes == 0, nil
+	}
+	if p.fitNowhere[key] {
+		if none, err := fitsNowhere(); err != nil || none {
+			return "", err
+		}
+	}
 	nodes := p.k.c.Nodes
 	for i := range nodes {
+		if i == walkBeforeFeasible && !asked {
+			if none, err := fitsNowhere(); err != nil {
+				return "", err
+			} else if none {
+				p.fitNowhere[key] = true
+				return "", nil
+			}
+		}
 		idx := (i + 1 + p.order.last) % len(nodes)
 		n := nodes[idx].Node()
 		if n.Spec.Unschedulable || (cy.allowed != nil && !cy.allowed[n.Name]) || (acceptable != nil && !acceptable(n.Name)) {
@@ -164,11 +198,17 @@ func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, 
 		}
 		if st == nil {
 			p.order.last = idx
+			delete(p.fitNowhere, key)
 			return n.Name, p.bind(ctx, j, cy, pod, n.Name)
 		}
 	}
+	p.fitNowhere[key] = true
 	return "", nil
 }
+
+// walkBeforeFeasible is how many nodes firstFit walks before it asks the
+// scheduler whether the pod fits anywhere.
+const walkBeforeFeasible = 64
 
 func (p *placer) bind(ctx context.Context, j *cluster.Journal, cy *cycle, pod *v1.Pod, node string) error {
 	if p.beforeBind != nil {
