@@ -145,37 +145,44 @@ func highestPoolUtilization(slices []*resourceapi.ResourceSlice, allocated map[[
 // devices consume. A device counts as allocated as soon as one claim has
 // it, whatever share of its capacity the claim consumed.
 func poolUtilization(slices []*resourceapi.ResourceSlice, allocated map[string]bool) float64 {
-	var devices []resourceapi.Device
+	// The devices are read in place, slice by slice: copying them into one
+	// list was most of a timeline's utilization garbage.
+	devices := 0
 	var counterSets []resourceapi.CounterSet
 	for _, sl := range slices {
-		devices = append(devices, sl.Spec.Devices...)
+		devices += len(sl.Spec.Devices)
 		counterSets = append(counterSets, sl.Spec.SharedCounters...)
 	}
 	if len(counterSets) == 0 {
-		if len(devices) == 0 {
+		if devices == 0 {
 			return 0
 		}
 		used := 0
-		for _, d := range devices {
-			if allocated[d.Name] {
-				used++
+		for _, sl := range slices {
+			for i := range sl.Spec.Devices {
+				if allocated[sl.Spec.Devices[i].Name] {
+					used++
+				}
 			}
 		}
-		return float64(used) / float64(len(devices))
+		return float64(used) / float64(devices)
 	}
 	consumedSets := map[string]bool{}
 	consumed := map[string]map[string]float64{}
-	for _, d := range devices {
-		for _, cc := range d.ConsumesCounters {
-			consumedSets[cc.CounterSet] = true
-			if !allocated[d.Name] {
-				continue
-			}
-			if consumed[cc.CounterSet] == nil {
-				consumed[cc.CounterSet] = map[string]float64{}
-			}
-			for name, c := range cc.Counters {
-				consumed[cc.CounterSet][name] += c.Value.AsApproximateFloat64()
+	for _, sl := range slices {
+		for i := range sl.Spec.Devices {
+			d := &sl.Spec.Devices[i]
+			for _, cc := range d.ConsumesCounters {
+				consumedSets[cc.CounterSet] = true
+				if !allocated[d.Name] {
+					continue
+				}
+				if consumed[cc.CounterSet] == nil {
+					consumed[cc.CounterSet] = map[string]float64{}
+				}
+				for name, c := range cc.Counters {
+					consumed[cc.CounterSet][name] += c.Value.AsApproximateFloat64()
+				}
 			}
 		}
 	}
