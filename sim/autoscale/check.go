@@ -159,12 +159,13 @@ func (k *checker) podInfo(pod *v1.Pod) *framework.PodInfo {
 	return pi
 }
 
-// addNode adds a new node of the group to the fork, with its slices, and
-// binds its daemon pods to it without a cycle: cluster-autoscaler's
-// template node info holds them already.
-func (k *checker) addNode(g *Group, name string) {
+// addNode adds a new node of the group to the cluster through the
+// journal, with its slices, and binds its daemon pods to it without a
+// cycle: cluster-autoscaler's template node info holds them already (they
+// go with the node when the journal takes it back).
+func (k *checker) addNode(j *cluster.Journal, g *Group, name string) {
 	node, slices, pods := g.estimateNode(name)
-	k.c.AddNode(node, slices)
+	j.AddNode(node, slices)
 	ni := k.c.Node(name)
 	for _, p := range pods {
 		p.Spec.NodeName = name

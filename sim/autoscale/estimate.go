@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -15,28 +16,28 @@ import (
 type estimate struct {
 	// nodes are the new nodes with pods, in the order they were added.
 	nodes []string
-	// pods are the pods placed, in placement order (the fork's copies).
+	// pods are the pods placed, in placement order.
 	pods []*v1.Pod
 	// limited is set when the estimate stopped at the node limit.
 	limited bool
 }
 
-// binpack is cluster-autoscaler's BinpackingNodeEstimator on a fork that
-// already holds the group's first new node (empty; the fit check ran on
-// it): equivalence
+// binpack is cluster-autoscaler's BinpackingNodeEstimator on a cluster
+// that already holds the group's first new node (empty; the fit check ran
+// on it), every change recorded in j: equivalence
 // groups in decreasing order of their exemplar's demand; each group's pods
 // go first-fit onto the new nodes so far until one does not fit; the rest
 // try the last node added, else a new node. It stops adding nodes when an
 // empty new node did not take a pod (another node would not either) or
 // when limit nodes are in use. Only nodes that got a pod count.
-func binpack(ctx context.Context, k *checker, g *Group, groups []*podGroup, limit int) (*estimate, error) {
+func binpack(ctx context.Context, j *cluster.Journal, k *checker, g *Group, groups []*podGroup, limit int) (*estimate, error) {
 	names := g.nextNames(limit)
 	added := []string{names[0]}
 	withPods := map[string]bool{}
 	last := names[0]
 	est := &estimate{}
 	place := func(pod *v1.Pod, cy *cycle, node string) error {
-		if err := k.bind(ctx, cy, pod, node); err != nil {
+		if err := j.Bind(pod, func() error { return k.bind(ctx, cy, pod, node) }); err != nil {
 			return err
 		}
 		withPods[node] = true
@@ -89,7 +90,7 @@ func binpack(ctx context.Context, k *checker, g *Group, groups []*podGroup, limi
 				break
 			}
 			last = names[len(added)]
-			k.addNode(g, last)
+			k.addNode(j, g, last)
 			added = append(added, last)
 			node, cy, err = fitsOn(pod, []string{last})
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -317,8 +318,8 @@ func (s *scaler) evaluate() (*pass, error) {
 	if len(p.eqs) == 0 {
 		return p, nil
 	}
-	// The queue of the forks holds the pending pods, so that the fork's
-	// copies can be found by UID.
+	// The cluster's queue holds the pending pods while the groups are
+	// weighed (the forks each group's estimate once ran on copied it).
 	s.cur.Queue = s.pending
 	clusterNodes := len(s.cur.Nodes)
 	for _, g := range s.groups {
@@ -352,22 +353,24 @@ func (s *scaler) evaluate() (*pass, error) {
 	return p, nil
 }
 
+// evaluateGroup weighs one group: the fit check on its first new node,
+// then the binpacking estimate. Both run on the cluster itself, in a
+// journal taken back before it returns (CA's snapshot Fork and Revert):
+// a copy of the whole cluster per group and scale-up cost more than the
+// estimate itself.
 func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error) {
-	fork := s.cur.Fork()
-	k, err := newChecker(fork, s.opts.Sim.Plugins)
+	j := s.cur.NewJournal()
+	defer j.Undo()
+	k, err := newChecker(s.cur, s.opts.Sim.Plugins)
 	if err != nil {
 		return nil, err
 	}
-	copies := map[types.UID]*v1.Pod{}
-	for _, pod := range fork.Queue {
-		copies[pod.UID] = pod
-	}
 	first := g.nextNames(1)[0]
-	k.addNode(g, first)
+	k.addNode(j, g, first)
 	var fit []*podGroup
 	eqOf := map[types.UID]*podGroup{}
 	for _, eq := range p.eqs {
-		rep := copies[eq.exemplar().UID]
+		rep := eq.exemplar()
 		cy, err := k.preFilter(s.ctx, rep)
 		if err != nil {
 			return nil, err
@@ -380,18 +383,16 @@ func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error)
 			p.verdicts[eq] = append(p.verdicts[eq], templateVerdict(s.ctx, k, s.matcher, g, rep, cy, st, first))
 			continue
 		}
-		forked := &podGroup{owner: eq.owner}
 		for _, pod := range eq.pods {
-			forked.pods = append(forked.pods, copies[pod.UID])
 			eqOf[pod.UID] = eq
 		}
-		fit = append(fit, forked)
+		fit = append(fit, &podGroup{owner: eq.owner, pods: slices.Clone(eq.pods)})
 	}
 	if len(fit) == 0 {
 		p.skipped = append(p.skipped, SkippedGroup{Group: g.Name, Reason: "no pending pod fits its template"})
 		return nil, nil
 	}
-	est, err := binpack(s.ctx, k, g, fit, limit)
+	est, err := binpack(s.ctx, j, k, g, fit, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -399,8 +400,8 @@ func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error)
 	for _, pod := range est.pods {
 		inEstimate[eqOf[pod.UID]] = true
 	}
-	for _, forked := range fit {
-		eq := eqOf[forked.pods[0].UID]
+	for _, fitted := range fit {
+		eq := eqOf[fitted.pods[0].UID]
 		v := verdict{group: g.Name, fits: inEstimate[eq], reason: fmt.Sprintf("fits: the estimate adds %d node(s)", len(est.nodes))}
 		if !v.fits {
 			v.reason = "fits its template, but not in the estimate"
@@ -419,7 +420,7 @@ func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error)
 		opt.PodKeys = append(opt.PodKeys, pod.Namespace+"/"+pod.Name)
 	}
 	opt.CPUWaste, opt.MemoryWaste = leastWaste(g.Template, opt.Nodes, est.pods)
-	opt.DeviceWaste, opt.Devices, opt.IdleDevices = deviceWaste(fork, s.matcher, s.opts.DeviceClassWeights, est.nodes)
+	opt.DeviceWaste, opt.Devices, opt.IdleDevices = deviceWaste(s.cur, s.matcher, s.opts.DeviceClassWeights, est.nodes)
 	opt.PrioritizedListScore, opt.PrioritizedListPods = prioritizedListScore(k, est.pods)
 	if g.PricePerHour != nil {
 		cost := roundCost(*g.PricePerHour * float64(opt.Nodes))
