@@ -907,16 +907,25 @@ func (e *engine) group(name string) *autoscale.Group {
 // loop runs one cluster-autoscaler loop and carries its decisions out.
 func (e *engine) loop() error {
 	in := autoscale.LoopInput{Now: e.clock(), Upcoming: map[string][]string{}}
+	type ordered struct {
+		pod   *v1.Pod
+		order int
+	}
+	var pending []ordered
 	for pod := range e.unschedulable {
 		// A pod nominated to a node by preemption waits for its victims:
 		// cluster-autoscaler counts it as allocated, not as unschedulable
 		// (ArrangePodsBySchedulability).
 		if pod.Status.NominatedNodeName == "" {
-			in.Unschedulable = append(in.Unschedulable, pod)
+			pending = append(pending, ordered{pod, e.c.Order(pod)})
 		}
 	}
-	// The loop sees the pods in the cluster's order, not map order.
-	sort.Slice(in.Unschedulable, func(i, j int) bool { return e.c.Order(in.Unschedulable[i]) < e.c.Order(in.Unschedulable[j]) })
+	// The loop sees the pods in the cluster's order, not map order (each
+	// pod's place looked up once, not in every comparison).
+	sort.Slice(pending, func(i, j int) bool { return pending[i].order < pending[j].order })
+	for _, p := range pending {
+		in.Unschedulable = append(in.Unschedulable, p.pod)
+	}
 	for _, u := range e.upcoming {
 		in.Upcoming[u.group] = append(in.Upcoming[u.group], u.name)
 	}
