@@ -718,17 +718,16 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 	// The cycle's working arrays are the scheduler's, reused from cycle
 	// to cycle; nothing keeps them past the cycle.
 	b := &s.buf
-	// The feasible nodes are collected in locals, which the compiler
-	// keeps in registers through the per-node loop, and handed to f at
-	// the end.
-	feasible, feasibleIdx := b.feasible[:0], b.feasibleIdx[:0]
+	// The feasible nodes' indexes are written in place (no more than
+	// want are ever found), and handed to f with the nodes at the end.
+	feasible, feasibleIdx := resize(&b.feasible, min(want, n)), resize(&b.feasibleIdx, min(want, n))
+	found := 0
 	f.deviceRejected = b.deviceRejected[:0]
 	processed := 0
-	slots := s.slots(classes)
+	slots := s.slots(s.walkClasses(classes, n))
 	reps := b.reps[:0]           // candidate index of each slot's representative
 	repStatus := b.repStatus[:0] // each slot's status
-	outcome := b.outcome[:0]     // each slot's outcome: feasible, failed, or an index into f.rejected
-	walk := b.walk[:0]           // the slot of each node visited, in visiting order
+	nodes := b.slotNodes[:0]     // how many nodes each slot gave its outcome
 	// What the walk needs of each distinct rejection, without reading
 	// the status for every node it gives.
 	type rejection struct{ potential, byDRA bool }
@@ -739,50 +738,72 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 		b.rejectedSlot = rejectedSlot
 	}
 	clear(rejectedSlot)
+	walkClasses, entry, cycle := slots.classes, slots.entry, slots.cycle
+	// special says whether a node with outcome out needs more than its
+	// count: a failure, or a rejection that lists the node.
+	special := func(out int32) bool {
+		if out == outcomeFailed || out >= 0 && s.opts.KeepNodeStatuses {
+			return true
+		}
+		if out < 0 {
+			return false
+		}
+		r := rejectedInfo[out]
+		return r.potential || r.byDRA && len(f.deviceRejected) < MaxDiagnosedNodes
+	}
 	defer func() {
-		f.feasible, f.feasibleIdx, f.processed = feasible, feasibleIdx, processed
-		b.feasible, b.feasibleIdx, b.reps, b.repStatus, b.outcome, b.walk = feasible, feasibleIdx, reps, repStatus, outcome, walk
+		// The pointers are written once the walk is over, out of its
+		// loop (each is a write barrier check).
+		for j, i := range feasibleIdx[:found] {
+			feasible[j] = candidates[i]
+		}
+		f.feasible, f.feasibleIdx, f.processed = feasible[:found], feasibleIdx[:found], processed
+		f.rejectedNodes = make([]int, len(f.rejected))
+		for k, c := range nodes {
+			if o := entry[walkClasses[reps[k]]].out; o >= 0 {
+				f.rejectedNodes[o] += int(c)
+			}
+		}
+		b.reps, b.repStatus, b.slotNodes = reps, repStatus, nodes
 		b.deviceRejected = f.deviceRejected
 	}()
 	// Batches of new classes grow from a few per worker, so that a cycle
 	// that stops early wastes little, up to the node-by-node chunk.
 	chunk := s.opts.Parallelism * 4
 	maxChunk := max(64, s.opts.Parallelism*16)
-	next := start // the node at lo, walking from start and wrapping
-	// walk[k] is the slot of node batchLo+k of the current look-ahead
-	// batch, which covers the nodes lo to hi-1.
-	batchLo, hi := 0, 0
-	for lo := 0; lo < n && len(feasible) < want; lo++ {
-		var slot int32
-		if lo < hi {
-			slot = walk[lo-batchLo]
-		} else if known, ok := slots.known(next); ok {
-			// Past the batches, a node of a class met earlier in the
-			// cycle takes its outcome at once: at 50,000 nodes most of a
-			// cycle's nodes go this way.
-			slot = known
-		} else {
-			// A new class: look ahead for up to chunk new classes,
-			// noting every node's slot on the way, then filter the new
-			// classes' representatives in parallel.
+	for i := start; processed < n && found < want; {
+		// Most nodes are of classes met earlier in the cycle whose
+		// nodes need only be counted: handOut takes them in one tight
+		// loop, and stops at any other.
+		left := n - processed
+		i, left, found = handOut(walkClasses, entry, cycle, i, n, left, found, want, feasibleIdx, nodes)
+		if processed = n - left; processed == n || found == want {
+			break
+		}
+		e := &entry[walkClasses[i]]
+		if e.stamp != cycle {
+			// A class not met yet in this cycle: look ahead for up to
+			// chunk new classes, giving each a slot, then filter the
+			// new classes' representatives in parallel. Every class met
+			// has its outcome in its entry from then on: at 50,000
+			// nodes most of a cycle's nodes go that way.
 			first := len(reps)
-			var visited int
-			walk, reps, visited = slots.visit(next, n, n-lo, chunk, want-len(feasible), outcome, walk[:0], reps)
-			batchLo, hi = lo, lo+visited
+			reps = slots.visit(i, n, n-processed, chunk, want-found, reps)
 			chunk = min(2*chunk, maxChunk)
 			for range len(reps) - first {
 				repStatus = append(repStatus, nil)
+				nodes = append(nodes, 0)
 			}
 			s.parallel(len(reps)-first, func(k int) {
 				repStatus[first+k] = s.filterNode(ctx, state, pod, candidates[reps[first+k]])
 			})
 			for k := first; k < len(reps); k++ {
 				st := repStatus[k]
+				out := outcomeFeasible
 				switch {
 				case st.IsSuccess():
-					outcome = append(outcome, outcomeFeasible)
 				case st.Code() == framework.Error:
-					outcome = append(outcome, outcomeFailed)
+					out = outcomeFailed
 				default:
 					// Plugins may return one status value for many nodes.
 					r, seen := rejectedSlot[st]
@@ -790,54 +811,107 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 						r = int32(len(f.rejected))
 						rejectedSlot[st] = r
 						f.rejected = append(f.rejected, st)
-						f.rejectedNodes = append(f.rejectedNodes, 0)
 						rejectedInfo = append(rejectedInfo, rejection{potential: st.Code() == framework.Unschedulable, byDRA: st.Plugin() == dra.Name})
 					}
-					outcome = append(outcome, r)
+					out = r
+				}
+				re := &entry[walkClasses[reps[k]]]
+				re.out, re.special = out, special(out)
+				if out == outcomeFeasible {
+					re.feasible = 1
 				}
 				if classes != nil {
 					s.direct[reps[k]] = s.markCycle
 				}
 			}
-			slot = walk[0]
+			continue // handOut takes the node, or it is special
 		}
-		// Hand the node its slot's outcome, in walk order.
-		i := next
-		if next++; next == n {
-			next = 0
-		}
-		processed++
-		switch o := outcome[slot]; o {
+		// A node that needs more than being counted.
+		nodes[e.slot]++
+		switch o := e.out; o {
 		case outcomeFeasible:
-			feasible = append(feasible, candidates[i])
-			feasibleIdx = append(feasibleIdx, i)
+			feasibleIdx[found] = i
+			found++
 		case outcomeFailed:
-			// The failed node is not counted as processed: kube keeps no
-			// status for it.
-			processed--
-			st := repStatus[slot]
+			// The failed node is not counted as processed: kube keeps
+			// no status for it.
+			st := repStatus[e.slot]
 			return f, pluginError(st.Plugin(), candidates[i].Node().Name, fmt.Errorf("running %q filter plugin: %w", st.Plugin(), statusErr(st)))
 		default:
-			f.rejectedNodes[o]++
 			r := rejectedInfo[o]
 			if r.potential {
 				f.potential = append(f.potential, candidates[i])
 			}
 			if r.byDRA && len(f.deviceRejected) < MaxDiagnosedNodes {
 				f.deviceRejected = append(f.deviceRejected, candidates[i])
+				if len(f.deviceRejected) == MaxDiagnosedNodes {
+					// The list is full: its rejections need no more
+					// than their counts from now on.
+					for _, rep := range reps {
+						re := &entry[walkClasses[rep]]
+						re.special = special(re.out)
+					}
+				}
 			}
 			if s.opts.KeepNodeStatuses {
 				f.rejectedList = append(f.rejectedList, NodeResult{Node: candidates[i].Node().Name, Status: f.rejected[o]})
 			}
 		}
+		processed++
+		if i++; i == n {
+			i = 0
+		}
 	}
 	return f, nil
+}
+
+// handOut gives the nodes from i on their classes' outcomes, in walk
+// order, while their classes were met and filtered in this cycle and
+// need nothing but counting (not special), for at most left nodes and
+// until found reaches want. It returns where it stopped, how many nodes
+// are left and how many feasible nodes are found. Feasible and rejected
+// nodes follow each other in no pattern, so it takes no branch on the
+// outcome: every node is written as the next feasible one and counted as
+// found only if it is feasible, and counted for its slot, whose rejection
+// counts its nodes at the end. This is the loop over every node a cycle
+// visits (4,800 per cycle at 50,000 nodes).
+func handOut(classes []uint32, entry []slotEntry, cycle uint32, i, n, left, found, want int, feasibleIdx []int, nodes []int32) (int, int, int) {
+	for ; left > 0 && found < want; left-- {
+		e := &entry[classes[i]]
+		if e.stamp != cycle || e.special {
+			break
+		}
+		feasibleIdx[found] = i
+		found += int(e.feasible)
+		nodes[e.slot]++
+		if i++; i == n {
+			i = 0
+		}
+	}
+	return i, left, found
+}
+
+// walkClasses returns the classes the filter walk goes by: the nodes'
+// classes, or without classes one of its own for each node.
+func (s *Scheduler) walkClasses(classes []uint32, n int) []uint32 {
+	if classes != nil {
+		return classes
+	}
+	own := s.buf.ownClasses
+	for i := len(own); i < n; i++ {
+		own = append(own, uint32(i))
+	}
+	s.buf.ownClasses = own
+	return own[:n]
 }
 
 // Filter outcomes of a class slot besides an index into the rejections.
 const (
 	outcomeFeasible int32 = -1
 	outcomeFailed   int32 = -2
+	// outcomePending is a class met whose representative is not
+	// filtered yet.
+	outcomePending int32 = -3
 )
 
 // cycleBuffers are working arrays reused from cycle to cycle.
@@ -846,11 +920,12 @@ type cycleBuffers struct {
 	feasibleIdx []int
 	reps        []int
 	repStatus   []*framework.Status
-	outcome     []int32
-	walk        []int32
-	firsts      []int
-	scoreSlot   []int32
-	scoreReps   []*framework.NodeInfo
+	slotNodes   []int32
+	// ownClasses gives every node a class of its own (walkClasses).
+	ownClasses []uint32
+	firsts     []int
+	scoreSlot  []int32
+	scoreReps  []*framework.NodeInfo
 	// deviceRejected backs filterResult.deviceRejected, which findNode
 	// reads before the next cycle.
 	deviceRejected []*framework.NodeInfo
@@ -866,11 +941,11 @@ type cycleBuffers struct {
 }
 
 // slotTable maps the nodes of one cycle to dense class slots, in the
-// order the classes are met. Without classes every node is its own slot.
+// order the classes are met.
 type slotTable struct {
 	classes []uint32
-	// per class id: the cycle it was last met in and its slot then, side
-	// by side (one memory access per node).
+	// per class id: the cycle it was last met in, its slot then and the
+	// slot's filter outcome, side by side (one memory access per node).
 	entry []slotEntry
 	cycle uint32
 	next  int32
@@ -879,16 +954,27 @@ type slotTable struct {
 type slotEntry struct {
 	stamp uint32
 	slot  int32
+	// The slot's filter outcome; feasible is 1 when it is
+	// outcomeFeasible, special when a node of it needs more than being
+	// counted (see filter).
+	out      int32
+	feasible uint16
+	special  bool
 }
 
+// slots readies the table for a cycle over the classes (never nil: see
+// walkClasses).
 func (s *Scheduler) slots(classes []uint32) *slotTable {
 	t := &s.slotTab
 	t.classes = classes
 	t.next = 0
-	if classes == nil {
-		return t
+	m := s.classifier.numClasses()
+	if len(classes) > 0 && classes[len(classes)-1] >= uint32(m) {
+		// A class of its own per node (walkClasses): ids up to the
+		// last node's.
+		m = int(classes[len(classes)-1]) + 1
 	}
-	if m := s.classifier.numClasses(); len(t.entry) < m {
+	if len(t.entry) < m {
 		t.entry = append(t.entry, make([]slotEntry, m-len(t.entry))...)
 	}
 	if t.cycle++; t.cycle == 0 {
@@ -899,79 +985,70 @@ func (s *Scheduler) slots(classes []uint32) *slotTable {
 	return t
 }
 
-// known returns node i's slot when its class already has one in this
-// cycle (then its outcome is known: every slot is filtered in the batch
-// that gave it).
-func (t *slotTable) known(i int) (int32, bool) {
-	if t.classes == nil {
-		return 0, false
-	}
-	e := t.entry[t.classes[i]]
-	if e.stamp != t.cycle {
-		return 0, false
-	}
-	return e.slot, true
-}
-
 // classSlot returns class c's slot in this cycle, giving it the next one
-// (isNew) when the class has none yet. Small enough to be inlined in the
-// per-node loops below. Every node reads the table, even when its class
-// is the one of the node before it (half the nodes at 5,000 nodes): the
-// table is small and in cache, and a test against the last class, true
-// or false in no pattern, cost more in mispredicted branches than the
-// read (the walk's loop took half the time without it).
+// (isNew, its outcome pending) when the class has none yet. Small enough
+// to be inlined in assignAll's loop. Every node reads the table, even
+// when its class is the one of the node before it (half the nodes at
+// 5,000 nodes): the table is small and in cache, and a test against the
+// last class, true or false in no pattern, cost more in mispredicted
+// branches than the read (the walk's loop took half the time without it).
 func (t *slotTable) classSlot(c uint32) (slot int32, isNew bool) {
 	e := &t.entry[c]
 	if e.stamp == t.cycle {
 		return e.slot, false
 	}
-	e.stamp, e.slot = t.cycle, t.next
+	*e = slotEntry{stamp: t.cycle, slot: t.next, out: outcomePending}
 	t.next++
 	return e.slot, true
 }
 
-// visit gives slots to at most count nodes from node i on, wrapping
-// around at n, and stops after the node that brings the limit-th new
-// slot, or after the need-th node of a slot whose outcome (in outcome,
-// from earlier batches) is feasible: the filter pass stops there at the
+// visit gives slots to at most count nodes' classes from node i on,
+// wrapping around at n, and stops after the node that brings the
+// limit-th new slot, or after the need-th node of a class known to be
+// feasible (from earlier batches): the filter pass stops there at the
 // latest, and looking further would filter classes for nothing. It
-// appends each node's slot to walk and each new slot's first node to
-// reps, and returns them with the number of nodes visited. One call
-// walks a whole batch: this is the loop over every node a cycle visits
-// (4,800 per cycle at 50,000 nodes).
-func (t *slotTable) visit(i, n, count, limit, need int, outcome []int32, walk []int32, reps []int) ([]int32, []int, int) {
-	newSlots, k := 0, 0
-	if t.classes == nil {
-		// Every node is new: no outcome is known ahead.
-		for ; k < count && newSlots < limit; k++ {
-			walk = append(walk, t.next)
-			reps = append(reps, i)
-			t.next++
-			newSlots++
-			if i++; i == n {
-				i = 0
-			}
+// appends each new slot's first node to reps and returns them. This is
+// the look-ahead of the filter walk; the walk itself then reads each
+// node's outcome from the table.
+func (t *slotTable) visit(i, n, count, limit, need int, reps []int) []int {
+	newSlots, feasible := 0, 0
+	for count > 0 && newSlots < limit && feasible < need {
+		var known int
+		i, known, feasible = t.countKnown(i, n, count, feasible, need)
+		if count -= known; count == 0 || feasible >= need {
+			break
 		}
-		return walk, reps, k
-	}
-	classes := t.classes
-	known := int32(len(outcome))
-	feasible := 0
-	for ; k < count && newSlots < limit && feasible < need; k++ {
-		slot, isNew := t.classSlot(classes[i])
-		if isNew {
-			reps = append(reps, i)
-			newSlots++
-		}
-		walk = append(walk, slot)
-		if slot < known && outcome[slot] == outcomeFeasible {
-			feasible++
-		}
+		t.entry[t.classes[i]] = slotEntry{stamp: t.cycle, slot: t.next, out: outcomePending}
+		t.next++
+		reps = append(reps, i)
+		newSlots++
+		count--
 		if i++; i == n {
 			i = 0
 		}
 	}
-	return walk, reps, k
+	return reps
+}
+
+// countKnown goes over at most count nodes from i on while their classes
+// have slots in this cycle and feasible, which it adds the nodes of known
+// feasible classes to, is below need. It returns where it stopped, the
+// nodes it went over and feasible. No branch on the outcome (see
+// handOut); a new slot's feasible is 0.
+func (t *slotTable) countKnown(i, n, count, feasible, need int) (int, int, int) {
+	classes, entry, cycle := t.classes, t.entry, t.cycle
+	k := 0
+	for ; k < count && feasible < need; k++ {
+		e := &entry[classes[i]]
+		if e.stamp != cycle {
+			break
+		}
+		feasible += int(e.feasible)
+		if i++; i == n {
+			i = 0
+		}
+	}
+	return i, k, feasible
 }
 
 // assignAll gives slots to the nodes idx (with classes), writing node
