@@ -34,3 +34,32 @@ func TestParallelRunsEachItemOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelPanicsOnTheCaller: a panic in f, on whichever goroutine
+// runs the item, reaches parallel's caller, which may recover it (the
+// CLI does, when its admission check rejects the input beside the
+// replay), after every other item has run.
+func TestParallelPanicsOnTheCaller(t *testing.T) {
+	for _, workers := range []int{1, 2, 8} {
+		for _, bad := range []int{0, 5, 63} {
+			s := &Scheduler{opts: Options{Parallelism: workers}}
+			var ran atomic.Int32
+			got := func() (p any) {
+				defer func() { p = recover() }()
+				s.parallel(64, func(i int) {
+					if i == bad {
+						panic(i)
+					}
+					ran.Add(1)
+				})
+				return nil
+			}()
+			if got != bad {
+				t.Errorf("%d workers, item %d panics: the caller recovered %v, want %d", workers, bad, got, bad)
+			}
+			if workers > 1 && ran.Load() != 63 {
+				t.Errorf("%d workers, item %d panics: %d other items ran before the panic reached the caller, want 63", workers, bad, ran.Load())
+			}
+		}
+	}
+}

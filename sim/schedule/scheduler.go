@@ -1115,18 +1115,31 @@ func (s *Scheduler) parallel(n int, f func(i int)) {
 	// wall time than they saved (5,000 nodes x 10,000 pods: 4.2 s of
 	// replay on two cores, 2.8 s on one). A worker that starts after the
 	// last item was taken returns without calling f.
+	//
+	// A panic in f on a worker is the caller's: it is recovered there
+	// and raised again on the caller once every item is done (the first
+	// one recovered), as it would be with one worker.
 	var next, done atomic.Int64
+	var panicked atomic.Pointer[workerPanic]
 	finished := make(chan struct{})
+	item := func(i int) {
+		defer func() {
+			if p := recover(); p != nil {
+				panicked.CompareAndSwap(nil, &workerPanic{p})
+			}
+			if done.Add(1) == int64(n) {
+				close(finished)
+			}
+		}()
+		f(i)
+	}
 	work := func() {
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= n {
 				return
 			}
-			f(i)
-			if done.Add(1) == int64(n) {
-				close(finished)
-			}
+			item(i)
 		}
 	}
 	for w := 1; w < workers; w++ {
@@ -1134,7 +1147,13 @@ func (s *Scheduler) parallel(n int, f func(i int)) {
 	}
 	work()
 	<-finished
+	if p := panicked.Load(); p != nil {
+		panic(p.value)
+	}
 }
+
+// workerPanic is what a worker recovered.
+type workerPanic struct{ value any }
 
 // scoreResult holds the scores of one cycle by slot: one slot per class
 // of feasible nodes (per node without classes).

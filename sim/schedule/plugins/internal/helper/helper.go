@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -77,7 +78,10 @@ const minPiecesPerWorker = 64
 // ParallelizeUntil runs fn(i) for every i in [0, n), spread over up to
 // GOMAXPROCS goroutines, and returns when all are done or ctx is cancelled.
 // fn must only write to per-index storage; callers merge the results in
-// index order afterwards, which keeps the outcome deterministic.
+// index order afterwards, which keeps the outcome deterministic. A panic
+// in fn is raised again on the caller once the workers are done (the
+// first one recovered), as it would be with one worker, so that the
+// caller may recover it.
 func ParallelizeUntil(ctx context.Context, n int, fn func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n/minPiecesPerWorker)
 	if workers <= 1 {
@@ -91,6 +95,7 @@ func ParallelizeUntil(ctx context.Context, n int, fn func(i int)) {
 	}
 	chunk := (n + workers - 1) / workers
 	var wg sync.WaitGroup
+	var panicked atomic.Pointer[workerPanic]
 	for w := 0; w < workers; w++ {
 		lo, hi := w*chunk, min((w+1)*chunk, n)
 		if lo >= hi {
@@ -99,6 +104,11 @@ func ParallelizeUntil(ctx context.Context, n int, fn func(i int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					panicked.CompareAndSwap(nil, &workerPanic{p})
+				}
+			}()
 			for i := lo; i < hi; i++ {
 				if ctx.Err() != nil {
 					return
@@ -108,4 +118,10 @@ func ParallelizeUntil(ctx context.Context, n int, fn func(i int)) {
 		}()
 	}
 	wg.Wait()
+	if p := panicked.Load(); p != nil {
+		panic(p.value)
+	}
 }
+
+// workerPanic is what a worker recovered.
+type workerPanic struct{ value any }
