@@ -50,16 +50,22 @@ func (f *liveFlags) capture(ctx context.Context, streams Streams, opts capture.O
 
 // loadLive reads the cluster and loads it as -f would load its capture.
 func (f *liveFlags) loadLive(ctx context.Context, streams Streams, verbosity int, in *inputFlags) (*load.Result, error) {
+	return admitted(f.readLive(ctx, streams, verbosity, in))
+}
+
+// readLive is loadLive without the admission check, which it returns to be
+// run.
+func (f *liveFlags) readLive(ctx context.Context, streams Streams, verbosity int, in *inputFlags) (*load.Result, admission, error) {
 	if len(in.Files) > 0 {
-		return nil, usageErrorf("--kubeconfig and --context read the cluster live: leave out -f (or capture it first with drasim capture and use -f)")
+		return nil, nil, usageErrorf("--kubeconfig and --context read the cluster live: leave out -f (or capture it first with drasim capture and use -f)")
 	}
 	s, name, err := f.capture(ctx, streams, capture.Options{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var b bytes.Buffer
 	if err := cluster.WriteList(&b, s); err != nil {
-		return nil, &ExitError{Code: ExitFailure, Err: err}
+		return nil, nil, &ExitError{Code: ExitFailure, Err: err}
 	}
 	res, err := load.LoadBytes("live:"+name, b.Bytes(), load.Options{Strict: in.Strict})
 	if res != nil {
@@ -68,21 +74,27 @@ func (f *liveFlags) loadLive(ctx context.Context, streams Streams, verbosity int
 		}
 	}
 	if err != nil {
-		return nil, &ExitError{Code: ExitFailure, Err: err}
+		return nil, nil, &ExitError{Code: ExitFailure, Err: err}
 	}
 	if verbosity >= 1 {
 		fmt.Fprintf(streams.Err, "read context %s live: %d nodes, %d pods, %d ResourceSlices, %d ResourceClaims\n",
 			name, len(res.Snapshot.Nodes), len(res.Snapshot.Pods), len(res.Snapshot.ResourceSlices), len(res.Snapshot.ResourceClaims))
 	}
-	return res, admit(res)
+	return res, admissionOf(res), nil
 }
 
 // loadInput loads -f, the live cluster, or the embedded demo.
 func loadInput(ctx context.Context, streams Streams, verbosity int, in *inputFlags, live *liveFlags, opts load.Options) (*load.Result, error) {
+	return admitted(readInput(ctx, streams, verbosity, in, live, opts))
+}
+
+// readInput is loadInput without the admission check, which it returns to
+// be run.
+func readInput(ctx context.Context, streams Streams, verbosity int, in *inputFlags, live *liveFlags, opts load.Options) (*load.Result, admission, error) {
 	if live != nil && live.set() {
-		return live.loadLive(ctx, streams, verbosity, in)
+		return live.readLive(ctx, streams, verbosity, in)
 	}
-	return loadOrDemo(streams, verbosity, in, opts)
+	return readOrDemo(streams, verbosity, in, opts)
 }
 
 type captureFlags struct {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -104,24 +105,66 @@ embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 	return setFormats(cmd, "table", "json", "yaml")
 }
 
+// simulateChecked replays the snapshot. An input the admission check
+// rejects may make the replay panic: the check's error (which rejected
+// returns again to the caller) wins then.
+func simulateChecked(ctx context.Context, res *load.Result, opts sim.Options, rejected func() error) (*sim.Run, error) {
+	defer func() {
+		if p := recover(); p != nil && rejected() == nil {
+			panic(p)
+		}
+	}()
+	return sim.Simulate(ctx, res.Snapshot, opts)
+}
+
 func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simulateFlags) error {
-	res, err := loadInput(ctx, streams, g.Verbosity, &f.input, &f.live, load.Options{})
-	if err != nil {
-		return err
-	}
-	if err := requireNodes(res, f.Autoscale); err != nil {
-		return err
-	}
-	applied, err := f.edits.apply(res)
-	if err != nil {
-		return err
-	}
-	opts, err := f.engine.options(res.Files)
+	res, check, err := readInput(ctx, streams, g.Verbosity, &f.input, &f.live, load.Options{})
 	if err != nil {
 		return err
 	}
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	// The admission check reads the snapshot, as the replay does: with
+	// nothing to edit it (what-if edits, the autoscaler's nodes) it runs
+	// beside the replay, on the core the replay leaves idle, and a
+	// rejection still decides the command's outcome.
+	var checked <-chan error
+	if check != nil && len(f.edits.list) == 0 && !f.Autoscale {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		ch := make(chan error, 1)
+		go func() {
+			err := check()
+			if err != nil {
+				cancel() // the replay is for nothing
+			}
+			ch <- err
+		}()
+		checked = ch
+	} else if _, err := admitted(res, check, nil); err != nil {
+		return err
+	}
+	// rejected waits for the check and returns its error; it must be
+	// called before any other outcome.
+	var rejection error
+	rejected := func() error {
+		if checked != nil {
+			rejection, checked = <-checked, nil
+		}
+		return rejection
+	}
+	if err := requireNodes(res, f.Autoscale); err != nil {
+		return cmp.Or(rejected(), err)
+	}
+	applied, err := f.edits.apply(res)
+	if err != nil {
+		return cmp.Or(rejected(), err)
+	}
+	opts, err := f.engine.options(res.Files)
+	if err != nil {
+		return cmp.Or(rejected(), err)
 	}
 	if f.Autoscale {
 		return runSimulateAutoscale(ctx, streams, g, res, applied, opts, &f.scale)
@@ -129,8 +172,11 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	start := time.Now()
 	bar := newProgressBar(streams.Err)
 	opts.Progress = bar.Update
-	run, err := sim.Simulate(ctx, res.Snapshot, opts)
+	run, err := simulateChecked(ctx, res, opts, rejected)
 	bar.Done()
+	if err := rejected(); err != nil {
+		return err
+	}
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
