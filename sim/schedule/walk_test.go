@@ -18,11 +18,13 @@ import (
 type verdictFilter struct {
 	name    string
 	verdict map[*framework.NodeInfo]*framework.Status
+	calls   int // Filter calls (one worker only: not atomic)
 }
 
 func (p *verdictFilter) Name() string { return p.name }
 
 func (p *verdictFilter) Filter(_ context.Context, _ *framework.CycleState, _ *v1.Pod, ni *framework.NodeInfo) *framework.Status {
+	p.calls++
 	return p.verdict[ni]
 }
 
@@ -113,11 +115,27 @@ func TestFilterWalkIsNodeByNode(t *testing.T) {
 				}
 				// Twice: the second pass reuses the first's buffers.
 				for pass := range 2 {
+					fake.calls = 0
 					f, err := s.filter(ctx, framework.NewCycleState(), c.Queue[0], nodes, cl)
+					calls := fake.calls
 					got := outcomeOf(f, err, nodes)
 					want := nodeByNode(s, nodes, []framework.FilterPlugin{fake, fakeDRA}, start, keep)
 					if diff := cmp.Diff(want, got); diff != "" {
 						t.Fatalf("%s, pass %d: the walk differs from the node-by-node loop (-want +got):\n%s", name, pass, diff)
+					}
+					if s.opts.Parallelism == 1 && withClasses {
+						// One worker looks no further than the walk goes:
+						// it filters the classes of the nodes walked, and
+						// of the node that failed.
+						met := map[uint32]bool{}
+						for k := 0; k < min(n, got.Processed+1); k++ {
+							if k < got.Processed || err != nil {
+								met[classes[(start+k)%n]] = true
+							}
+						}
+						if calls != len(met) {
+							t.Errorf("%s, pass %d: one worker filtered %d classes, want the %d of the nodes walked", name, pass, calls, len(met))
+						}
 					}
 				}
 			}
