@@ -1332,15 +1332,11 @@ func kubeHost(sc *scoreResult) int {
 // feasible nodes listed in filter order, whose totals total(i) gives (see
 // kubeHost).
 func KubeHostIndex(n int, total func(i int) int64) int {
-	best, bestTotal := 0, total(0)
-	for j := 1; j < n; j++ {
-		if t := total(j); t > bestTotal {
-			best, bestTotal = j, t
-		} else if t == bestTotal && heapFirst(j, best) {
-			best = j
-		}
+	sc := &scoreResult{slot: make([]int32, n), totals: make([]int64, n)}
+	for i := range n {
+		sc.slot[i], sc.totals[i] = int32(i), total(i)
 	}
-	return best
+	return kubeHost(sc)
 }
 
 // heapFirst reports whether, of two nodes at heap positions p and q that
