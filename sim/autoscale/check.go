@@ -28,13 +28,9 @@ type checker struct {
 	infos map[*v1.Pod]*framework.PodInfo
 }
 
-func newChecker(c *cluster.Cluster, cfg schedule.PluginConfig) (*checker, error) {
-	return newCheckerWith(c, cfg, dra.New(c.DRA))
-}
-
-// newCheckerWith is newChecker with the DynamicResources plugin given: one
-// that answers for the same cluster already (its answers, cached by claim
-// and node class, serve both).
+// newCheckerWith returns a checker on c with the DynamicResources plugin
+// given: one that answers for the same cluster already (its answers,
+// cached by claim and node class, serve both).
 func newCheckerWith(c *cluster.Cluster, cfg schedule.PluginConfig, p *dra.Plugin) (*checker, error) {
 	profile, err := schedule.NewProfile(c, p, cfg)
 	if err != nil {

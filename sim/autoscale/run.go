@@ -361,7 +361,7 @@ func (s *scaler) evaluate() (*pass, error) {
 func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error) {
 	j := s.cur.NewJournal()
 	defer j.Undo()
-	k, err := newChecker(s.cur, s.opts.Sim.Plugins)
+	k, err := newCheckerWith(s.cur, s.opts.Sim.Plugins, s.draPlugin)
 	if err != nil {
 		return nil, err
 	}
