@@ -318,9 +318,6 @@ func (s *scaler) evaluate() (*pass, error) {
 	if len(p.eqs) == 0 {
 		return p, nil
 	}
-	// The cluster's queue holds the pending pods while the groups are
-	// weighed (the forks each group's estimate once ran on copied it).
-	s.cur.Queue = s.pending
 	clusterNodes := len(s.cur.Nodes)
 	for _, g := range s.groups {
 		room := g.MaxSize - g.Size()
