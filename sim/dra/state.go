@@ -270,10 +270,6 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 	if c.Status.Allocation == nil {
 		return
 	}
-	fact := s.recordFact
-	if !add {
-		fact = s.forgetFact
-	}
 	if e := s.exclusiveOf(c.Status.Allocation); e != nil {
 		for i, id := range e.ids {
 			if add {
@@ -286,6 +282,10 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 		}
 		s.refreshDynamic(e.touched)
 		return
+	}
+	fact := s.recordFact
+	if !add {
+		fact = s.forgetFact
 	}
 	var touched []poolRef
 	for _, r := range c.Status.Allocation.Devices.Results {
@@ -350,14 +350,21 @@ const maxExclusive = 1 << 16
 // strings) and facts are made once per result rather than on every
 // change and its undo.
 func (s *State) exclusiveOf(a *resourceapi.AllocationResult) *exclusiveDevices {
-	if e, ok := s.exclusive[a]; ok {
+	e, ok := s.exclusive[a]
+	if ok {
 		return e
 	}
-	e := &exclusiveDevices{}
+	if s.exclusive == nil || len(s.exclusive) >= maxExclusive {
+		s.exclusive = map[*resourceapi.AllocationResult]*exclusiveDevices{}
+	}
 	for _, r := range a.Devices.Results {
 		if ptr.Deref(r.AdminAccess, false) || r.ShareID != nil {
+			s.exclusive[a] = nil // not exclusive: the same answer next time
 			return nil
 		}
+	}
+	e = &exclusiveDevices{}
+	for _, r := range a.Devices.Results {
 		ref := poolRef{r.Driver, r.Pool}
 		if !slices.Contains(e.touched, ref) {
 			e.touched = append(e.touched, ref)
@@ -367,9 +374,6 @@ func (s *State) exclusiveOf(a *resourceapi.AllocationResult) *exclusiveDevices {
 		fact := "x:" + r.Device
 		e.facts = append(e.facts, fact)
 		e.hashes = append(e.hashes, factHash(fact))
-	}
-	if s.exclusive == nil || len(s.exclusive) >= maxExclusive {
-		s.exclusive = map[*resourceapi.AllocationResult]*exclusiveDevices{}
 	}
 	s.exclusive[a] = e
 	return e
