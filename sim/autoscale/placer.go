@@ -164,7 +164,8 @@ func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, 
 	}
 	key := p.key(pod)
 	asked := false
-	fitsNowhere := func() (bool, error) {
+	// askFeasible asks the scheduler whether the pod fits no node.
+	askFeasible := func() (bool, error) {
 		asked = true
 		a := p.eval.Feasible(ctx, pod)
 		if a.Err != nil {
@@ -173,14 +174,14 @@ func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, 
 		return a.Error == nil && a.FeasibleNodes == 0, nil
 	}
 	if p.fitNowhere[key] {
-		if none, err := fitsNowhere(); err != nil || none {
+		if none, err := askFeasible(); err != nil || none {
 			return "", err
 		}
 	}
 	nodes := p.k.c.Nodes
 	for i := range nodes {
 		if i == walkBeforeFeasible && !asked {
-			if none, err := fitsNowhere(); err != nil {
+			if none, err := askFeasible(); err != nil {
 				return "", err
 			} else if none {
 				p.fitNowhere[key] = true
