@@ -66,6 +66,15 @@ func newProberOn(ctx context.Context, base, eval *cluster.Cluster, inv *devInven
 	return p, nil
 }
 
+// newProberWith returns a prober whose dry cycles run on c itself with
+// evalSched, a scheduler of c made by an earlier prober (see Sampler).
+func newProberWith(ctx context.Context, c *cluster.Cluster, evalSched *schedule.Scheduler, inv *devInventory, opts Options) *prober {
+	p := &prober{ctx: ctx, base: c, opts: opts, inv: inv, eval: c, evalSched: evalSched}
+	p.addClaim = c.DRA.AddClaim
+	p.classes = nodeClasses(c, inv)
+	return p
+}
+
 // scheduler returns a scheduler with the run's profile working on c.
 // Dry cycles keep every node's status and filter every node.
 func (p *prober) scheduler(c *cluster.Cluster, dry bool) (*schedule.Scheduler, error) {

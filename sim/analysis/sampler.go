@@ -7,6 +7,7 @@ import (
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/schedule"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 )
@@ -28,6 +29,18 @@ type Sampler struct {
 	mix      []*shape
 	// Warnings are what building the mix left out.
 	Warnings []string
+	// evalOn and evalSched are the cluster the probes last ran on and the
+	// scheduler of their dry cycles, kept from one sample to the next:
+	// its plugins' caches (the allocator's answers per node class, which
+	// devices a probe claim can select) stay valid while the cluster
+	// changes, as the replay's own scheduler's do.
+	evalOn    *cluster.Cluster
+	evalSched *schedule.Scheduler
+	// inv is the last inventory, of cluster invOn at version invVersion:
+	// a sample asks for it twice (Devices, Fragmentation).
+	inv        *devInventory
+	invOn      *cluster.Cluster
+	invVersion uint64
 }
 
 // ClassDevices is how many devices a DeviceClass selects and how many of
@@ -69,7 +82,11 @@ func (s *Sampler) SelectorWarnings() []string {
 }
 
 func (s *Sampler) inventory(c *cluster.Cluster) *devInventory {
-	return newInventoryWith(c.DRA, s.classes, s.matcher, s.known)
+	if s.inv != nil && s.invOn == c && s.invVersion == c.Version() {
+		return s.inv
+	}
+	s.inv, s.invOn, s.invVersion = newInventoryWith(c.DRA, s.classes, s.matcher, s.known), c, c.Version()
+	return s.inv
 }
 
 // Devices returns, per DeviceClass (by name), the devices it selects on
@@ -99,9 +116,15 @@ func (s *Sampler) Devices(c *cluster.Cluster) []ClassDevices {
 func (s *Sampler) Fragmentation(c *cluster.Cluster) (Fragmentation, error) {
 	inv := s.inventory(c)
 	nodes := collectNodes(c, inv, s.opts.GroupBy)
-	p, err := newProberOn(s.ctx, c, c, inv, s.opts)
-	if err != nil {
-		return Fragmentation{}, err
+	var p *prober
+	if s.evalOn == c {
+		p = newProberWith(s.ctx, c, s.evalSched, inv, s.opts)
+	} else {
+		var err error
+		if p, err = newProberOn(s.ctx, c, c, inv, s.opts); err != nil {
+			return Fragmentation{}, err
+		}
+		s.evalOn, s.evalSched = c, p.evalSched
 	}
 	var added []*resourceapi.ResourceClaim
 	p.addClaim = func(cl *resourceapi.ResourceClaim) {
@@ -118,6 +141,7 @@ func (s *Sampler) Fragmentation(c *cluster.Cluster) (Fragmentation, error) {
 		if err := s.ctx.Err(); err != nil {
 			return Fragmentation{}, err
 		}
+		var err error
 		if feasible[i], _, err = p.shapeFeasible(sh); err != nil {
 			return Fragmentation{}, fmt.Errorf("shape %s: %w", sh.Name, err)
 		}

@@ -1,0 +1,69 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/dra"
+	"github.com/google/go-cmp/cmp"
+	resourceapi "k8s.io/api/resource/v1"
+)
+
+// TestSamplerAcrossChanges: a sampler keeps its probes' scheduler and its
+// inventory from one sample to the next; after every change of the
+// cluster it must measure what a new sampler measures on the same state.
+// Pods leaving free their GPUs one node at a time, so every sample meets
+// nodes whose allocation state the kept scheduler has seen otherwise.
+func TestSamplerAcrossChanges(t *testing.T) {
+	b := newCluster()
+	for i := range 6 {
+		node := fmt.Sprintf("n%d", i)
+		b.Node(node, "pool", 32, 4)
+		b.Bound(node+"-a", node, 4, 1+i%3)
+		if i%2 == 0 {
+			b.Bound(node+"-b", node, 4, 1)
+		}
+	}
+	probes := probeSnapshot(probeShape{name: "one", replicas: 1, cpu: 1, gpus: 1}, probeShape{name: "four", replicas: 3, cpu: 1, gpus: 4})
+	snap := b.Snapshot()
+	snap.ResourceClaimTemplates = probes.ResourceClaimTemplates
+	for _, cl := range snap.ResourceClaims {
+		// Deallocated when their pod goes, as the scheduler's claims are.
+		cl.Finalizers = []string{resourceapi.Finalizer}
+	}
+	mix := probes.Pods
+	c := cluster.Build(snap, dra.Gates{})
+	kept := NewSampler(context.Background(), c, mix, Options{})
+	measure := func(s *Sampler) (Fragmentation, []ClassDevices) {
+		t.Helper()
+		devices := s.Devices(c)
+		f, err := s.Fragmentation(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f, devices
+	}
+	rates := map[float64]bool{}
+	for step, pod := range append(snap.Pods[:len(snap.Pods):len(snap.Pods)], nil) {
+		gotF, gotD := measure(kept)
+		wantF, wantD := measure(NewSampler(context.Background(), c, mix, Options{}))
+		if diff := cmp.Diff(wantF, gotF); diff != "" {
+			t.Errorf("step %d: the kept sampler's fragmentation differs from a new sampler's (-new +kept):\n%s", step, diff)
+		}
+		if diff := cmp.Diff(wantD, gotD); diff != "" {
+			t.Errorf("step %d: the kept sampler's devices differ from a new sampler's (-new +kept):\n%s", step, diff)
+		}
+		rates[gotF.Rate] = true
+		if pod == nil {
+			break
+		}
+		if _, err := c.RemovePod(pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rates) < 2 {
+		t.Errorf("the fragmentation rate never changed (%v): the changes do not reach what the samples measure", rates)
+	}
+}
