@@ -99,6 +99,8 @@ type pruneState struct {
 	// valid tells, per static node class, whether its pools pass the
 	// checks above.
 	valid map[staticClass]bool
+	// kept holds the kept device lists (keptDevices).
+	kept map[keptKey][]resourceapi.Device
 }
 
 type staticClass struct {
@@ -129,9 +131,14 @@ func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey,
 		return slices
 	}
 	st := &d.allocState
+	withCounters := exhaustible && p.state.features.PartitionableDevices
+	allocated := make([][]bool, len(slices))
+	for i, sl := range slices {
+		allocated[i] = allocatedDevices(sl, masks[i], st, withCounters)
+	}
 	var counters map[poolRef]*poolCounters
-	if exhaustible && p.state.features.PartitionableDevices {
-		counters = availableCounters(slices, masks, st)
+	if withCounters {
+		counters = availableCounters(slices, allocated)
 	}
 	var out []*resourceapi.ResourceSlice
 	for i, sl := range slices {
@@ -141,7 +148,7 @@ func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey,
 			if m.exhaustible {
 				pc = counters[poolRef{sl.Spec.Driver, sl.Spec.Pool.Name}]
 			}
-			kept = keptDevices(sl, m, st, pc)
+			kept = p.keptDevices(sl, m, allocated[i], pc)
 		}
 		if masks[i] == nil || len(kept) == len(sl.Spec.Devices) {
 			if out != nil {
@@ -163,6 +170,30 @@ func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey,
 	return out
 }
 
+// allocatedDevices tells, for the devices of the slice whose allocation
+// the pruning reads, whether the allocator counts them as allocated: the
+// devices the mask keeps only when allocated and, when counters counts,
+// those that consume shared counters. The others are false. One look-up
+// per device serves both the available counters and the kept devices.
+func allocatedDevices(sl *resourceapi.ResourceSlice, m *pruneMask, st *structured.AllocatedState, counters bool) []bool {
+	devs := sl.Spec.Devices
+	out := make([]bool, len(devs))
+	id := structured.DeviceID{Driver: draapi.MakeUniqueString(sl.Spec.Driver), Pool: draapi.MakeUniqueString(sl.Spec.Pool.Name)}
+	for i := range devs {
+		dev := &devs[i]
+		if !(counters && len(dev.ConsumesCounters) > 0) && (m == nil || m.state[i] != keepIfAllocated) {
+			continue
+		}
+		if m != nil {
+			id.Device = m.names[i]
+		} else {
+			id.Device = draapi.MakeUniqueString(dev.Name)
+		}
+		out[i] = allocatedIn(st, id)
+	}
+	return out
+}
+
 // allocatedIn tells whether the allocator counts the device as allocated.
 // Shared allocations (consumable capacity) count in ways not worth
 // mirroring here: with any, every device counts.
@@ -171,32 +202,85 @@ func allocatedIn(st *structured.AllocatedState, id structured.DeviceID) bool {
 }
 
 // keptDevices is the slice's devices the mask keeps in this allocation
-// state; pc, when set, is the pool's available counters.
-func keptDevices(sl *resourceapi.ResourceSlice, m *pruneMask, st *structured.AllocatedState, pc *poolCounters) []resourceapi.Device {
-	kept := make([]resourceapi.Device, 0, len(sl.Spec.Devices))
-	id := structured.DeviceID{Driver: draapi.MakeUniqueString(sl.Spec.Driver), Pool: draapi.MakeUniqueString(sl.Spec.Pool.Name)}
-	for i := range sl.Spec.Devices {
-		dev := &sl.Spec.Devices[i]
-		switch m.state[i] {
-		case keepAlways:
-			kept = append(kept, *dev)
-		case keepDevice:
-			if pc != nil && len(dev.ConsumesCounters) > 0 && !ptr.Deref(dev.AllowMultipleAllocations, false) {
-				id.Device = m.names[i]
-				if !allocatedIn(st, id) && pc.exhausted(dev) {
-					continue
-				}
-			}
-			kept = append(kept, *dev)
-		case keepIfAllocated:
-			id.Device = m.names[i]
-			if allocatedIn(st, id) {
-				kept = append(kept, *dev)
+// state (allocated: allocatedDevices); pc, when set, is the pool's
+// available counters. It returns the slice's own list when every device
+// is kept. Kept lists are shared: the nodes that publish the same device
+// list with the same devices kept get the same one (the allocator only
+// reads it).
+func (p *Plugin) keptDevices(sl *resourceapi.ResourceSlice, m *pruneMask, allocated []bool, pc *poolCounters) []resourceapi.Device {
+	devs := sl.Spec.Devices
+	if len(devs) > maxKeptBits {
+		kept := make([]resourceapi.Device, 0, len(devs))
+		for i := range devs {
+			if keeps(m, i, &devs[i], allocated[i], pc) {
+				kept = append(kept, devs[i])
 			}
 		}
+		return kept
 	}
+	key := keptKey{list: &devs[0], n: len(devs)}
+	n := 0
+	for i := range devs {
+		if keeps(m, i, &devs[i], allocated[i], pc) {
+			key.bits[i/64] |= 1 << (i % 64)
+			n++
+		}
+	}
+	if n == len(devs) {
+		return devs
+	}
+	p.prune.mu.Lock()
+	kept, ok := p.prune.kept[key]
+	p.prune.mu.Unlock()
+	if ok {
+		return kept
+	}
+	kept = make([]resourceapi.Device, 0, n)
+	for i := range devs {
+		if key.bits[i/64]&(1<<(i%64)) != 0 {
+			kept = append(kept, devs[i])
+		}
+	}
+	p.prune.mu.Lock()
+	if p.prune.kept == nil || len(p.prune.kept) >= maxKept {
+		p.prune.kept = map[keptKey][]resourceapi.Device{}
+	}
+	p.prune.kept[key] = kept
+	p.prune.mu.Unlock()
 	return kept
 }
+
+// keeps tells whether the mask keeps device i (dev) of a list, allocated
+// or not.
+func keeps(m *pruneMask, i int, dev *resourceapi.Device, allocated bool, pc *poolCounters) bool {
+	switch m.state[i] {
+	case keepAlways:
+		return true
+	case keepDevice:
+		if pc != nil && len(dev.ConsumesCounters) > 0 && !ptr.Deref(dev.AllowMultipleAllocations, false) {
+			return allocated || !pc.exhausted(dev)
+		}
+		return true
+	case keepIfAllocated:
+		return allocated
+	}
+	return false
+}
+
+// keptKey names a kept device list: which devices of a device list (by
+// its first device and length) are kept, as a bit set.
+type keptKey struct {
+	list *resourceapi.Device
+	n    int
+	bits [maxKeptBits / 64]uint64
+}
+
+// maxKeptBits is the longest device list whose kept lists are shared (a
+// ResourceSlice holds at most 128 devices); maxKept bounds how many are.
+const (
+	maxKeptBits = 128
+	maxKept     = 4096
+)
 
 // poolCounters is what is left of a pool's shared counters before the
 // call, as the allocator computes it.
@@ -228,7 +312,7 @@ func (pc *poolCounters) exhausted(dev *resourceapi.Device) bool {
 // generation and keep counter sets and devices apart, their counter sets
 // less what their allocated devices consume. The other pools are left
 // out, and none of their devices is judged exhausted.
-func availableCounters(slices []*resourceapi.ResourceSlice, masks []*pruneMask, st *structured.AllocatedState) map[poolRef]*poolCounters {
+func availableCounters(slices []*resourceapi.ResourceSlice, allocated [][]bool) map[poolRef]*poolCounters {
 	type poolInfo struct {
 		generation int64
 		mixed      bool
@@ -258,18 +342,9 @@ func availableCounters(slices []*resourceapi.ResourceSlice, masks []*pruneMask, 
 		if info.mixed || len(sl.Spec.SharedCounters) > 0 {
 			continue
 		}
-		id := structured.DeviceID{Driver: draapi.MakeUniqueString(sl.Spec.Driver), Pool: draapi.MakeUniqueString(sl.Spec.Pool.Name)}
 		for j := range sl.Spec.Devices {
 			dev := &sl.Spec.Devices[j]
-			if len(dev.ConsumesCounters) == 0 {
-				continue
-			}
-			if m := masks[i]; m != nil {
-				id.Device = m.names[j]
-			} else {
-				id.Device = draapi.MakeUniqueString(dev.Name)
-			}
-			if !allocatedIn(st, id) {
+			if len(dev.ConsumesCounters) == 0 || !allocated[i][j] {
 				continue
 			}
 			for _, cc := range dev.ConsumesCounters {

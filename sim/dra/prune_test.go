@@ -141,6 +141,9 @@ func TestPrunedSlicesAllocateAlike(t *testing.T) {
 	state := NewState(DefaultGates(), pruneClasses(), slices, nil, nil)
 	rng := rand.New(rand.NewPCG(1, 2))
 	dropped := 0
+	// kept serves every round, as a run's plugin does: the kept lists it
+	// shares between allocation states must be the ones a new plugin makes.
+	kept := New(state)
 	for _, claim := range pruneClaims() {
 		for _, node := range nodes {
 			for round := range 40 {
@@ -158,6 +161,9 @@ func TestPrunedSlicesAllocateAlike(t *testing.T) {
 				all := state.nodeSlices[node]
 				pruned := p.prunedSlices(ctx, d, class, []*resourceapi.ResourceClaim{claim}, all)
 				dropped += countDevices(all) - countDevices(pruned)
+				if again := kept.prunedSlices(ctx, d, class, []*resourceapi.ResourceClaim{claim}, all); !reflect.DeepEqual(deviceNames(again), deviceNames(pruned)) {
+					t.Errorf("claim %s, node %s, round %d: a plugin that pruned before keeps %v, a new one %v", claim.Name, node, round, deviceNames(again), deviceNames(pruned))
+				}
 				want, wantErr := allocateWith(ctx, p, d, node, claim, all)
 				got, gotErr := allocateWith(ctx, p, d, node, claim, pruned)
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
@@ -220,6 +226,19 @@ func randomAllocation(rng *rand.Rand, slices []*resourceapi.ResourceSlice) sets.
 		}
 	}
 	return allocated
+}
+
+// deviceNames lists the slices' devices, slice by slice.
+func deviceNames(slices []*resourceapi.ResourceSlice) [][]string {
+	var out [][]string
+	for _, sl := range slices {
+		var names []string
+		for _, d := range sl.Spec.Devices {
+			names = append(names, d.Name)
+		}
+		out = append(out, names)
+	}
+	return out
 }
 
 func countDevices(slices []*resourceapi.ResourceSlice) int {
