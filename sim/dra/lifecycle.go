@@ -47,19 +47,19 @@ func (s *State) DeallocateInPlace(c *resourceapi.ResourceClaim) {
 // dropClaim takes the claim's key out of the claim order, leaving a hole
 // that Claims skips. The order is compacted once most of it is holes, so a
 // long run with many short-lived claims does not grow it without bound.
-func (s *State) dropClaim(key string) {
+func (s *State) dropClaim(key claimRef) {
 	s.mutations++
 	pos, ok := s.claimPos[key]
 	if !ok {
 		return
 	}
-	s.claimOrder[pos] = ""
+	s.claimOrder[pos] = claimRef{}
 	delete(s.claimPos, key)
 	s.deadClaims++
 	if s.deadClaims > 1024 && s.deadClaims > len(s.claimOrder)/2 {
 		live := s.claimOrder[:0]
 		for _, k := range s.claimOrder {
-			if k != "" {
+			if k != (claimRef{}) {
 				s.claimPos[k] = len(live)
 				live = append(live, k)
 			}

@@ -31,9 +31,9 @@ type State struct {
 	classes     map[string]*resourceapi.DeviceClass
 	classList   []*resourceapi.DeviceClass
 	slices      []*resourceapi.ResourceSlice // with DeviceTaintRules applied
-	claims      map[string]*resourceapi.ResourceClaim
-	claimOrder  []string // "" marks a removed claim's place (lifecycle.go)
-	claimPos    map[string]int
+	claims      map[claimRef]*resourceapi.ResourceClaim
+	claimOrder  []claimRef // the zero ref marks a removed claim's place (lifecycle.go)
+	claimPos    map[claimRef]int
 	deadClaims  int
 	extResource map[v1.ResourceName]*resourceapi.DeviceClass
 
@@ -88,8 +88,8 @@ func NewState(gates Gates, classes []*resourceapi.DeviceClass, slices []*resourc
 		gates:        gates,
 		features:     gates.AllocatorFeatures(),
 		classes:      map[string]*resourceapi.DeviceClass{},
-		claims:       map[string]*resourceapi.ResourceClaim{},
-		claimPos:     map[string]int{},
+		claims:       map[claimRef]*resourceapi.ResourceClaim{},
+		claimPos:     map[claimRef]int{},
 		extResource:  map[v1.ResourceName]*resourceapi.DeviceClass{},
 		allocated:    sets.New[structured.DeviceID](),
 		sharedIDs:    sets.New[structured.SharedDeviceID](),
@@ -201,7 +201,11 @@ func applyTaintRules(slice *resourceapi.ResourceSlice, rules []*resourceapi.Devi
 	return patched
 }
 
-func claimKey(namespace, name string) string { return namespace + "/" + name }
+// claimRef names a claim in the state's maps: two strings, so that a
+// look-up by namespace and name builds no key string.
+type claimRef struct{ namespace, name string }
+
+func claimKey(namespace, name string) claimRef { return claimRef{namespace, name} }
 
 // AddClaim adds a claim (from the snapshot or made from a template) and
 // marks its allocated devices.
@@ -229,7 +233,7 @@ func (s *State) Claim(namespace, name string) (*resourceapi.ResourceClaim, error
 func (s *State) Claims() []*resourceapi.ResourceClaim {
 	out := make([]*resourceapi.ResourceClaim, 0, len(s.claims))
 	for _, k := range s.claimOrder {
-		if k != "" {
+		if k != (claimRef{}) {
 			out = append(out, s.claims[k])
 		}
 	}
@@ -461,12 +465,12 @@ func (s *State) HasDeviceClass(name v1.ResourceName) bool {
 // claims are deep-copied, slices and classes are shared read-only.
 func (s *State) Clone() *State {
 	c := *s
-	c.claims = make(map[string]*resourceapi.ResourceClaim, len(s.claims))
+	c.claims = make(map[claimRef]*resourceapi.ResourceClaim, len(s.claims))
 	for k, v := range s.claims {
 		c.claims[k] = v.DeepCopy()
 	}
-	c.claimOrder = append([]string(nil), s.claimOrder...)
-	c.claimPos = make(map[string]int, len(s.claimPos))
+	c.claimOrder = append([]claimRef(nil), s.claimOrder...)
+	c.claimPos = make(map[claimRef]int, len(s.claimPos))
 	for k, v := range s.claimPos {
 		c.claimPos[k] = v
 	}

@@ -56,7 +56,7 @@ func TestStaticFailureAnswersFullerNodes(t *testing.T) {
 	} {
 		c := taken.DeepCopy()
 		c.Name = fmt.Sprintf("taken-%s-%s", r.Pool, r.Device)
-		state.claims[c.Namespace+"/"+c.Name] = c
+		state.claims[claimKey(c.Namespace, c.Name)] = c
 		if err := state.Allocate(c, &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{r}}}); err != nil {
 			t.Fatal(err)
 		}
