@@ -135,6 +135,7 @@ that are still pending stay so. See docs/autoscaler.md.`,
 }
 
 func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *autoscaleFlags) error {
+	defer paceCollector(streams)()
 	if f.CompareExpanders != "" && f.OutputSnapshot != "" {
 		return usageErrorf("--output-snapshot writes one plan's cluster: it cannot be used with --compare-expanders")
 	}

@@ -89,6 +89,7 @@ probe or gates file), 2 usage error.`,
 }
 
 func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFlags) error {
+	defer paceCollector(streams)()
 	if f.Gates == "" {
 		return usageErrorf("no gates file given: use --gates FILE")
 	}

@@ -40,6 +40,7 @@ POD in the namespace of -n (default: default). Without -f, uses the demo.`,
 			if err != nil {
 				return err
 			}
+			defer paceCollector(streams)()
 			res, err := loadOrDemo(streams, g.Verbosity, &f.input, load.Options{})
 			if err != nil {
 				return err

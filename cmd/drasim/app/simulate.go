@@ -118,6 +118,7 @@ func simulateChecked(ctx context.Context, res *load.Result, opts sim.Options, re
 }
 
 func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simulateFlags) error {
+	defer paceCollector(streams)()
 	res, check, err := readInput(ctx, streams, g.Verbosity, &f.input, &f.live, load.Options{})
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -161,15 +160,6 @@ as table, markdown, json, yaml, csv or html (--report FILE: line charts).
 
 func timelineFormats() []string { return []string{"table", "markdown", "json", "yaml", "csv", "html"} }
 
-// timelineGCPercent is the garbage collector's pace during a timeline
-// (GOGC), a sweep's.
-const timelineGCPercent = sweepGCPercent
-
-// timelineMemoryLimit is the heap size beyond which the garbage collector
-// goes back to a faster pace (GOMEMLIMIT): the timeline target
-// runs within 2 GiB.
-const timelineMemoryLimit = 1536 << 20
-
 func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *timelineFlags, fs *pflag.FlagSet) error {
 	if f.JUnit != "" && f.Gates == "" {
 		return usageErrorf("--output-junit needs --gates")
@@ -187,20 +177,8 @@ func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *time
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
 	}
-	// A timeline allocates much and keeps little, as a sweep does: the
-	// same garbage collector pace (BENCHMARKS.md, timeline), with a soft
-	// memory limit so that the slower pace never takes the heap past it
-	// while the live data fits. GOGC and GOMEMLIMIT in the environment
-	// win, and a sweep's run (given its snapshot loaded) leaves the
-	// process's settings to the sweep, whose runs share it.
-	if streams.Loaded == nil {
-		if _, set := os.LookupEnv("GOGC"); !set {
-			defer debug.SetGCPercent(debug.SetGCPercent(timelineGCPercent))
-		}
-		if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-			defer debug.SetMemoryLimit(debug.SetMemoryLimit(timelineMemoryLimit))
-		}
-	}
+	// A timeline allocates much and keeps little, as a replay does.
+	defer paceCollector(streams)()
 	in, err := f.loadInput(streams, g.Verbosity)
 	if err != nil {
 		return err
