@@ -198,18 +198,26 @@ func (p *Plugin) resultsOn(a nodeAllocation, node string) []resourceapi.Allocati
 // node's own slices when every slice is local to one node (cheap, and the
 // allocator would look at no other slice), else the cycle's allocator over
 // all slices.
-func (p *Plugin) allocatorFor(ctx context.Context, d *cycleData, node string, class classKey, claims []*resourceapi.ResourceClaim, prune bool) (structured.Allocator, error) {
+//
+// It also returns the claims to ask it for: when it prunes, without the
+// alternatives that can select no device of the node (impossibleLeftOut).
+func (p *Plugin) allocatorFor(ctx context.Context, d *cycleData, node string, class classKey, claims []*resourceapi.ResourceClaim, prune bool) (structured.Allocator, []*resourceapi.ResourceClaim, error) {
 	if !p.reference && p.state.equivalence {
 		slices := p.state.nodeSlices[node]
 		if prune {
-			slices = p.prunedSlices(ctx, d, class, claims, slices)
+			var possible uint64
+			var known bool
+			if slices, possible, known = p.prunedSlices(ctx, d, class, claims, slices); known {
+				claims = impossibleLeftOut(claims, possible)
+			}
 		}
-		return structured.NewAllocator(ctx, p.state.features, d.allocState, p.state, slices, p.celCache)
+		alloc, err := structured.NewAllocator(ctx, p.state.features, d.allocState, p.state, slices, p.celCache)
+		return alloc, claims, err
 	}
 	d.sharedOnce.Do(func() {
 		d.shared, d.sharedErr = structured.NewAllocator(ctx, p.state.features, d.allocState, p.state, p.state.slices, p.celCache)
 	})
-	return d.shared, d.sharedErr
+	return d.shared, claims, d.sharedErr
 }
 
 func (d *cycleData) toAllocate() []int {
@@ -419,11 +427,11 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 	}
 	// Pruning needs the claims' hash to name them: only the claims of a
 	// cacheable call have it.
-	alloc, err := p.allocatorFor(ctx, d, node.Name, key, claims, cacheable)
+	alloc, asked, err := p.allocatorFor(ctx, d, node.Name, key, claims, cacheable)
 	if err != nil {
 		return nil, nil, framework.AsStatus(err)
 	}
-	res, err := alloc.Allocate(ctx, node, claims)
+	res, err := alloc.Allocate(ctx, node, asked)
 	var st *framework.Status
 	switch {
 	case errors.Is(err, structured.ErrFailedAllocationOnNode):

@@ -2,12 +2,14 @@ package dra
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	draapi "k8s.io/dynamic-resource-allocation/api"
 	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
@@ -59,6 +61,12 @@ import (
 //     counter the pool does not have), because dropping the offending
 //     device would make an invalid pool valid.
 //
+// The same evaluation tells which alternatives of a prioritized list can
+// select no device of the node at all (an H100 alternative on an A100
+// node): the allocator would evaluate them on every kept device in every
+// call, find nothing and go on to the next alternative, so they are left
+// out of the claims it is asked with (impossibleLeftOut).
+//
 // The reference engine asks with every device, and the engine tests and
 // FuzzEnginesAgree hold the two to the same decisions.
 
@@ -79,7 +87,17 @@ type pruneMask struct {
 	// exhaustible: a selectable device whose counters are exhausted may be
 	// left out (no request asks for "all" devices).
 	exhaustible bool
+	// keepAll: no device can be left out (the mask is kept for possible).
+	keepAll bool
+	// possible has bit s set when selector set s (selectorSets' order)
+	// selects, or fails to evaluate on, some device of the list, or may:
+	// a device with binding conditions is not evaluated. Only with at
+	// most maxSets sets; otherwise every bit is set.
+	possible uint64
 }
+
+// maxSets is the most selector sets whose possible bits a mask keeps.
+const maxSets = 64
 
 // pruneKey names a mask: the claims' content on one device list. Lists
 // are never written in place (taint rules clone them), and the loader and
@@ -114,21 +132,33 @@ const maxMasks = 100_000
 // prunedSlices returns the node's slices for an allocator that allocates
 // claims (content claimsHash), with the devices that cannot make a
 // difference left out, or slices itself when nothing is left out.
-func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey, claims []*resourceapi.ResourceClaim, slices []*resourceapi.ResourceSlice) []*resourceapi.ResourceSlice {
+//
+// possible has bit s set when selector set s (selectorSets' order) may
+// select some device of the node; known is false when that could not be
+// judged for every slice (see impossibleLeftOut).
+func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey, claims []*resourceapi.ResourceClaim, slices []*resourceapi.ResourceSlice) (out []*resourceapi.ResourceSlice, possible uint64, known bool) {
 	if !p.poolsPrunable(class, slices) {
-		return slices
+		return slices, 0, false
 	}
 	masks := make([]*pruneMask, len(slices))
 	any, exhaustible := false, false
+	known = true
 	for i, sl := range slices {
-		masks[i] = p.maskFor(ctx, d.claimsHash, claims, sl)
-		if masks[i] != nil {
+		m, listKnown := p.maskFor(ctx, d.claimsHash, claims, sl)
+		switch {
+		case !listKnown:
+			known = false
+		case m != nil:
+			possible |= m.possible
+		}
+		if m != nil && !m.keepAll {
+			masks[i] = m
 			any = true
-			exhaustible = exhaustible || masks[i].exhaustible
+			exhaustible = exhaustible || m.exhaustible
 		}
 	}
 	if !any {
-		return slices
+		return slices, possible, known
 	}
 	st := &d.allocState
 	withCounters := exhaustible && p.state.features.PartitionableDevices
@@ -140,7 +170,6 @@ func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey,
 	if withCounters {
 		counters = availableCounters(slices, allocated)
 	}
-	var out []*resourceapi.ResourceSlice
 	for i, sl := range slices {
 		var kept []resourceapi.Device
 		if m := masks[i]; m != nil {
@@ -165,9 +194,9 @@ func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey,
 		out = append(out, &cp)
 	}
 	if out == nil {
-		return slices
+		return slices, possible, known
 	}
-	return out
+	return out, possible, known
 }
 
 // allocatedDevices tells, for the devices of the slice whose allocation
@@ -377,17 +406,24 @@ func availableCounters(slices []*resourceapi.ResourceSlice, allocated [][]bool) 
 
 // maskFor returns the mask of the slice's devices for the claims, made on
 // first use.
-func (p *Plugin) maskFor(ctx context.Context, claimsHash uint64, claims []*resourceapi.ResourceClaim, sl *resourceapi.ResourceSlice) *pruneMask {
+//
+// known is false when it cannot tell which selector sets may select a
+// device of the list (mask.possible); a list without devices selects
+// none (a nil mask, known).
+func (p *Plugin) maskFor(ctx context.Context, claimsHash uint64, claims []*resourceapi.ResourceClaim, sl *resourceapi.ResourceSlice) (mask *pruneMask, known bool) {
 	devs := sl.Spec.Devices
-	if len(devs) == 0 || len(sl.Spec.SharedCounters) > 0 || ptr.Deref(sl.Spec.PerDeviceNodeSelection, false) {
-		return nil
+	if len(devs) == 0 {
+		return nil, true
+	}
+	if len(sl.Spec.SharedCounters) > 0 || ptr.Deref(sl.Spec.PerDeviceNodeSelection, false) {
+		return nil, false
 	}
 	key := pruneKey{claims: claimsHash, list: &devs[0], n: len(devs), driver: sl.Spec.Driver}
 	p.prune.mu.Lock()
 	mask, ok := p.prune.masks[key]
 	p.prune.mu.Unlock()
 	if ok {
-		return mask
+		return mask, mask != nil
 	}
 	mask = p.makeMask(ctx, claims, sl.Spec.Driver, devs)
 	p.prune.mu.Lock()
@@ -396,7 +432,7 @@ func (p *Plugin) maskFor(ctx context.Context, claimsHash uint64, claims []*resou
 	}
 	p.prune.masks[key] = mask
 	p.prune.mu.Unlock()
-	return mask
+	return mask, mask != nil
 }
 
 // selectorSet is what one request or subrequest selects with: its class's
@@ -413,15 +449,21 @@ func (p *Plugin) makeMask(ctx context.Context, claims []*resourceapi.ResourceCla
 		return nil
 	}
 	m := &pruneMask{state: make([]uint8, len(devs)), names: make([]draapi.UniqueString, len(devs)), exhaustible: !asksForAll(claims)}
+	if len(sets) > maxSets {
+		m.possible = ^uint64(0)
+	}
 	droppable := false
 	for i := range devs {
 		dev := &devs[i]
 		m.names[i] = draapi.MakeUniqueString(dev.Name)
 		if len(dev.BindingConditions) > 0 || len(dev.BindingFailureConditions) > 0 {
 			m.state[i] = keepAlways
+			m.possible = ^uint64(0)
 			continue
 		}
-		switch sel := p.anySelects(ctx, sets, driver, dev); {
+		sel, possible := p.anySelects(ctx, sets, driver, dev)
+		m.possible |= possible
+		switch {
 		case sel == matchBroken:
 			return nil // a selector that does not compile: judge nothing
 		case sel == matchError:
@@ -439,9 +481,7 @@ func (p *Plugin) makeMask(ctx context.Context, claims []*resourceapi.ResourceCla
 			droppable = true
 		}
 	}
-	if !droppable {
-		return nil
-	}
+	m.keepAll = !droppable
 	return m
 }
 
@@ -504,24 +544,30 @@ func (p *Plugin) selectorSets(claims []*resourceapi.ResourceClaim) ([]selectorSe
 // (matchYes or matchNo). Every set is evaluated, because the allocator
 // may evaluate any of them on the device: matchError when one fails to
 // evaluate on it, matchBroken when one does not compile.
-func (p *Plugin) anySelects(ctx context.Context, sets []selectorSet, driver string, dev *resourceapi.Device) int {
+//
+// possible has bit i set when set i (of the first maxSets) selects the
+// device or fails to evaluate on it.
+func (p *Plugin) anySelects(ctx context.Context, sets []selectorSet, driver string, dev *resourceapi.Device) (out int, possible uint64) {
 	in := cel.Device{Driver: driver, AllowMultipleAllocations: dev.AllowMultipleAllocations, Attributes: dev.Attributes, Capacity: dev.Capacity}
-	out := matchNo
-	for _, s := range sets {
+	out = matchNo
+	for i, s := range sets {
 		m := p.allMatch(ctx, s.class, in)
 		if m == matchYes {
 			m = p.allMatch(ctx, s.own, in)
 		}
+		if i < maxSets && (m == matchYes || m == matchError) {
+			possible |= 1 << i
+		}
 		switch {
 		case m == matchBroken:
-			return matchBroken
+			return matchBroken, 0
 		case m == matchError:
 			out = matchError
 		case m == matchYes && out == matchNo:
 			out = matchYes
 		}
 	}
-	return out
+	return out, possible
 }
 
 // Outcomes of evaluating a list of selectors on a device.
@@ -620,6 +666,96 @@ func poolsValid(slices []*resourceapi.ResourceSlice) bool {
 					}
 				}
 			}
+		}
+	}
+	return true
+}
+
+// impossibleLeftOut returns the claims without the alternatives of their
+// prioritized lists that can select no device of the node (possible, in
+// selectorSets' order, from prunedSlices), or claims itself when none is
+// left out. Such an alternative is a no-op for the allocator: it
+// evaluates its selectors on every free device, finds none, and goes on
+// to the next alternative, as if it were not there; the results name the
+// alternatives, not their places. Left in are alternatives that ask for
+// all devices and those a constraint or a configuration names, and a list
+// none of whose alternatives can select anything stays whole (the
+// allocator fails the request as before).
+//
+// The copies share everything but the changed request lists with the
+// claims, and only serve the allocator's call.
+func impossibleLeftOut(claims []*resourceapi.ResourceClaim, possible uint64) []*resourceapi.ResourceClaim {
+	var out []*resourceapi.ResourceClaim
+	set := 0
+	for ci, c := range claims {
+		var reqs []resourceapi.DeviceRequest
+		for ri := range c.Spec.Devices.Requests {
+			req := &c.Spec.Devices.Requests[ri]
+			if req.Exactly != nil || len(req.FirstAvailable) == 0 {
+				set++
+				continue
+			}
+			first := set
+			set += len(req.FirstAvailable)
+			if set > maxSets {
+				return claimsOr(out, claims)
+			}
+			var keep []resourceapi.DeviceSubRequest
+			for k, sub := range req.FirstAvailable {
+				if possible&(1<<(first+k)) == 0 && leavable(&c.Spec.Devices, req.Name, &sub) {
+					if keep == nil {
+						keep = append(make([]resourceapi.DeviceSubRequest, 0, len(req.FirstAvailable)), req.FirstAvailable[:k]...)
+					}
+					continue
+				}
+				if keep != nil {
+					keep = append(keep, sub)
+				}
+			}
+			if len(keep) == 0 {
+				continue
+			}
+			if reqs == nil {
+				reqs = append([]resourceapi.DeviceRequest(nil), c.Spec.Devices.Requests...)
+			}
+			reqs[ri].FirstAvailable = keep
+		}
+		if reqs == nil {
+			continue
+		}
+		if out == nil {
+			out = append([]*resourceapi.ResourceClaim(nil), claims...)
+		}
+		cp := *c
+		cp.Spec.Devices.Requests = reqs
+		out[ci] = &cp
+	}
+	return claimsOr(out, claims)
+}
+
+func claimsOr(out, claims []*resourceapi.ResourceClaim) []*resourceapi.ResourceClaim {
+	if out == nil {
+		return claims
+	}
+	return out
+}
+
+// leavable tells whether an alternative that can select nothing may be
+// left out of its request: not when it asks for all devices, nor when a
+// constraint or a configuration names it.
+func leavable(d *resourceapi.DeviceClaim, request string, sub *resourceapi.DeviceSubRequest) bool {
+	if sub.AllocationMode == resourceapi.DeviceAllocationModeAll {
+		return false
+	}
+	ref := resourceclaim.CreateSubRequestRef(request, sub.Name)
+	for _, c := range d.Constraints {
+		if slices.Contains(c.Requests, ref) {
+			return false
+		}
+	}
+	for _, c := range d.Config {
+		if slices.Contains(c.Requests, ref) {
+			return false
 		}
 	}
 	return true

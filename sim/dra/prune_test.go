@@ -26,6 +26,11 @@ const pruneDriver = "gpu.example.com"
 // without counters. With bad set, one partition consumes a counter set
 // the pool does not have, which makes the pool invalid.
 func migNode(name string, bad bool) []*resourceapi.ResourceSlice {
+	return migNodeWith(name, bad, 2)
+}
+
+// migNodeWith is migNode with h100s H100s.
+func migNodeWith(name string, bad bool, h100s int) []*resourceapi.ResourceSlice {
 	str := func(s string) resourceapi.DeviceAttribute { return resourceapi.DeviceAttribute{StringValue: ptr.To(s)} }
 	num := func(n int64) resourceapi.DeviceAttribute { return resourceapi.DeviceAttribute{IntValue: ptr.To(n)} }
 	counters := func(slices int64) map[string]resourceapi.Counter {
@@ -54,7 +59,7 @@ func migNode(name string, bad bool) []*resourceapi.ResourceSlice {
 			}
 		}
 	}
-	for g := range 2 {
+	for g := range h100s {
 		devs = append(devs, resourceapi.Device{
 			Name:       fmt.Sprintf("h100-%d", g),
 			Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"model": str("h100"), "numa": num(int64(g))},
@@ -134,13 +139,19 @@ func pruneClaims() []*resourceapi.ResourceClaim {
 func TestPrunedSlicesAllocateAlike(t *testing.T) {
 	ctx := context.Background()
 	var slices []*resourceapi.ResourceSlice
-	nodes := []string{"good", "bad"}
+	// "a100s" has no H100: the prioritized list's first alternative can
+	// select nothing there, and is left out of the allocator's call.
+	nodes := []string{"good", "bad", "a100s"}
 	for _, n := range nodes {
-		slices = append(slices, migNode(n, n == "bad")...)
+		h100s := 2
+		if n == "a100s" {
+			h100s = 0
+		}
+		slices = append(slices, migNodeWith(n, n == "bad", h100s)...)
 	}
 	state := NewState(DefaultGates(), pruneClasses(), slices, nil, nil)
 	rng := rand.New(rand.NewPCG(1, 2))
-	dropped := 0
+	dropped, leftOut := 0, 0
 	// kept serves every round, as a run's plugin does: the kept lists it
 	// shares between allocation states must be the ones a new plugin makes.
 	kept := New(state)
@@ -159,13 +170,21 @@ func TestPrunedSlicesAllocateAlike(t *testing.T) {
 					allocState: structured.AllocatedState{AllocatedDevices: allocated}}
 				class, _ := state.nodeClass(node)
 				all := state.nodeSlices[node]
-				pruned := p.prunedSlices(ctx, d, class, []*resourceapi.ResourceClaim{claim}, all)
+				claims := []*resourceapi.ResourceClaim{claim}
+				pruned, possible, known := p.prunedSlices(ctx, d, class, claims, all)
 				dropped += countDevices(all) - countDevices(pruned)
-				if again := kept.prunedSlices(ctx, d, class, []*resourceapi.ResourceClaim{claim}, all); !reflect.DeepEqual(deviceNames(again), deviceNames(pruned)) {
+				if again, _, _ := kept.prunedSlices(ctx, d, class, claims, all); !reflect.DeepEqual(deviceNames(again), deviceNames(pruned)) {
 					t.Errorf("claim %s, node %s, round %d: a plugin that pruned before keeps %v, a new one %v", claim.Name, node, round, deviceNames(again), deviceNames(pruned))
 				}
+				asked := claims
+				if known {
+					asked = impossibleLeftOut(claims, possible)
+				}
+				if asked[0] != claim {
+					leftOut++
+				}
 				want, wantErr := allocateWith(ctx, p, d, node, claim, all)
-				got, gotErr := allocateWith(ctx, p, d, node, claim, pruned)
+				got, gotErr := allocateWith(ctx, p, d, node, asked[0], pruned)
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 					t.Errorf("claim %s, node %s, round %d: with all devices %v %v; pruned (%d of %d devices) %v %v",
 						claim.Name, node, round, want, wantErr, countDevices(pruned), countDevices(all), got, gotErr)
@@ -178,6 +197,9 @@ func TestPrunedSlicesAllocateAlike(t *testing.T) {
 	}
 	if dropped == 0 {
 		t.Error("no device was ever left out")
+	}
+	if leftOut == 0 {
+		t.Error("no alternative was ever left out")
 	}
 }
 
@@ -329,7 +351,8 @@ func TestPruneLeavesOutExhaustedDevices(t *testing.T) {
 		d := &cycleData{claimsHash: claimsHash(claims), allocState: structured.AllocatedState{AllocatedDevices: set}}
 		class, _ := state.nodeClass("n")
 		var names []string
-		for _, sl := range p.prunedSlices(context.Background(), d, class, claims, state.nodeSlices["n"]) {
+		pruned, _, _ := p.prunedSlices(context.Background(), d, class, claims, state.nodeSlices["n"])
+		for _, sl := range pruned {
 			for _, dev := range sl.Spec.Devices {
 				names = append(names, dev.Name)
 			}
