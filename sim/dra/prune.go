@@ -62,10 +62,12 @@ import (
 //     device would make an invalid pool valid.
 //
 // The same evaluation tells which alternatives of a prioritized list can
-// select no device of the node at all (an H100 alternative on an A100
-// node): the allocator would evaluate them on every kept device in every
-// call, find nothing and go on to the next alternative, so they are left
-// out of the claims it is asked with (impossibleLeftOut).
+// select none of the devices the allocator is given (an H100 alternative
+// on an A100 node; a whole-GPU alternative once every GPU has a partition
+// in use, which exhausts the whole GPUs' counters): the allocator would
+// evaluate them on every kept device, find nothing and go on to the next
+// alternative, so they are left out of the claims it is asked with
+// (impossibleLeftOut).
 //
 // The reference engine asks with every device, and the engine tests and
 // FuzzEnginesAgree hold the two to the same decisions.
@@ -89,10 +91,11 @@ type pruneMask struct {
 	exhaustible bool
 	// keepAll: no device can be left out (the mask is kept for possible).
 	keepAll bool
-	// possible has bit s set when selector set s (selectorSets' order)
-	// selects, or fails to evaluate on, some device of the list, or may:
-	// a device with binding conditions is not evaluated. Only with at
-	// most maxSets sets; otherwise every bit is set.
+	// selects has, per device, bit s set when selector set s
+	// (selectorSets' order) selects or fails to evaluate on it, or may: a
+	// device with binding conditions is not evaluated. Only with at most
+	// maxSets sets; otherwise every bit is set. possible is their union.
+	selects  []uint64
 	possible uint64
 }
 
@@ -134,8 +137,8 @@ const maxMasks = 100_000
 // difference left out, or slices itself when nothing is left out.
 //
 // possible has bit s set when selector set s (selectorSets' order) may
-// select some device of the node; known is false when that could not be
-// judged for every slice (see impossibleLeftOut).
+// select some device the allocator is given (kept); known is false when
+// that could not be judged for every slice (see impossibleLeftOut).
 func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey, claims []*resourceapi.ResourceClaim, slices []*resourceapi.ResourceSlice) (out []*resourceapi.ResourceSlice, possible uint64, known bool) {
 	if !p.poolsPrunable(class, slices) {
 		return slices, 0, false
@@ -148,8 +151,8 @@ func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey,
 		switch {
 		case !listKnown:
 			known = false
-		case m != nil:
-			possible |= m.possible
+		case m != nil && m.keepAll:
+			possible |= m.possible // every device is kept
 		}
 		if m != nil && !m.keepAll {
 			masks[i] = m
@@ -177,7 +180,9 @@ func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey,
 			if m.exhaustible {
 				pc = counters[poolRef{sl.Spec.Driver, sl.Spec.Pool.Name}]
 			}
-			kept = p.keptDevices(sl, m, allocated[i], pc)
+			var keptPossible uint64
+			kept, keptPossible = p.keptDevices(sl, m, allocated[i], pc)
+			possible |= keptPossible
 		}
 		if masks[i] == nil || len(kept) == len(sl.Spec.Devices) {
 			if out != nil {
@@ -233,36 +238,41 @@ func allocatedIn(st *structured.AllocatedState, id structured.DeviceID) bool {
 // keptDevices is the slice's devices the mask keeps in this allocation
 // state (allocated: allocatedDevices); pc, when set, is the pool's
 // available counters. It returns the slice's own list when every device
-// is kept. Kept lists are shared: the nodes that publish the same device
-// list with the same devices kept get the same one (the allocator only
-// reads it).
-func (p *Plugin) keptDevices(sl *resourceapi.ResourceSlice, m *pruneMask, allocated []bool, pc *poolCounters) []resourceapi.Device {
+// is kept, and the selector sets that may select some kept device (the
+// union of their mask bits). Kept lists are shared: the nodes that
+// publish the same device list with the same devices kept get the same
+// one (the allocator only reads it).
+func (p *Plugin) keptDevices(sl *resourceapi.ResourceSlice, m *pruneMask, allocated []bool, pc *poolCounters) ([]resourceapi.Device, uint64) {
 	devs := sl.Spec.Devices
 	if len(devs) > maxKeptBits {
 		kept := make([]resourceapi.Device, 0, len(devs))
+		var possible uint64
 		for i := range devs {
 			if keeps(m, i, &devs[i], allocated[i], pc) {
 				kept = append(kept, devs[i])
+				possible |= m.selects[i]
 			}
 		}
-		return kept
+		return kept, possible
 	}
 	key := keptKey{list: &devs[0], n: len(devs)}
 	n := 0
+	var possible uint64
 	for i := range devs {
 		if keeps(m, i, &devs[i], allocated[i], pc) {
 			key.bits[i/64] |= 1 << (i % 64)
 			n++
+			possible |= m.selects[i]
 		}
 	}
 	if n == len(devs) {
-		return devs
+		return devs, possible
 	}
 	p.prune.mu.Lock()
 	kept, ok := p.prune.kept[key]
 	p.prune.mu.Unlock()
 	if ok {
-		return kept
+		return kept, possible
 	}
 	kept = make([]resourceapi.Device, 0, n)
 	for i := range devs {
@@ -276,7 +286,7 @@ func (p *Plugin) keptDevices(sl *resourceapi.ResourceSlice, m *pruneMask, alloca
 	}
 	p.prune.kept[key] = kept
 	p.prune.mu.Unlock()
-	return kept
+	return kept, possible
 }
 
 // keeps tells whether the mask keeps device i (dev) of a list, allocated
@@ -448,21 +458,23 @@ func (p *Plugin) makeMask(ctx context.Context, claims []*resourceapi.ResourceCla
 	if !ok {
 		return nil
 	}
-	m := &pruneMask{state: make([]uint8, len(devs)), names: make([]draapi.UniqueString, len(devs)), exhaustible: !asksForAll(claims)}
-	if len(sets) > maxSets {
-		m.possible = ^uint64(0)
-	}
+	m := &pruneMask{state: make([]uint8, len(devs)), names: make([]draapi.UniqueString, len(devs)), selects: make([]uint64, len(devs)), exhaustible: !asksForAll(claims)}
 	droppable := false
 	for i := range devs {
 		dev := &devs[i]
 		m.names[i] = draapi.MakeUniqueString(dev.Name)
 		if len(dev.BindingConditions) > 0 || len(dev.BindingFailureConditions) > 0 {
 			m.state[i] = keepAlways
+			m.selects[i] = ^uint64(0)
 			m.possible = ^uint64(0)
 			continue
 		}
-		sel, possible := p.anySelects(ctx, sets, driver, dev)
-		m.possible |= possible
+		sel, selects := p.anySelects(ctx, sets, driver, dev)
+		if len(sets) > maxSets {
+			selects = ^uint64(0)
+		}
+		m.selects[i] = selects
+		m.possible |= selects
 		switch {
 		case sel == matchBroken:
 			return nil // a selector that does not compile: judge nothing
@@ -672,9 +684,9 @@ func poolsValid(slices []*resourceapi.ResourceSlice) bool {
 }
 
 // impossibleLeftOut returns the claims without the alternatives of their
-// prioritized lists that can select no device of the node (possible, in
-// selectorSets' order, from prunedSlices), or claims itself when none is
-// left out. Such an alternative is a no-op for the allocator: it
+// prioritized lists that can select none of the devices the allocator is
+// given (possible, in selectorSets' order, from prunedSlices), or claims
+// itself when none is left out. Such an alternative is a no-op for the allocator: it
 // evaluates its selectors on every free device, finds none, and goes on
 // to the next alternative, as if it were not there; the results name the
 // alternatives, not their places. Left in are alternatives that ask for

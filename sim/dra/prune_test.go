@@ -390,3 +390,48 @@ func sorted(s []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestImpossibleAlternativesLeftOut: the inference claim's alternatives
+// that can select none of the devices the allocator is given are left
+// out of its call: the H100 on a node without H100s, and the whole A100
+// once every A100 has a partition allocated (its counters are exhausted,
+// so the whole GPUs are pruned). The results still name the alternative
+// chosen as the full claim would (TestPrunedSlicesAllocateAlike).
+func TestImpossibleAlternativesLeftOut(t *testing.T) {
+	state := NewState(DefaultGates(), pruneClasses(), migNodeWith("n", false, 0), nil, nil)
+	claim := pruneClaims()[0]
+	if claim.Name != "inference" {
+		t.Fatalf("fixture: the first claim is %s, not inference", claim.Name)
+	}
+	asked := func(allocated ...string) []string {
+		p := New(state)
+		set := sets.New[structured.DeviceID]()
+		for _, dev := range allocated {
+			set.Insert(structured.MakeDeviceID(pruneDriver, "n", dev))
+		}
+		claims := []*resourceapi.ResourceClaim{claim}
+		d := &cycleData{claimsHash: claimsHash(claims), allocState: structured.AllocatedState{AllocatedDevices: set}}
+		class, _ := state.nodeClass("n")
+		_, possible, known := p.prunedSlices(context.Background(), d, class, claims, state.nodeSlices["n"])
+		if !known {
+			t.Fatal("the node's selector sets were not judged")
+		}
+		var names []string
+		for _, sub := range impossibleLeftOut(claims, possible)[0].Spec.Devices.Requests[0].FirstAvailable {
+			names = append(names, sub.Name)
+		}
+		return names
+	}
+	if got, want := asked(), []string{"a100", "3g"}; !slices.Equal(got, want) {
+		t.Errorf("nothing allocated: asked with %v, want %v", got, want)
+	}
+	if got, want := asked("gpu-0-1g-0", "gpu-1-1g-0", "gpu-2-1g-0"), []string{"3g"}; !slices.Equal(got, want) {
+		t.Errorf("a partition allocated on every GPU: asked with %v, want %v", got, want)
+	}
+	if got, want := asked("gpu-0-1g-0", "gpu-1-1g-0"), []string{"a100", "3g"}; !slices.Equal(got, want) {
+		t.Errorf("GPU 2 free: asked with %v, want %v", got, want)
+	}
+	if len(claim.Spec.Devices.Requests[0].FirstAvailable) != 3 {
+		t.Error("the claim itself was changed")
+	}
+}
