@@ -144,11 +144,12 @@ func (s *State) dynamicHash(np *nodePools) uint64 {
 	var h uint64
 	any := false
 	for i, ref := range np.pools {
-		if len(s.poolFacts[ref]) == 0 {
+		set := s.poolFacts[ref]
+		if set == nil {
 			continue
 		}
 		any = true
-		h = h*0x100000001b3 ^ mix64(s.poolSums[ref]+uint64(i+1)*0x9e3779b97f4a7c15)
+		h = h*0x100000001b3 ^ mix64(set.sum+uint64(i+1)*0x9e3779b97f4a7c15)
 	}
 	if !any {
 		return 0
@@ -190,18 +191,22 @@ func (s *State) recordHashedFact(ref poolRef, fact string, hash uint64) {
 	if !s.equivalence {
 		return
 	}
-	facts := s.poolFacts[ref]
-	if facts == nil {
-		facts = map[string]bool{}
-		s.poolFacts[ref] = facts
+	set := s.poolFacts[ref]
+	if set == nil {
+		set = &poolFactSet{facts: map[string]bool{}}
+		s.poolFacts[ref] = set
 	}
-	if !facts[fact] {
-		facts[fact] = true
-		s.poolSums[ref] += hash
+	if !set.facts[fact] {
+		set.facts[fact] = true
+		set.sum += hash
 	}
 }
 
-func (s *State) allocatedOnPool(ref poolRef) map[string]bool { return s.poolFacts[ref] }
+// poolFactSet is one pool's allocation facts and the sum of their hashes.
+type poolFactSet struct {
+	facts map[string]bool
+	sum   uint64
+}
 
 // nodeClass returns the equivalence key of a node, or false when the node
 // must be asked on its own.
@@ -279,12 +284,11 @@ func (s *State) forgetHashedFact(ref poolRef, fact string, hash uint64) {
 	if !s.equivalence {
 		return
 	}
-	if facts := s.poolFacts[ref]; facts != nil && facts[fact] {
-		delete(facts, fact)
-		s.poolSums[ref] -= hash
-		if len(facts) == 0 {
+	if set := s.poolFacts[ref]; set != nil && set.facts[fact] {
+		delete(set.facts, fact)
+		set.sum -= hash
+		if len(set.facts) == 0 {
 			delete(s.poolFacts, ref)
-			delete(s.poolSums, ref)
 		}
 	}
 }

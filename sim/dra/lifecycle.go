@@ -100,7 +100,6 @@ func (s *State) RemoveNodeSlices(node string) []*resourceapi.ResourceSlice {
 		for _, ref := range np.pools {
 			delete(s.poolNode, ref)
 			delete(s.poolFacts, ref)
-			delete(s.poolSums, ref)
 		}
 		delete(s.nodes, node)
 	}

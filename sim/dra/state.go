@@ -49,9 +49,9 @@ type State struct {
 	equivalence bool
 	nodes       map[string]*nodePools
 	poolNode    map[poolRef]string
-	poolFacts   map[poolRef]map[string]bool
-	// poolSums are, per pool, the sum of its facts' hashes (factHash).
-	poolSums map[poolRef]uint64
+	// poolFacts are, per pool, its allocation facts and the sum of their
+	// hashes (factHash); pools without facts have no entry.
+	poolFacts map[poolRef]*poolFactSet
 	// nodeSlices are each node's slices in snapshot order, for allocators
 	// that answer for one node.
 	nodeSlices map[string][]*resourceapi.ResourceSlice
@@ -110,8 +110,7 @@ func NewState(gates Gates, classes []*resourceapi.DeviceClass, slices []*resourc
 	for _, sl := range slices {
 		s.slices = append(s.slices, applyTaintRules(sl, rules))
 	}
-	s.poolFacts = map[poolRef]map[string]bool{}
-	s.poolSums = map[poolRef]uint64{}
+	s.poolFacts = map[poolRef]*poolFactSet{}
 	s.indexNodes()
 	for _, c := range claims {
 		s.AddClaim(c.DeepCopy())
@@ -499,15 +498,10 @@ func (s *State) Clone() *State {
 	for k, v := range s.retired {
 		c.retired[k] = v
 	}
-	c.poolFacts = make(map[poolRef]map[string]bool, len(s.poolFacts))
+	c.poolFacts = make(map[poolRef]*poolFactSet, len(s.poolFacts))
 	for k, v := range s.poolFacts {
-		m := make(map[string]bool, len(v))
-		for f := range v {
-			m[f] = true
-		}
-		c.poolFacts[k] = m
+		c.poolFacts[k] = &poolFactSet{facts: maps.Clone(v.facts), sum: v.sum}
 	}
-	c.poolSums = maps.Clone(s.poolSums)
 	return &c
 }
 
