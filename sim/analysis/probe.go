@@ -361,10 +361,17 @@ type nodeSignature struct {
 }
 
 type deviceSignature struct {
-	Driver string              `json:"driver"`
-	Device *resourceapi.Device `json:"device"`
-	State  deviceState         `json:"state"`
+	Driver string `json:"driver"`
+	// Device is the device's own JSON encoding, made once per device
+	// (deviceJSON): a sampler signs every node in every sample.
+	Device json.RawMessage `json:"device"`
+	State  deviceState     `json:"state"`
 }
+
+// maxDeviceJSON bounds the devices whose JSON encoding a signing keeps
+// (a few tens of MB): lists shared between nodes are one entry per
+// device, and a dump of unique lists starts over rather than grow.
+const maxDeviceJSON = 1 << 16
 
 type counterSignature struct {
 	Name     string         `json:"name"`
@@ -378,6 +385,24 @@ type counterSignature struct {
 func nodeClasses(c *cluster.Cluster, inv *devInventory) []*nodeClass {
 	byKey := map[string]*nodeClass{}
 	var classes []*nodeClass
+	encoded := inv.deviceJSON
+	if encoded == nil {
+		encoded = map[*resourceapi.Device]json.RawMessage{}
+	}
+	deviceJSON := func(d *resourceapi.Device) (json.RawMessage, error) {
+		if data, ok := encoded[d]; ok {
+			return data, nil
+		}
+		data, err := json.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		if len(encoded) >= maxDeviceJSON {
+			clear(encoded)
+		}
+		encoded[d] = data
+		return data, nil
+	}
 	countersByNode := map[string][]counterSignature{}
 	for _, cs := range inv.counterSets {
 		consumed := map[string]any{}
@@ -397,12 +422,14 @@ func nodeClasses(c *cluster.Cluster, inv *devInventory) []*nodeClass {
 					sig.Labels[k] = v
 				}
 			}
-			shared := false
+			shared, failed := false, false
 			for _, d := range inv.byNode[node.Name] {
 				shared = shared || d.shared
-				sig.Devices = append(sig.Devices, deviceSignature{Driver: d.key.Driver, Device: d.dev, State: d.state})
+				data, err := deviceJSON(d.dev)
+				failed = failed || err != nil
+				sig.Devices = append(sig.Devices, deviceSignature{Driver: d.key.Driver, Device: data, State: d.state})
 			}
-			if data, err := json.Marshal(sig); err == nil && !shared {
+			if data, err := json.Marshal(sig); err == nil && !shared && !failed {
 				sum := sha256.Sum256(data)
 				key = hex.EncodeToString(sum[:])
 			}

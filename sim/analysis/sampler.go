@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -41,6 +42,8 @@ type Sampler struct {
 	inv        *devInventory
 	invOn      *cluster.Cluster
 	invVersion uint64
+	// deviceJSON keeps the devices' encodings for the node signatures.
+	deviceJSON map[*resourceapi.Device]json.RawMessage
 }
 
 // ClassDevices is how many devices a DeviceClass selects and how many of
@@ -86,6 +89,10 @@ func (s *Sampler) inventory(c *cluster.Cluster) *devInventory {
 		return s.inv
 	}
 	s.inv, s.invOn, s.invVersion = newInventoryWith(c.DRA, s.classes, s.matcher, s.known), c, c.Version()
+	if s.deviceJSON == nil {
+		s.deviceJSON = map[*resourceapi.Device]json.RawMessage{}
+	}
+	s.inv.deviceJSON = s.deviceJSON
 	return s.inv
 }
 
