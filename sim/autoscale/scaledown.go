@@ -138,6 +138,9 @@ type planner struct {
 	// replay); memoOK is whether the cluster allows it this loop.
 	memo   map[string]*simMemo
 	memoOK bool
+	// placements holds each pod's last placement in a successful removal
+	// simulation (see recall), with the cluster's in-place edits then.
+	placements map[*v1.Pod]podPlacement
 	// deferred are this loop's replayed simulations not carried out on
 	// the cluster yet, in order; shadow holds the state each of their
 	// destinations has with them (see replay).
@@ -172,7 +175,7 @@ func newPlanner(opts ScaleDownOptions, rules drainRules, place *placer) *planner
 		min = time.Nanosecond
 	}
 	return &planner{opts: opts, rules: rules, place: place, unneeded: map[string]*unneededNode{}, unremovable: map[string]time.Time{}, minInterval: min,
-		utilCache: map[string]cachedUtil{}, memo: map[string]*simMemo{}}
+		utilCache: map[string]cachedUtil{}, memo: map[string]*simMemo{}, placements: map[*v1.Pod]podPlacement{}}
 }
 
 // update is the planner's UpdateClusterState: the candidates (in CA's
@@ -341,9 +344,10 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	if memoOK {
 		p.place.beforeBind = func(pod *v1.Pod, node string) { before[pod] = stateOf(c.Node(node), c) }
 		p.place.afterBind = func(pod *v1.Pod, node string) { after[pod] = stateOf(c.Node(node), c) }
+		p.place.recall = p.recall
 	}
 	placed, err := p.place.trySchedule(ctx, sub, move.pods, true, acceptable)
-	p.place.beforeBind, p.place.afterBind = nil, nil
+	p.place.beforeBind, p.place.afterBind, p.place.recall = nil, nil, nil
 	if err != nil {
 		sub.Undo()
 		return nil, "", err
@@ -355,9 +359,14 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	u := &unneededNode{toMove: move.pods, daemons: move.daemonSet, complete: move.onCompletion}
 	if memoOK && st.valid {
 		m := &simMemo{state: st, pods: move.pods, daemons: move.daemonSet, result: u}
+		if len(p.placements) > 1<<16 {
+			p.placements = map[*v1.Pod]podPlacement{}
+		}
 		for _, pl := range placed {
 			pi, claims := c.Placed(pl.pod)
-			m.places = append(m.places, memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], after: after[pl.pod], pi: pi, claims: claims})
+			mp := memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], after: after[pl.pod], pi: pi, claims: claims}
+			m.places = append(m.places, mp)
+			p.placements[pl.pod] = podPlacement{memoPlace: mp, edits: c.Edits()}
 		}
 		p.memo[name] = m
 	}
@@ -389,6 +398,34 @@ type memoPlace struct {
 	before, after nodeState
 	pi            *framework.PodInfo
 	claims        []cluster.PlacedClaim
+}
+
+// podPlacement is a pod's placement in a removal simulation, with the
+// cluster's in-place edits count then.
+type podPlacement struct {
+	memoPlace
+	edits uint64
+}
+
+// recall is the node memo's rule for one pod (placer.recall): when a
+// simulation that cannot be replayed whole (a destination or the node
+// changed) tries a pod's hint, and the hint is the node the pod went to
+// in an earlier successful simulation, that node is in the state it had
+// just before, the pod's claims are free again as they were then, and no
+// object was edited in place since, the filters would read the same
+// inputs and the binding make the same claims' statuses: the placement
+// is made again without a scheduling cycle. Only for the pods of a
+// simulation the node memo could hold (movable pods, memoizable cluster).
+func (p *planner) recall(pod *v1.Pod, node string) (*framework.PodInfo, []cluster.PlacedClaim, bool) {
+	pl, ok := p.placements[pod]
+	if !ok || pl.node != node || pl.edits != p.place.k.c.Edits() {
+		return nil, nil, false
+	}
+	c := p.place.k.c
+	if st := stateOf(c.Node(node), c); !st.valid || st != pl.before || !c.Fresh(pod, pl.claims) {
+		return nil, nil, false
+	}
+	return pl.pi, pl.claims, true
 }
 
 // deferredReplay is a replayed simulation the cluster has not seen yet.
