@@ -127,11 +127,12 @@ type planner struct {
 	minInterval time.Duration
 	// utilCache keeps each node's utilization by its state.
 	utilCache map[string]cachedUtil
-	// emptiness keeps each candidate's emptiness (sortCandidates) by node
-	// name while it has the same pods, when no rule read the clock for
-	// them. The name, not the NodeInfo: the cluster renews every NodeInfo
-	// when a node goes, as the loop's upcoming nodes do in every loop.
-	emptiness map[string]cachedEmptiness
+	// emptiness keeps each candidate's emptiness (sortCandidates) by its
+	// place in the node list (see emptinessOf) while it has the same name
+	// and pods, when no rule read the clock for them.
+	emptiness []cachedEmptiness
+	// ranks are sortCandidates' buckets, kept for their room.
+	ranks [6][]*framework.NodeInfo
 	// reasons are the last loop's unremovable nodes with why.
 	reasons map[string]UnremovableReason
 	// memo holds each node's last successful removal simulation (see
@@ -156,9 +157,11 @@ type planner struct {
 // emptiness is a candidate's emptiness for CA's candidate order.
 type emptiness struct{ empty, onCompletion bool }
 
-// cachedEmptiness is a node's emptiness with the node's pods and the
-// cluster's in-place edits it was found with.
+// cachedEmptiness is a node's emptiness with the node's name and pods and
+// the cluster's in-place edits it was found with (ok: a verdict is kept).
 type cachedEmptiness struct {
+	ok    bool
+	name  string
 	pods  []*framework.PodInfo
 	edits uint64
 	emptiness
@@ -674,56 +677,78 @@ func cropByGroup(list []Deletion, budget int) []Deletion {
 func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time, edits uint64) {
 	rules := p.rules
 	rules.controllerExists = nil
-	if p.emptiness == nil || len(p.emptiness) > 1<<16 {
-		p.emptiness = map[string]cachedEmptiness{}
+	// The order is a stable sort by rank: empty without on-completion
+	// pods, empty with them, then not empty; within each, nodes unneeded
+	// in the previous loop first. Nodes are put in their rank's bucket
+	// in the listed order.
+	buckets := &p.ranks
+	for i := range buckets {
+		buckets[i] = buckets[i][:0]
 	}
-	of := make(map[*framework.NodeInfo]emptiness, len(nodes))
 	for _, ni := range nodes {
-		name := ni.Node().Name
-		if c, ok := p.emptiness[name]; ok && c.edits == edits && slices.Equal(c.pods, ni.Pods) {
-			of[ni] = c.emptiness
-			continue
-		}
-		// podsToMoveFrom's verdict, without its lists: the pods to move
-		// and the on-completion pods before the first blocking pod.
-		var e emptiness
-		e.empty = true
-		timeless := true
-		for _, pi := range ni.Pods {
-			outcome, _, clock := rules.drainableAt(pi.Pod, now)
-			timeless = timeless && !clock
-			if outcome == drainBlock {
-				e.empty = false
-				break
-			}
-			if outcome == drainWait {
-				e.onCompletion = true
-			} else if (outcome == drainUndefined || outcome == drainOK) && !isDaemonSetPod(pi.Pod) {
-				e.empty = false
+		e := p.emptinessOf(ni, rules, now, edits)
+		rank := 4
+		if e.empty {
+			rank = 0
+			if e.onCompletion {
+				rank = 2
 			}
 		}
-		of[ni] = e
-		if timeless {
-			// The verdict holds while the node has the same pods (the
-			// drain simulations take them off and put them back every
-			// loop, so the NodeInfo's Generation would not do) and no pod
-			// is edited in place (the cluster's edits).
-			p.emptiness[name] = cachedEmptiness{pods: slices.Clone(ni.Pods), edits: edits, emptiness: e}
-		} else {
-			delete(p.emptiness, name)
+		if _, ok := p.unneeded[ni.Node().Name]; !ok {
+			rank++
+		}
+		buckets[rank] = append(buckets[rank], ni)
+	}
+	i := 0
+	for _, b := range buckets {
+		i += copy(nodes[i:], b)
+	}
+}
+
+// emptinessOf is podsToMoveFrom's verdict on the node for the candidate
+// order, without its lists: the pods to move and the on-completion pods
+// before the first blocking pod. It is kept by the node's place in the
+// node list, with its name: a map by name cost more than the verdicts
+// themselves, there being every candidate in every loop; the cluster
+// renews every NodeInfo when a node goes, as the loop's upcoming nodes do
+// in every loop, so the NodeInfo itself would not do.
+func (p *planner) emptinessOf(ni *framework.NodeInfo, rules drainRules, now time.Time, edits uint64) emptiness {
+	name := ni.Node().Name
+	i := ni.Index
+	if i < 0 || i > 1<<20 {
+		i = 0
+	}
+	if i >= len(p.emptiness) {
+		p.emptiness = append(p.emptiness, make([]cachedEmptiness, i+1-len(p.emptiness))...)
+	}
+	c := &p.emptiness[i]
+	if c.ok && c.name == name && c.edits == edits && slices.Equal(c.pods, ni.Pods) {
+		return c.emptiness
+	}
+	var e emptiness
+	e.empty = true
+	timeless := true
+	for _, pi := range ni.Pods {
+		outcome, _, clock := rules.drainableAt(pi.Pod, now)
+		timeless = timeless && !clock
+		if outcome == drainBlock {
+			e.empty = false
+			break
+		}
+		if outcome == drainWait {
+			e.onCompletion = true
+		} else if (outcome == drainUndefined || outcome == drainOK) && !isDaemonSetPod(pi.Pod) {
+			e.empty = false
 		}
 	}
-	earlier := func(a, b *framework.NodeInfo) bool {
-		ea, eb := of[a], of[b]
-		if ea.empty != eb.empty {
-			return ea.empty
-		}
-		if ea.empty && ea.onCompletion != eb.onCompletion {
-			return !ea.onCompletion
-		}
-		_, pa := p.unneeded[a.Node().Name]
-		_, pb := p.unneeded[b.Node().Name]
-		return pa && !pb
+	if timeless {
+		// The verdict holds while the node has the same pods (the
+		// drain simulations take them off and put them back every
+		// loop, so the NodeInfo's Generation would not do) and no pod
+		// is edited in place (the cluster's edits).
+		*c = cachedEmptiness{ok: true, name: name, pods: append(c.pods[:0], ni.Pods...), edits: edits, emptiness: e}
+	} else {
+		c.ok = false
 	}
-	sort.SliceStable(nodes, func(i, j int) bool { return earlier(nodes[i], nodes[j]) })
+	return e
 }
