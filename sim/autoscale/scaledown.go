@@ -125,8 +125,9 @@ type planner struct {
 	// between updates (CA's loop interval estimate).
 	latest      time.Time
 	minInterval time.Duration
-	// utilCache keeps each node's utilization by its state.
-	utilCache map[string]cachedUtil
+	// utilCache keeps each node's utilization with its state, by the
+	// node's place in the node list (see utilization).
+	utilCache []cachedUtil
 	// emptiness keeps each candidate's emptiness (sortCandidates) by its
 	// place in the node list (see emptinessOf) while it has the same name
 	// and pods, when no rule read the clock for them.
@@ -178,7 +179,7 @@ func newPlanner(opts ScaleDownOptions, rules drainRules, place *placer) *planner
 		min = time.Nanosecond
 	}
 	return &planner{opts: opts, rules: rules, place: place, unneeded: map[string]*unneededNode{}, unremovable: map[string]time.Time{}, minInterval: min,
-		utilCache: map[string]cachedUtil{}, memo: map[string]*simMemo{}, placements: map[*v1.Pod]podPlacement{}}
+		memo: map[string]*simMemo{}, placements: map[*v1.Pod]podPlacement{}}
 }
 
 // update is the planner's UpdateClusterState: the candidates (in CA's
@@ -274,17 +275,24 @@ func (p *planner) ineligible(ni *framework.NodeInfo, c *cluster.Cluster) Unremov
 	return ""
 }
 
+// utilization is the node's utilization, kept by the node's place in the
+// node list while the node is in the same state (as emptinessOf keeps
+// emptiness: every candidate is asked in every loop).
 func (p *planner) utilization(ni *framework.NodeInfo, c *cluster.Cluster) Utilization {
-	name := ni.Node().Name
 	st := stateOf(ni, c)
-	if cu, ok := p.utilCache[name]; ok && st.valid && cu.state == st {
+	i := ni.Index
+	if i < 0 || i > 1<<20 {
+		i = 0
+	}
+	if i >= len(p.utilCache) {
+		p.utilCache = append(p.utilCache, make([]cachedUtil, i+1-len(p.utilCache))...)
+	}
+	cu := &p.utilCache[i]
+	if st.valid && cu.state == st {
 		return cu.util
 	}
 	u := nodeUtilization(ni, c.DRA, p.opts.IgnoreDaemonSetsUtilization)
-	if len(p.utilCache) > 1<<16 {
-		p.utilCache = map[string]cachedUtil{}
-	}
-	p.utilCache[name] = cachedUtil{state: st, util: u}
+	*cu = cachedUtil{state: st, util: u}
 	return u
 }
 
@@ -521,7 +529,10 @@ type nodeState struct {
 
 func stateOf(ni *framework.NodeInfo, c *cluster.Cluster) nodeState {
 	r := ni.Requested
-	st := nodeState{node: ni.Node(), cpu: r.MilliCPU, mem: r.Memory, storage: r.EphemeralStorage, pods: len(ni.Pods), ports: ni.UsedPorts.Len()}
+	st := nodeState{node: ni.Node(), cpu: r.MilliCPU, mem: r.Memory, storage: r.EphemeralStorage, pods: len(ni.Pods)}
+	if len(ni.UsedPorts) > 0 {
+		st.ports = ni.UsedPorts.Len() // ranging over an empty map costs
+	}
 	if len(r.ScalarResources) > 0 {
 		names := make([]string, 0, len(r.ScalarResources))
 		for n := range r.ScalarResources {
