@@ -140,9 +140,6 @@ type planner struct {
 	// replay); memoOK is whether the cluster allows it this loop.
 	memo   map[string]*simMemo
 	memoOK bool
-	// placements holds each pod's last placement in a successful removal
-	// simulation (see recall), with the cluster's in-place edits then.
-	placements map[*v1.Pod]podPlacement
 	// deferred are this loop's replayed simulations not carried out on
 	// the cluster yet, in order; shadow holds the state each of their
 	// destinations has with them (see replay).
@@ -179,7 +176,7 @@ func newPlanner(opts ScaleDownOptions, rules drainRules, place *placer) *planner
 		min = time.Nanosecond
 	}
 	return &planner{opts: opts, rules: rules, place: place, unneeded: map[string]*unneededNode{}, unremovable: map[string]time.Time{}, minInterval: min,
-		memo: map[string]*simMemo{}, placements: map[*v1.Pod]podPlacement{}}
+		memo: map[string]*simMemo{}}
 }
 
 // update is the planner's UpdateClusterState: the candidates (in CA's
@@ -347,6 +344,7 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	if err := p.carryOut(j); err != nil {
 		return nil, "", err
 	}
+	last := p.memo[name]
 	delete(p.memo, name)
 	sub := c.NewJournal()
 	pods := append(append([]*v1.Pod(nil), move.pods...), move.daemonSet...)
@@ -362,7 +360,9 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	if memoOK {
 		p.place.beforeBind = func(pod *v1.Pod, node string) { before[pod] = stateOf(c.Node(node), c) }
 		p.place.afterBind = func(pod *v1.Pod, node string) { after[pod] = stateOf(c.Node(node), c) }
-		p.place.recall = p.recall
+		p.place.recall = func(pod *v1.Pod, node string) (*framework.PodInfo, []cluster.PlacedClaim, bool) {
+			return p.recall(last, pod, node)
+		}
 	}
 	placed, err := p.place.trySchedule(ctx, sub, move.pods, true, acceptable)
 	p.place.beforeBind, p.place.afterBind, p.place.recall = nil, nil, nil
@@ -376,15 +376,10 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	}
 	u := &unneededNode{toMove: move.pods, daemons: move.daemonSet, complete: move.onCompletion}
 	if memoOK && st.valid {
-		m := &simMemo{state: st, pods: move.pods, daemons: move.daemonSet, result: u}
-		if len(p.placements) > 1<<16 {
-			p.placements = map[*v1.Pod]podPlacement{}
-		}
+		m := &simMemo{state: st, pods: move.pods, daemons: move.daemonSet, result: u, edits: c.Edits()}
 		for _, pl := range placed {
 			pi, claims := c.Placed(pl.pod)
-			mp := memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], after: after[pl.pod], pi: pi, claims: claims}
-			m.places = append(m.places, mp)
-			p.placements[pl.pod] = podPlacement{memoPlace: mp, edits: c.Edits()}
+			m.places = append(m.places, memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], after: after[pl.pod], pi: pi, claims: claims})
 		}
 		p.memo[name] = m
 	}
@@ -406,6 +401,8 @@ type simMemo struct {
 	daemons []*v1.Pod
 	places  []memoPlace
 	result  *unneededNode
+	// edits are the cluster's in-place edits then (see recall).
+	edits uint64
 }
 
 type memoPlace struct {
@@ -418,32 +415,34 @@ type memoPlace struct {
 	claims        []cluster.PlacedClaim
 }
 
-// podPlacement is a pod's placement in a removal simulation, with the
-// cluster's in-place edits count then.
-type podPlacement struct {
-	memoPlace
-	edits uint64
-}
-
-// recall is the node memo's rule for one pod (placer.recall): when a
-// simulation that cannot be replayed whole (a destination or the node
-// changed) tries a pod's hint, and the hint is the node the pod went to
-// in an earlier successful simulation, that node is in the state it had
-// just before, the pod's claims are free again as they were then, and no
-// object was edited in place since, the filters would read the same
-// inputs and the binding make the same claims' statuses: the placement
-// is made again without a scheduling cycle. Only for the pods of a
-// simulation the node memo could hold (movable pods, memoizable cluster).
-func (p *planner) recall(pod *v1.Pod, node string) (*framework.PodInfo, []cluster.PlacedClaim, bool) {
-	pl, ok := p.placements[pod]
-	if !ok || pl.node != node || pl.edits != p.place.k.c.Edits() {
-		return nil, nil, false
-	}
+// recall is the memo's rule for one pod (placer.recall): when the node's
+// simulation cannot be replayed whole (a destination or the node itself
+// changed) and tries a pod's hint, and the hint is the node the pod went
+// to in the node's last successful simulation (last), that node is in the
+// state it had just before, the pod's claims are free again as they were
+// then, and no object was edited in place since, the filters would read
+// the same inputs and the binding make the same claims' statuses: the
+// placement is made again without a scheduling cycle. Only for the pods
+// of a simulation the memo could hold (movable pods, memoizable cluster).
+func (p *planner) recall(last *simMemo, pod *v1.Pod, node string) (*framework.PodInfo, []cluster.PlacedClaim, bool) {
 	c := p.place.k.c
-	if st := stateOf(c.Node(node), c); !st.valid || st != pl.before || !c.Fresh(pod, pl.claims) {
+	if last == nil || last.edits != c.Edits() {
 		return nil, nil, false
 	}
-	return pl.pi, pl.claims, true
+	for i := range last.places {
+		pl := &last.places[i]
+		if pl.pod != pod {
+			continue
+		}
+		if pl.node != node {
+			return nil, nil, false
+		}
+		if st := stateOf(c.Node(node), c); !st.valid || st != pl.before || !c.Fresh(pod, pl.claims) {
+			return nil, nil, false
+		}
+		return pl.pi, pl.claims, true
+	}
+	return nil, nil, false
 }
 
 // deferredReplay is a replayed simulation the cluster has not seen yet.
