@@ -24,6 +24,7 @@ func TestSortCandidatesFollowsPods(t *testing.T) {
 	n2 := framework.NewNodeInfo(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2"}}, owned("ds-2", "DaemonSet"))
 	finishing := owned("finishing-3", "Job")
 	n3 := framework.NewNodeInfo(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3"}}, finishing)
+	n2.Index, n3.Index = 1, 2 // their places in the cluster's node list
 	p := newPlanner(DefaultScaleDownOptions(), drainRules{skipSystemPods: true, skipLocalStorage: true, skipCustomControllerPods: true}, nil)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	order := func(edits uint64) []string {
@@ -61,8 +62,15 @@ func TestSortCandidatesFollowsPods(t *testing.T) {
 		t.Errorf("after the NodeInfos were renewed (-want +got):\n%s", diff)
 	}
 	if len(p.emptiness) != 3 {
-		t.Errorf("%d cached verdicts after the NodeInfos were renewed, want 3 (one per node name)", len(p.emptiness))
+		t.Errorf("%d cached verdicts after the NodeInfos were renewed, want 3 (one per node)", len(p.emptiness))
 	}
+	// The nodes change places in the node list (a node before them went):
+	// a place's verdict is another node's now, and is not taken for theirs.
+	n1.Index, n2.Index = 1, 0
+	if diff := cmp.Diff([]string{"n1", "n3", "n2"}, order(1)); diff != "" {
+		t.Errorf("after n1 and n2 changed places (-want +got):\n%s", diff)
+	}
+	n1.Index, n2.Index = 0, 1
 	// A new node with n1's name and other pods (n1 deleted, a scale-up
 	// reusing its name) gets its own verdict.
 	n1 = framework.NewNodeInfo(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, owned("work-4", "Job"))

@@ -39,6 +39,9 @@ type Autoscaler struct {
 	// as CA's processors do; they share the first-fit start.
 	fos     *placer
 	planner *planner
+	// destinations is scaleDown's map of the nodes pods may move to, kept
+	// for its room.
+	destinations map[string]bool
 
 	lastScaleUp, lastDelete time.Time
 	loops                   int
@@ -454,7 +457,13 @@ func (a *Autoscaler) scaleDown(j *cluster.Journal, now time.Time, upcoming map[s
 	// of a timeline's garbage.
 	n := len(a.c.Nodes)
 	candidates := make([]*framework.NodeInfo, 0, n)
-	destinations := make(map[string]bool, n)
+	// The destinations' map is kept from loop to loop (the planner only
+	// reads it and takes the nodes it finds unneeded out).
+	if a.destinations == nil {
+		a.destinations = make(map[string]bool, n)
+	}
+	destinations := a.destinations
+	clear(destinations)
 	order := make([]string, 0, n)
 	for _, ni := range a.c.Nodes {
 		name := ni.Node().Name

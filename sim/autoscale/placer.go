@@ -6,6 +6,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -40,6 +41,10 @@ type placer struct {
 	// before and after it is made (the scale-down memo records the
 	// node's state then).
 	beforeBind, afterBind func(pod *v1.Pod, node string)
+	// recall, when set, may know how a pod's placement on its hinted node
+	// comes out without a scheduling cycle (the scale-down's placement
+	// memo): the pod's PodInfo there and its claims' statuses.
+	recall func(pod *v1.Pod, node string) (*framework.PodInfo, []cluster.PlacedClaim, bool)
 }
 
 // lastIndex is CA's lastIndexOrderMapping with offset 1: first-fit starts
@@ -134,6 +139,11 @@ func (p *placer) tryHint(ctx context.Context, j *cluster.Journal, pod *v1.Pod, a
 	if !ok || p.k.c.Node(node) == nil || (acceptable != nil && !acceptable(node)) {
 		return "", nil
 	}
+	if p.recall != nil {
+		if pi, claims, ok := p.recall(pod, node); ok {
+			return node, p.placeAgain(j, pod, node, pi, claims)
+		}
+	}
 	cy, err := p.k.preFilter(ctx, pod)
 	if err != nil {
 		return "", err
@@ -216,6 +226,20 @@ func (p *placer) bind(ctx context.Context, j *cluster.Journal, cy *cycle, pod *v
 		p.beforeBind(pod, node)
 	}
 	if err := j.Bind(pod, func() error { return p.k.bind(ctx, cy, pod, node) }); err != nil {
+		return err
+	}
+	if p.afterBind != nil {
+		p.afterBind(pod, node)
+	}
+	return nil
+}
+
+// placeAgain makes a placement recall knew, as bind makes a new one.
+func (p *placer) placeAgain(j *cluster.Journal, pod *v1.Pod, node string, pi *framework.PodInfo, claims []cluster.PlacedClaim) error {
+	if p.beforeBind != nil {
+		p.beforeBind(pod, node)
+	}
+	if err := j.Place(pod, node, pi, claims); err != nil {
 		return err
 	}
 	if p.afterBind != nil {

@@ -125,13 +125,15 @@ type planner struct {
 	// between updates (CA's loop interval estimate).
 	latest      time.Time
 	minInterval time.Duration
-	// utilCache keeps each node's utilization by its state.
-	utilCache map[string]cachedUtil
-	// emptiness keeps each candidate's emptiness (sortCandidates) by node
-	// name while it has the same pods, when no rule read the clock for
-	// them. The name, not the NodeInfo: the cluster renews every NodeInfo
-	// when a node goes, as the loop's upcoming nodes do in every loop.
-	emptiness map[string]cachedEmptiness
+	// utilCache keeps each node's utilization with its state, by the
+	// node's place in the node list (see utilization).
+	utilCache []cachedUtil
+	// emptiness keeps each candidate's emptiness (sortCandidates) by its
+	// place in the node list (see emptinessOf) while it has the same name
+	// and pods, when no rule read the clock for them.
+	emptiness []cachedEmptiness
+	// ranks are sortCandidates' buckets, kept for their room.
+	ranks [6][]*framework.NodeInfo
 	// reasons are the last loop's unremovable nodes with why.
 	reasons map[string]UnremovableReason
 	// memo holds each node's last successful removal simulation (see
@@ -153,9 +155,11 @@ type planner struct {
 // emptiness is a candidate's emptiness for CA's candidate order.
 type emptiness struct{ empty, onCompletion bool }
 
-// cachedEmptiness is a node's emptiness with the node's pods and the
-// cluster's in-place edits it was found with.
+// cachedEmptiness is a node's emptiness with the node's name and pods and
+// the cluster's in-place edits it was found with (ok: a verdict is kept).
 type cachedEmptiness struct {
+	ok    bool
+	name  string
 	pods  []*framework.PodInfo
 	edits uint64
 	emptiness
@@ -172,7 +176,7 @@ func newPlanner(opts ScaleDownOptions, rules drainRules, place *placer) *planner
 		min = time.Nanosecond
 	}
 	return &planner{opts: opts, rules: rules, place: place, unneeded: map[string]*unneededNode{}, unremovable: map[string]time.Time{}, minInterval: min,
-		utilCache: map[string]cachedUtil{}, memo: map[string]*simMemo{}}
+		memo: map[string]*simMemo{}}
 }
 
 // update is the planner's UpdateClusterState: the candidates (in CA's
@@ -187,7 +191,14 @@ func (p *planner) update(ctx context.Context, j *cluster.Journal, c *cluster.Clu
 		}
 	}
 	p.latest = now
-	p.reasons = map[string]UnremovableReason{}
+	// Kept from loop to loop: nearly every candidate gets a reason, and
+	// growing a new map entry by entry in every loop was 130 MB of a
+	// timeline's garbage. Nothing holds the map after the loop.
+	if p.reasons == nil {
+		p.reasons = make(map[string]UnremovableReason, len(candidates))
+	} else {
+		clear(p.reasons)
+	}
 	// Replays still deferred at the end are dropped: nothing after the
 	// planner reads the cluster before the loop takes its changes back.
 	p.deferred, p.shadow = nil, map[string]nodeState{}
@@ -268,17 +279,24 @@ func (p *planner) ineligible(ni *framework.NodeInfo, c *cluster.Cluster) Unremov
 	return ""
 }
 
+// utilization is the node's utilization, kept by the node's place in the
+// node list while the node is in the same state (as emptinessOf keeps
+// emptiness: every candidate is asked in every loop).
 func (p *planner) utilization(ni *framework.NodeInfo, c *cluster.Cluster) Utilization {
-	name := ni.Node().Name
 	st := stateOf(ni, c)
-	if cu, ok := p.utilCache[name]; ok && st.valid && cu.state == st {
+	i := ni.Index
+	if i < 0 || i > 1<<20 {
+		i = 0
+	}
+	if i >= len(p.utilCache) {
+		p.utilCache = append(p.utilCache, make([]cachedUtil, i+1-len(p.utilCache))...)
+	}
+	cu := &p.utilCache[i]
+	if st.valid && cu.state == st {
 		return cu.util
 	}
 	u := nodeUtilization(ni, c.DRA, p.opts.IgnoreDaemonSetsUtilization)
-	if len(p.utilCache) > 1<<16 {
-		p.utilCache = map[string]cachedUtil{}
-	}
-	p.utilCache[name] = cachedUtil{state: st, util: u}
+	*cu = cachedUtil{state: st, util: u}
 	return u
 }
 
@@ -326,6 +344,7 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	if err := p.carryOut(j); err != nil {
 		return nil, "", err
 	}
+	last := p.memo[name]
 	delete(p.memo, name)
 	sub := c.NewJournal()
 	pods := append(append([]*v1.Pod(nil), move.pods...), move.daemonSet...)
@@ -341,9 +360,12 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	if memoOK {
 		p.place.beforeBind = func(pod *v1.Pod, node string) { before[pod] = stateOf(c.Node(node), c) }
 		p.place.afterBind = func(pod *v1.Pod, node string) { after[pod] = stateOf(c.Node(node), c) }
+		p.place.recall = func(pod *v1.Pod, node string) (*framework.PodInfo, []cluster.PlacedClaim, bool) {
+			return p.recall(last, pod, node)
+		}
 	}
 	placed, err := p.place.trySchedule(ctx, sub, move.pods, true, acceptable)
-	p.place.beforeBind, p.place.afterBind = nil, nil
+	p.place.beforeBind, p.place.afterBind, p.place.recall = nil, nil, nil
 	if err != nil {
 		sub.Undo()
 		return nil, "", err
@@ -354,7 +376,7 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 	}
 	u := &unneededNode{toMove: move.pods, daemons: move.daemonSet, complete: move.onCompletion}
 	if memoOK && st.valid {
-		m := &simMemo{state: st, pods: move.pods, daemons: move.daemonSet, result: u}
+		m := &simMemo{state: st, pods: move.pods, daemons: move.daemonSet, result: u, edits: c.Edits()}
 		for _, pl := range placed {
 			pi, claims := c.Placed(pl.pod)
 			m.places = append(m.places, memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], after: after[pl.pod], pi: pi, claims: claims})
@@ -379,6 +401,8 @@ type simMemo struct {
 	daemons []*v1.Pod
 	places  []memoPlace
 	result  *unneededNode
+	// edits are the cluster's in-place edits then (see recall).
+	edits uint64
 }
 
 type memoPlace struct {
@@ -389,6 +413,36 @@ type memoPlace struct {
 	before, after nodeState
 	pi            *framework.PodInfo
 	claims        []cluster.PlacedClaim
+}
+
+// recall is the memo's rule for one pod (placer.recall): when the node's
+// simulation cannot be replayed whole (a destination or the node itself
+// changed) and tries a pod's hint, and the hint is the node the pod went
+// to in the node's last successful simulation (last), that node is in the
+// state it had just before, the pod's claims are free again as they were
+// then, and no object was edited in place since, the filters would read
+// the same inputs and the binding make the same claims' statuses: the
+// placement is made again without a scheduling cycle. Only for the pods
+// of a simulation the memo could hold (movable pods, memoizable cluster).
+func (p *planner) recall(last *simMemo, pod *v1.Pod, node string) (*framework.PodInfo, []cluster.PlacedClaim, bool) {
+	c := p.place.k.c
+	if last == nil || last.edits != c.Edits() {
+		return nil, nil, false
+	}
+	for i := range last.places {
+		pl := &last.places[i]
+		if pl.pod != pod {
+			continue
+		}
+		if pl.node != node {
+			return nil, nil, false
+		}
+		if st := stateOf(c.Node(node), c); !st.valid || st != pl.before || !c.Fresh(pod, pl.claims) {
+			return nil, nil, false
+		}
+		return pl.pi, pl.claims, true
+	}
+	return nil, nil, false
 }
 
 // deferredReplay is a replayed simulation the cluster has not seen yet.
@@ -481,7 +535,10 @@ type nodeState struct {
 
 func stateOf(ni *framework.NodeInfo, c *cluster.Cluster) nodeState {
 	r := ni.Requested
-	st := nodeState{node: ni.Node(), cpu: r.MilliCPU, mem: r.Memory, storage: r.EphemeralStorage, pods: len(ni.Pods), ports: ni.UsedPorts.Len()}
+	st := nodeState{node: ni.Node(), cpu: r.MilliCPU, mem: r.Memory, storage: r.EphemeralStorage, pods: len(ni.Pods)}
+	if len(ni.UsedPorts) > 0 {
+		st.ports = ni.UsedPorts.Len() // ranging over an empty map costs
+	}
 	if len(r.ScalarResources) > 0 {
 		names := make([]string, 0, len(r.ScalarResources))
 		for n := range r.ScalarResources {
@@ -637,56 +694,78 @@ func cropByGroup(list []Deletion, budget int) []Deletion {
 func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time, edits uint64) {
 	rules := p.rules
 	rules.controllerExists = nil
-	if p.emptiness == nil || len(p.emptiness) > 1<<16 {
-		p.emptiness = map[string]cachedEmptiness{}
+	// The order is a stable sort by rank: empty without on-completion
+	// pods, empty with them, then not empty; within each, nodes unneeded
+	// in the previous loop first. Nodes are put in their rank's bucket
+	// in the listed order.
+	buckets := &p.ranks
+	for i := range buckets {
+		buckets[i] = buckets[i][:0]
 	}
-	of := make(map[*framework.NodeInfo]emptiness, len(nodes))
 	for _, ni := range nodes {
-		name := ni.Node().Name
-		if c, ok := p.emptiness[name]; ok && c.edits == edits && slices.Equal(c.pods, ni.Pods) {
-			of[ni] = c.emptiness
-			continue
-		}
-		// podsToMoveFrom's verdict, without its lists: the pods to move
-		// and the on-completion pods before the first blocking pod.
-		var e emptiness
-		e.empty = true
-		timeless := true
-		for _, pi := range ni.Pods {
-			outcome, _, clock := rules.drainableAt(pi.Pod, now)
-			timeless = timeless && !clock
-			if outcome == drainBlock {
-				e.empty = false
-				break
-			}
-			if outcome == drainWait {
-				e.onCompletion = true
-			} else if (outcome == drainUndefined || outcome == drainOK) && !isDaemonSetPod(pi.Pod) {
-				e.empty = false
+		e := p.emptinessOf(ni, rules, now, edits)
+		rank := 4
+		if e.empty {
+			rank = 0
+			if e.onCompletion {
+				rank = 2
 			}
 		}
-		of[ni] = e
-		if timeless {
-			// The verdict holds while the node has the same pods (the
-			// drain simulations take them off and put them back every
-			// loop, so the NodeInfo's Generation would not do) and no pod
-			// is edited in place (the cluster's edits).
-			p.emptiness[name] = cachedEmptiness{pods: slices.Clone(ni.Pods), edits: edits, emptiness: e}
-		} else {
-			delete(p.emptiness, name)
+		if _, ok := p.unneeded[ni.Node().Name]; !ok {
+			rank++
+		}
+		buckets[rank] = append(buckets[rank], ni)
+	}
+	i := 0
+	for _, b := range buckets {
+		i += copy(nodes[i:], b)
+	}
+}
+
+// emptinessOf is podsToMoveFrom's verdict on the node for the candidate
+// order, without its lists: the pods to move and the on-completion pods
+// before the first blocking pod. It is kept by the node's place in the
+// node list, with its name: a map by name cost more than the verdicts
+// themselves, there being every candidate in every loop; the cluster
+// renews every NodeInfo when a node goes, as the loop's upcoming nodes do
+// in every loop, so the NodeInfo itself would not do.
+func (p *planner) emptinessOf(ni *framework.NodeInfo, rules drainRules, now time.Time, edits uint64) emptiness {
+	name := ni.Node().Name
+	i := ni.Index
+	if i < 0 || i > 1<<20 {
+		i = 0
+	}
+	if i >= len(p.emptiness) {
+		p.emptiness = append(p.emptiness, make([]cachedEmptiness, i+1-len(p.emptiness))...)
+	}
+	c := &p.emptiness[i]
+	if c.ok && c.name == name && c.edits == edits && slices.Equal(c.pods, ni.Pods) {
+		return c.emptiness
+	}
+	var e emptiness
+	e.empty = true
+	timeless := true
+	for _, pi := range ni.Pods {
+		outcome, _, clock := rules.drainableAt(pi.Pod, now)
+		timeless = timeless && !clock
+		if outcome == drainBlock {
+			e.empty = false
+			break
+		}
+		if outcome == drainWait {
+			e.onCompletion = true
+		} else if (outcome == drainUndefined || outcome == drainOK) && !isDaemonSetPod(pi.Pod) {
+			e.empty = false
 		}
 	}
-	earlier := func(a, b *framework.NodeInfo) bool {
-		ea, eb := of[a], of[b]
-		if ea.empty != eb.empty {
-			return ea.empty
-		}
-		if ea.empty && ea.onCompletion != eb.onCompletion {
-			return !ea.onCompletion
-		}
-		_, pa := p.unneeded[a.Node().Name]
-		_, pb := p.unneeded[b.Node().Name]
-		return pa && !pb
+	if timeless {
+		// The verdict holds while the node has the same pods (the
+		// drain simulations take them off and put them back every
+		// loop, so the NodeInfo's Generation would not do) and no pod
+		// is edited in place (the cluster's edits).
+		*c = cachedEmptiness{ok: true, name: name, pods: append(c.pods[:0], ni.Pods...), edits: edits, emptiness: e}
+	} else {
+		c.ok = false
 	}
-	sort.SliceStable(nodes, func(i, j int) bool { return earlier(nodes[i], nodes[j]) })
+	return e
 }

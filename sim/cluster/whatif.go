@@ -231,6 +231,31 @@ func (c *Cluster) Placed(pod *v1.Pod) (*framework.PodInfo, []PlacedClaim) {
 	return pi, claims
 }
 
+// Fresh reports whether claims recorded by Placed for the pod can be made
+// again from nothing: the pod's claims are still those claims, none is
+// allocated or reserved now, and each recorded status is reserved for the
+// pod alone (so the claim was free when that placement made it, as it is
+// now).
+func (c *Cluster) Fresh(pod *v1.Pod, claims []PlacedClaim) bool {
+	if pod.Status.ExtendedResourceClaimStatus != nil {
+		return false // made by the binding itself
+	}
+	now := c.DRA.ClaimsInUse(pod)
+	if len(now) != len(claims) {
+		return false
+	}
+	for i, cl := range now {
+		pc := &claims[i]
+		if pc.claim != cl || cl.Status.Allocation != nil || len(cl.Status.ReservedFor) > 0 {
+			return false
+		}
+		if r := pc.status.ReservedFor; len(r) != 1 || r[0].UID != pod.UID {
+			return false
+		}
+	}
+	return true
+}
+
 // Place binds the pod to the node as an earlier placement did (its PodInfo
 // and its claims' statuses from Placed), without a scheduling cycle: what
 // a what-if run knows will come out of the same cycle on the same state.
