@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/drasim/drasim/sim/result"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 )
 
 // The memo of failed cycles (Replayer.MemoizeFailures). A pod's cycle
@@ -60,6 +62,11 @@ type failure struct {
 	// decision (no node, nothing nominated), nil without preemption.
 	message    string
 	preemption *Preemption
+	// reasons are the outcome's rejections and plugins the queue's
+	// UnschedulablePlugins, shared by every cycle given the answer
+	// (neither is changed once made).
+	reasons []result.Reason
+	plugins sets.Set[string]
 }
 
 // memoCycle is a cycle the memo may answer: the pod's class, the state
@@ -161,7 +168,7 @@ func podClassKey(pod *v1.Pod, claims []*resourceapi.ResourceClaim) (string, erro
 // giving it again is exact: PostFilter changed nothing and decided
 // nothing, the cycle left the state as it found it, and no message names
 // the pod or its claims.
-func (r *Replayer) memoStore(c *memoCycle, pod *v1.Pod, a *Attempt, pf *PostFilterResult) {
+func (r *Replayer) memoStore(c *memoCycle, pod *v1.Pod, a *Attempt, pf *PostFilterResult, reasons []result.Reason, plugins sets.Set[string]) {
 	if c == nil || a.Node != "" || a.Err != nil || a.Error != nil || pf.Deallocate != nil {
 		return
 	}
@@ -175,7 +182,7 @@ func (r *Replayer) memoStore(c *memoCycle, pod *v1.Pod, a *Attempt, pf *PostFilt
 	if namesPod(pod, r.ClaimsOf(pod), a, pf) {
 		return
 	}
-	f := &failure{attempt: *a, message: pf.Message}
+	f := &failure{attempt: *a, message: pf.Message, reasons: reasons, plugins: plugins}
 	f.attempt.State = nil
 	if pre != nil {
 		p := *pre

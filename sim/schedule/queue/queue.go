@@ -194,7 +194,15 @@ func (q *Queue) Add(pod *v1.Pod, t Time) {
 }
 
 func newPodInfo(pod *v1.Pod) *PodInfo {
-	return &PodInfo{Pod: pod, UnschedulablePlugins: sets.New[string](), PendingPlugins: sets.New[string]()}
+	return &PodInfo{Pod: pod, UnschedulablePlugins: noPlugins, PendingPlugins: noPlugins}
+}
+
+// orNone is s, or the empty set for nil.
+func orNone(s sets.Set[string]) sets.Set[string] {
+	if s == nil {
+		return noPlugins
+	}
+	return s
 }
 
 // Pop removes and returns the entity to schedule next at time t, running
@@ -240,7 +248,9 @@ func (q *Queue) Done(e *Entity) {
 	q.forgetGroupEntity(e)
 }
 
-// Result is the outcome of a failed attempt, for Failed.
+// Result is the outcome of a failed attempt, for Failed. The queue keeps
+// the sets it is given, shared and never changed (a pod's sets are
+// replaced, not edited): the caller must not change them afterwards.
 type Result struct {
 	// UnschedulablePlugins and PendingPlugins, per pod of the entity (by
 	// pod key "<ns>/<name>"), are the plugins that rejected it. A pod with
@@ -248,10 +258,19 @@ type Result struct {
 	// retried after its backoff, whatever happens.
 	UnschedulablePlugins map[string]sets.Set[string]
 	PendingPlugins       map[string]sets.Set[string]
+	// Unschedulable and Pending are the same for an entity of one pod,
+	// without a map by pod key; they are read when both maps are nil. A
+	// replay's waiting pods fail hundreds of thousands of times, and the
+	// map, the key and the sets were most of a failure's garbage.
+	Unschedulable, Pending sets.Set[string]
 	// Error is set when the attempt ended in an error rather than a
 	// rejection; the backoff then counts errors.
 	Error bool
 }
+
+// noPlugins is the empty set a pod's plugins start from; like every set
+// the queue keeps, it is replaced, never edited.
+var noPlugins = sets.Set[string]{}
 
 // Failed puts back an entity whose attempt at time t did not schedule it
 // (kube's AddUnschedulablePodIfNotPresent): it waits in the unschedulable
@@ -259,15 +278,13 @@ type Result struct {
 // for the end of its backoff.
 func (q *Queue) Failed(e *Entity, t Time, r Result) {
 	q.setNow(t)
-	for _, pi := range e.Pods {
-		k := pi.Pod.Namespace + "/" + pi.Pod.Name
-		pi.UnschedulablePlugins = sets.New[string]()
-		pi.PendingPlugins = sets.New[string]()
-		if s := r.UnschedulablePlugins[k]; s != nil {
-			pi.UnschedulablePlugins = s.Clone()
-		}
-		if s := r.PendingPlugins[k]; s != nil {
-			pi.PendingPlugins = s.Clone()
+	if r.UnschedulablePlugins == nil && r.PendingPlugins == nil && len(e.Pods) == 1 {
+		pi := e.Pods[0]
+		pi.UnschedulablePlugins, pi.PendingPlugins = orNone(r.Unschedulable), orNone(r.Pending)
+	} else {
+		for _, pi := range e.Pods {
+			k := pi.Pod.Namespace + "/" + pi.Pod.Name
+			pi.UnschedulablePlugins, pi.PendingPlugins = orNone(r.UnschedulablePlugins[k]), orNone(r.PendingPlugins[k])
 		}
 	}
 	if r.Error || !e.hasRejectors() {
@@ -359,7 +376,8 @@ func (q *Queue) runPreEnqueue(e *Entity) bool {
 		}
 		for _, p := range order {
 			if st := p.PreEnqueue(pi.Pod); !st.IsSuccess() {
-				pi.UnschedulablePlugins.Insert(p.Name())
+				// The set may be shared (see Result): a new one.
+				pi.UnschedulablePlugins = pi.UnschedulablePlugins.Clone().Insert(p.Name())
 				pi.GatingPlugin = p.Name()
 				pi.gatingEvents = q.pluginEvents[p.Name()]
 				gated = true

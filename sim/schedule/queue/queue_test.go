@@ -230,3 +230,30 @@ func TestNominator(t *testing.T) {
 		t.Errorf("nominations left after clearing a and deleting b")
 	}
 }
+
+// Failed keeps the sets it is given and shares them between pods; a gate
+// that adds itself to one pod's plugins must not add itself to the
+// other's, or the gate's events would move a pod it never rejected.
+func TestSharedPluginSetsStayApart(t *testing.T) {
+	fit := &fakePlugin{name: "Fit", event: framework.EventAssignedPodDelete, queue: map[string]bool{"a": true}}
+	g := &gate{blocked: map[string]bool{}}
+	q := New(Options{PopFromBackoffQ: true, Plugins: []framework.Plugin{fit, g}, PreEnqueue: []PreEnqueuePlugin{g}})
+	q.Add(pod("a", 0), 0)
+	q.Add(pod("b", 0), 0)
+	shared := sets.New("Fit")
+	for range 2 {
+		q.Failed(q.Pop(0), 0, Result{Unschedulable: shared})
+	}
+	// a is moved by Fit's event, then gated on its way to the backoffQ.
+	g.blocked["a"] = true
+	q.Event(0, framework.EventAssignedPodDelete, pod("x", 0), nil, nil)
+	if !shared.Equal(sets.New("Fit")) {
+		t.Fatalf("the shared set became %v, want [Fit]", sets.List(shared))
+	}
+	// The gate's event may release a, never b.
+	g.blocked["a"] = false
+	q.Event(10*time.Second, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add}, nil, &v1.Node{}, nil)
+	if got := popNames(q, 10*time.Second); !cmp.Equal(got, []string{"a"}) {
+		t.Errorf("popped %v after the gate's event, want [a]", got)
+	}
+}
