@@ -88,6 +88,9 @@ type Queue struct {
 
 	hints        []hintFn
 	pluginEvents map[string][]framework.ClusterEvent
+	// matching and moving are Event's lists, kept between events.
+	matching []hintFn
+	moving   []*Entity
 
 	// lastFlush are the last tick times the periodic flushes ran at.
 	lastBackoffFlush       Time
@@ -503,10 +506,17 @@ func (q *Queue) entityOf(pod *v1.Pod) *Entity {
 func (q *Queue) Event(t Time, ev framework.ClusterEvent, oldObj, newObj any, preCheck func(*v1.Pod) bool) {
 	q.setNow(t)
 	q.events++
-	if !q.interested(ev) {
+	if len(q.order) == 0 {
 		return
 	}
-	var moving []*Entity
+	hints, ok := q.matchingHints(ev)
+	if !ok {
+		return
+	}
+	// The entities are listed first (moving them changes q.order), in
+	// a list kept from event to event: a timeline delivers millions.
+	moving := q.moving[:0]
+	q.moving = nil // in use
 	for _, e := range q.order {
 		for _, pi := range e.Pods {
 			if preCheck == nil || preCheck(pi.Pod) {
@@ -515,25 +525,40 @@ func (q *Queue) Event(t Time, ev framework.ClusterEvent, oldObj, newObj any, pre
 			}
 		}
 	}
-	q.moveEntities(moving, ev, oldObj, newObj)
+	q.moveEntities(moving, ev, hints, oldObj, newObj)
+	clear(moving)
+	q.moving = moving[:0]
+	q.giveBack(hints)
 }
 
-func (q *Queue) interested(ev framework.ClusterEvent) bool {
-	if ev.IsWildCard() {
-		return true
-	}
+// matchingHints are the hints registered for events ev matches, in
+// registration order, looked up once per event rather than once per
+// waiting pod; ok is false when there are none and ev is no wildcard:
+// no pod can move. Give the list back with giveBack.
+func (q *Queue) matchingHints(ev framework.ClusterEvent) (hints []hintFn, ok bool) {
+	hints = q.matching[:0]
+	q.matching = nil // in use
 	for _, h := range q.hints {
 		if h.event.Matches(ev) {
-			return true
+			hints = append(hints, h)
 		}
 	}
-	return false
+	if len(hints) == 0 && !ev.IsWildCard() {
+		q.matching = hints
+		return nil, false
+	}
+	return hints, true
 }
 
-func (q *Queue) moveEntities(entities []*Entity, ev framework.ClusterEvent, oldObj, newObj any) {
-	if !q.interested(ev) {
-		return
-	}
+func (q *Queue) giveBack(hints []hintFn) {
+	clear(hints)
+	q.matching = hints[:0]
+}
+
+// moveEntities requeues those of the entities that wait in the
+// unschedulable pool and that ev may help; hints are those matching ev
+// (matchingHints).
+func (q *Queue) moveEntities(entities []*Entity, ev framework.ClusterEvent, hints []hintFn, oldObj, newObj any) {
 	for _, e := range entities {
 		if e.where != inUnschedulable {
 			continue
@@ -541,7 +566,7 @@ func (q *Queue) moveEntities(entities []*Entity, ev framework.ClusterEvent, oldO
 		if e.gated() && !ev.IsWildCard() && !q.gatingPluginInterested(e, ev) {
 			continue
 		}
-		s := q.worthRequeuing(e, ev, oldObj, newObj)
+		s := q.worthRequeuing(e, ev, hints, oldObj, newObj)
 		if s == queueSkip {
 			continue
 		}
@@ -562,10 +587,10 @@ func (q *Queue) gatingPluginInterested(e *Entity, ev framework.ClusterEvent) boo
 }
 
 // worthRequeuing is the best strategy over the entity's pods.
-func (q *Queue) worthRequeuing(e *Entity, ev framework.ClusterEvent, oldObj, newObj any) queueingStrategy {
+func (q *Queue) worthRequeuing(e *Entity, ev framework.ClusterEvent, hints []hintFn, oldObj, newObj any) queueingStrategy {
 	best := queueSkip
 	for _, pi := range e.Pods {
-		if s := q.podWorthRequeuing(pi, ev, oldObj, newObj); s > best {
+		if s := podWorthRequeuing(pi, ev, hints, oldObj, newObj); s > best {
 			best = s
 			if best == queueImmediately {
 				break
@@ -575,10 +600,10 @@ func (q *Queue) worthRequeuing(e *Entity, ev framework.ClusterEvent, oldObj, new
 	return best
 }
 
-// podWorthRequeuing asks the hints of the plugins that rejected the pod:
-// Queue from a Pending plugin skips the backoff, Queue from an
-// Unschedulable plugin waits for it.
-func (q *Queue) podWorthRequeuing(pi *PodInfo, ev framework.ClusterEvent, oldObj, newObj any) queueingStrategy {
+// podWorthRequeuing asks the hints (those matching ev) of the plugins
+// that rejected the pod: Queue from a Pending plugin skips the backoff,
+// Queue from an Unschedulable plugin waits for it.
+func podWorthRequeuing(pi *PodInfo, ev framework.ClusterEvent, hints []hintFn, oldObj, newObj any) queueingStrategy {
 	if pi.UnschedulablePlugins.Len() == 0 && pi.PendingPlugins.Len() == 0 {
 		return queueAfterBackoff
 	}
@@ -589,8 +614,8 @@ func (q *Queue) podWorthRequeuing(pi *PodInfo, ev framework.ClusterEvent, oldObj
 		return queueAfterBackoff
 	}
 	strategy := queueSkip
-	for _, h := range q.hints {
-		if !h.event.Matches(ev) || !pi.UnschedulablePlugins.Has(h.plugin) && !pi.PendingPlugins.Has(h.plugin) {
+	for _, h := range hints {
+		if !pi.UnschedulablePlugins.Has(h.plugin) && !pi.PendingPlugins.Has(h.plugin) {
 			continue
 		}
 		hint := framework.Queue
@@ -725,7 +750,14 @@ func (q *Queue) flushUnschedulable(t Time) {
 			moving = append(moving, e)
 		}
 	}
-	q.moveEntities(moving, framework.EventUnschedulableTimeout, nil, nil)
+	if len(moving) == 0 {
+		return
+	}
+	ev := framework.EventUnschedulableTimeout
+	if hints, ok := q.matchingHints(ev); ok {
+		q.moveEntities(moving, ev, hints, nil, nil)
+		q.giveBack(hints)
+	}
 }
 
 // Counts reports how many entities wait in each sub-queue.
