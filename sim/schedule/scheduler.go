@@ -148,6 +148,9 @@ type Scheduler struct {
 	inFlight map[*v1.Pod]bool
 	// preemptRng draws kube's random choices in preemption.
 	preemptRng *rand.Rand
+	// lowest is each node's lowest pod priority (hasVictimBelow), by
+	// node index.
+	lowest []lowestPriority
 	// filters are the Filter plugins on for the latest cycle's state
 	// (setActiveFilters); other states (clones, older attempts) look
 	// each plugin up.
