@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -54,14 +55,15 @@ type failureMemo struct {
 	misses  int
 }
 
-// failure is a failed cycle's answer, to be given again.
+// failure is a failed cycle's answer, to be given again. Every cycle
+// given it shares it: nothing changes an attempt or a PostFilter result
+// once decided.
 type failure struct {
 	// attempt is the cycle's outcome, without its cycle state.
 	attempt Attempt
-	// message is PostFilter's message; preemption DefaultPreemption's
-	// decision (no node, nothing nominated), nil without preemption.
-	message    string
-	preemption *Preemption
+	// postFilter is PostFilter's message and DefaultPreemption's decision
+	// (no node, nothing nominated; nil without preemption).
+	postFilter PostFilterResult
 	// reasons are the outcome's rejections and plugins the queue's
 	// UnschedulablePlugins, shared by every cycle given the answer
 	// (neither is changed once made).
@@ -182,67 +184,69 @@ func (r *Replayer) memoStore(c *memoCycle, pod *v1.Pod, a *Attempt, pf *PostFilt
 	if namesPod(pod, r.ClaimsOf(pod), a, pf) {
 		return
 	}
-	f := &failure{attempt: *a, message: pf.Message, reasons: reasons, plugins: plugins}
+	f := &failure{attempt: *a, reasons: reasons, plugins: plugins}
 	f.attempt.State = nil
-	if pre != nil {
-		p := *pre
-		f.preemption = &p
-	}
+	f.postFilter = PostFilterResult{Message: pf.Message, Preemption: pre}
 	r.memo.failures[c.class] = f
 }
 
 // namesPod reports whether a message of the cycle names the pod or one of
 // its claims: such an answer is the pod's own.
 func namesPod(pod *v1.Pod, claims []*resourceapi.ResourceClaim, a *Attempt, pf *PostFilterResult) bool {
-	names := []string{pod.Name}
-	for _, c := range claims {
-		names = append(names, c.Name)
-	}
-	texts := []string{a.Message, pf.Message}
-	for _, rj := range a.Rejections {
-		texts = append(texts, rj.Plugin, rj.Reason)
-	}
-	if st := a.PreFilterStatus; st != nil {
-		texts = append(texts, st.Message())
-	}
-	if pre := pf.Preemption; pre != nil {
-		texts = append(texts, pre.Message)
-		for _, n := range pre.Rejected {
-			if n.Status != nil {
-				texts = append(texts, n.Status.Message())
+	names := func(t string) bool {
+		if pod.Name != "" && strings.Contains(t, pod.Name) {
+			return true
+		}
+		for _, c := range claims {
+			if c.Name != "" && strings.Contains(t, c.Name) {
+				return true
 			}
 		}
+		return false
 	}
-	for _, t := range texts {
-		for _, n := range names {
-			if n != "" && strings.Contains(t, n) {
-				return true
+	if names(a.Message) || names(pf.Message) {
+		return true
+	}
+	for _, rj := range a.Rejections {
+		if names(rj.Plugin) || names(rj.Reason) {
+			return true
+		}
+	}
+	if st := a.PreFilterStatus; st != nil && names(st.Message()) {
+		return true
+	}
+	if pre := pf.Preemption; pre != nil {
+		if names(pre.Message) {
+			return true
+		}
+		// Rejections share their statuses: each is read once.
+		var last *framework.Status
+		for _, n := range pre.Rejected {
+			if n.Status != nil && n.Status != last {
+				if names(n.Status.Message()) {
+					return true
+				}
+				last = n.Status
 			}
 		}
 	}
 	return false
 }
 
-// again is the failure given as a new cycle's outcome: the start index
-// moves on as the cycle moved it.
+// again is the failure given as a new cycle's outcome (shared, not to be
+// changed): the start index moves on as the cycle moved it.
 func (f *failure) again(s *Scheduler) *Attempt {
-	a := f.attempt
-	if a.moved && len(s.c.Nodes) > 0 {
+	if a := &f.attempt; a.moved && len(s.c.Nodes) > 0 {
 		s.nextStart = (s.nextStart + a.advance) % len(s.c.Nodes)
 	}
-	return &a
+	return &f.attempt
 }
 
-// postFilter is the failure's PostFilter result; the dry run's offset is
-// drawn as the dry run drew it.
-func (f *failure) postFilter(s *Scheduler) *PostFilterResult {
-	pf := &PostFilterResult{Message: f.message}
-	if p := f.preemption; p != nil {
-		if p.offsetDraw > 0 {
-			s.preemptionRand().IntN(p.offsetDraw)
-		}
-		cp := *p
-		pf.Preemption = &cp
+// postFilterAgain is the failure's PostFilter result (shared, not to be changed);
+// the dry run's offset is drawn as the dry run drew it.
+func (f *failure) postFilterAgain(s *Scheduler) *PostFilterResult {
+	if p := f.postFilter.Preemption; p != nil && p.offsetDraw > 0 {
+		s.preemptionRand().IntN(p.offsetDraw)
 	}
-	return pf
+	return &f.postFilter
 }

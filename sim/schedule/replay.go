@@ -763,7 +763,7 @@ func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out 
 	var pf *PostFilterResult
 	var plugins sets.Set[string]
 	if memo != nil && memo.hit != nil {
-		pf = memo.hit.postFilter(r.s)
+		pf = memo.hit.postFilterAgain(r.s)
 		plugins = memo.hit.plugins
 	} else {
 		var err error
