@@ -291,6 +291,16 @@ func (s *Scheduler) hasVictimBelow(ni *framework.NodeInfo, prio int32) bool {
 	return l.pods && l.lowest < prio
 }
 
+// noVictims is the status of a node without a pod to preempt, one value
+// for every such node (most of a dry run's nodes); it names its plugin
+// already, so that nothing changes it.
+func (s *Scheduler) noVictims() *framework.Status {
+	if s.noVictimsStatus == nil {
+		s.noVictimsStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims).WithPlugin(PreemptionPlugin)
+	}
+	return s.noVictimsStatus
+}
+
 // selectVictimsOnNode is kube's SelectVictimsOnNode: remove every
 // lower-priority unit (a pod; with GenericWorkload, every placed pod of a
 // pod group with disruptionMode All, wherever it runs), check that the
@@ -306,7 +316,7 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, cycleState *framewo
 	// A unit's priority is that of each of its pods (victimPriority), so
 	// a node without a lower-priority pod has no unit to look at.
 	if !s.hasVictimBelow(nodeInfo, prio) {
-		return nil, nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims), nil
+		return nil, nil, s.noVictims(), nil
 	}
 	var potential []*victimUnit
 	for _, v := range s.victimUnits([]*framework.NodeInfo{nodeInfo}) {

@@ -150,7 +150,8 @@ type Scheduler struct {
 	preemptRng *rand.Rand
 	// lowest is each node's lowest pod priority (hasVictimBelow), by
 	// node index.
-	lowest []lowestPriority
+	lowest          []lowestPriority
+	noVictimsStatus *framework.Status
 	// filters are the Filter plugins on for the latest cycle's state
 	// (setActiveFilters); other states (clones, older attempts) look
 	// each plugin up.
