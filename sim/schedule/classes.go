@@ -336,6 +336,9 @@ func appendResource(b []byte, r *framework.Resource) []byte {
 	b = binary.AppendVarint(b, r.Memory)
 	b = binary.AppendVarint(b, r.EphemeralStorage)
 	b = binary.AppendVarint(b, int64(r.AllowedPodNumber))
+	if len(r.ScalarResources) == 0 {
+		return binary.AppendUvarint(b, 0)
+	}
 	names := make([]string, 0, len(r.ScalarResources))
 	for name := range r.ScalarResources {
 		names = append(names, string(name))
@@ -350,6 +353,9 @@ func appendResource(b []byte, r *framework.Resource) []byte {
 }
 
 func appendPorts(b []byte, ports framework.HostPortInfo) []byte {
+	if len(ports) == 0 {
+		return binary.AppendUvarint(b, 0)
+	}
 	var all []string
 	for ip, m := range ports {
 		for pp := range m {
@@ -365,6 +371,9 @@ func appendPorts(b []byte, ports framework.HostPortInfo) []byte {
 }
 
 func appendImages(b []byte, images map[string]*framework.ImageStateSummary) []byte {
+	if len(images) == 0 {
+		return binary.AppendUvarint(b, 0)
+	}
 	names := make([]string, 0, len(images))
 	for name := range images {
 		names = append(names, name)
