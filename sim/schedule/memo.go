@@ -73,13 +73,16 @@ type failure struct {
 	plugins sets.Set[string]
 }
 
-// memoCycle is a cycle the memo may answer: the pod's class, the state
-// version it starts from, and the answer found for the class in that
-// state, if any.
+// memoCycle is a cycle the memo may answer: the pod's class (-1 until
+// needed), the state version it starts from, and the answer found for
+// the class in that state, if any; pod and claims are the pod's, to key
+// it by.
 type memoCycle struct {
 	class   int
 	version uint64
 	hit     *failure
+	pod     *v1.Pod
+	claims  []*resourceapi.ResourceClaim
 }
 
 // MemoStats returns how many cycles the memo of failed cycles answered
@@ -123,32 +126,47 @@ func (r *Replayer) memoLookup(pod *v1.Pod) *memoCycle {
 		m = &failureMemo{failures: map[int]*failure{}, classes: map[string]int{}, classOf: map[*v1.Pod]int{}}
 		r.memo = m
 	}
-	class, ok := m.classOf[pod]
-	if !ok {
-		key, err := podClassKey(pod, claims)
-		if err != nil {
-			return nil
-		}
-		if class, ok = m.classes[key]; !ok {
-			class = len(m.classes)
-			m.classes[key] = class
-		}
-		if len(m.classOf) > 1<<16 {
-			m.classOf = map[*v1.Pod]int{} // pods long gone; the keys stay
-		}
-		m.classOf[pod] = class
-	}
 	if v := r.stateVersion(); v != m.version {
 		clear(m.failures)
 		m.version = v
 	}
-	c := &memoCycle{class: class, version: m.version, hit: m.failures[class]}
+	c := &memoCycle{class: -1, version: m.version, pod: pod, claims: claims}
+	// With no answer kept in this state the pod's class is not needed
+	// yet: most pods that arrive (the arrival itself is a change) are
+	// placed at once and never keyed.
+	if len(m.failures) > 0 {
+		if c.class = m.classOfPod(pod, claims); c.class < 0 {
+			return nil
+		}
+		c.hit = m.failures[c.class]
+	}
 	if c.hit != nil {
 		m.hits++
 	} else {
 		m.misses++
 	}
 	return c
+}
+
+// classOfPod is the pod's class, -1 when it cannot be keyed.
+func (m *failureMemo) classOfPod(pod *v1.Pod, claims []*resourceapi.ResourceClaim) int {
+	if class, ok := m.classOf[pod]; ok {
+		return class
+	}
+	key, err := podClassKey(pod, claims)
+	if err != nil {
+		return -1
+	}
+	class, ok := m.classes[key]
+	if !ok {
+		class = len(m.classes)
+		m.classes[key] = class
+	}
+	if len(m.classOf) > 1<<16 {
+		m.classOf = map[*v1.Pod]int{} // pods long gone; the keys stay
+	}
+	m.classOf[pod] = class
+	return class
 }
 
 // podClassKey is what the plugins read of a pending pod: two pods with the
@@ -212,6 +230,11 @@ func (r *Replayer) memoStore(c *memoCycle, pod *v1.Pod, a *Attempt, pf *PostFilt
 	}
 	if namesPod(pod, r.ClaimsOf(pod), a, pf) {
 		return
+	}
+	if c.class < 0 {
+		if c.class = r.memo.classOfPod(c.pod, c.claims); c.class < 0 {
+			return
+		}
 	}
 	f := &failure{attempt: *a, reasons: reasons, plugins: plugins}
 	f.attempt.State = nil
