@@ -81,9 +81,13 @@ type Queue struct {
 	backoff      entityHeap
 	errorBackoff entityHeap
 	// unschedulable holds the pods (and gangs) that failed and wait for
-	// an event; order keeps the insertion order for deterministic scans.
+	// an event; order keeps the insertion order for deterministic scans,
+	// with nil where an entity left (holes counts them) until it is
+	// compacted: an event may move most of the pool, and closing each
+	// gap at once made that quadratic.
 	unschedulable map[string]*Entity
 	order         []*Entity
+	holes         int
 	entities      map[string]*Entity
 
 	hints        []hintFn
@@ -438,8 +442,29 @@ func (q *Queue) toUnschedulable(e *Entity) {
 	q.detach(e)
 	e.where = inUnschedulable
 	q.unschedulable[e.key] = e
+	e.orderIndex = len(q.order)
 	q.order = append(q.order, e)
 }
+
+// compactOrder closes the holes of the unschedulable order once they are
+// half of it.
+func (q *Queue) compactOrder() {
+	if q.holes < 16 || 2*q.holes < len(q.order) {
+		return
+	}
+	live := q.order[:0]
+	for _, e := range q.order {
+		if e != nil {
+			e.orderIndex = len(live)
+			live = append(live, e)
+		}
+	}
+	clear(q.order[len(live):])
+	q.order, q.holes = live, 0
+}
+
+// waiting is the number of entities in the unschedulable pool.
+func (q *Queue) waiting() int { return len(q.order) - q.holes }
 
 // detach takes the entity out of whatever sub-queue holds it.
 func (q *Queue) detach(e *Entity) {
@@ -452,9 +477,9 @@ func (q *Queue) detach(e *Entity) {
 		q.errorBackoff.remove(e)
 	case inUnschedulable:
 		delete(q.unschedulable, e.key)
-		if i := slices.Index(q.order, e); i >= 0 {
-			q.order = slices.Delete(q.order, i, i+1)
-		}
+		q.order[e.orderIndex] = nil
+		q.holes++
+		q.compactOrder()
 	}
 	e.where = nowhere
 }
@@ -506,7 +531,7 @@ func (q *Queue) entityOf(pod *v1.Pod) *Entity {
 func (q *Queue) Event(t Time, ev framework.ClusterEvent, oldObj, newObj any, preCheck func(*v1.Pod) bool) {
 	q.setNow(t)
 	q.events++
-	if len(q.order) == 0 {
+	if q.waiting() == 0 {
 		return
 	}
 	hints, ok := q.matchingHints(ev)
@@ -518,6 +543,9 @@ func (q *Queue) Event(t Time, ev framework.ClusterEvent, oldObj, newObj any, pre
 	moving := q.moving[:0]
 	q.moving = nil // in use
 	for _, e := range q.order {
+		if e == nil {
+			continue
+		}
 		for _, pi := range e.Pods {
 			if preCheck == nil || preCheck(pi.Pod) {
 				moving = append(moving, e)
@@ -707,6 +735,9 @@ func (q *Queue) nextFlush() (Time, bool) {
 	}
 	q.considerBackoff(consider)
 	for _, e := range q.order {
+		if e == nil {
+			continue
+		}
 		last := e.Timestamp.T
 		if e.flushTime > last {
 			last = e.flushTime
@@ -740,6 +771,9 @@ func (q *Queue) flushUnschedulable(t Time) {
 	q.lastUnschedulableFlush = t
 	var moving []*Entity
 	for _, e := range q.order {
+		if e == nil {
+			continue
+		}
 		last := e.Timestamp.T
 		if e.flushTime > last {
 			last = e.flushTime
@@ -762,7 +796,7 @@ func (q *Queue) flushUnschedulable(t Time) {
 
 // Counts reports how many entities wait in each sub-queue.
 func (q *Queue) Counts() (active, backoff, unschedulable int) {
-	return q.active.Len(), q.backoff.Len() + q.errorBackoff.Len(), len(q.order)
+	return q.active.Len(), q.backoff.Len() + q.errorBackoff.Len(), q.waiting()
 }
 
 // Pending lists the pods waiting in the queue (any sub-queue), in a
@@ -784,7 +818,7 @@ func (q *Queue) Pending() []*v1.Pod {
 	add(sorted(&q.active))
 	add(sorted(&q.backoff))
 	add(sorted(&q.errorBackoff))
-	add(q.order)
+	add(slices.DeleteFunc(slices.Clone(q.order), func(e *Entity) bool { return e == nil }))
 	out = append(out, q.groups.waitingPods()...)
 	return out
 }

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -255,5 +256,68 @@ func TestSharedPluginSetsStayApart(t *testing.T) {
 	q.Event(10*time.Second, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add}, nil, &v1.Node{}, nil)
 	if got := popNames(q, 10*time.Second); !cmp.Equal(got, []string{"a"}) {
 		t.Errorf("popped %v after the gate's event, want [a]", got)
+	}
+}
+
+// The unschedulable pool keeps its insertion order, which its scans (and
+// so the order pods move in) follow, while most of it moves and comes
+// back: the pods that stayed keep their places, those that failed again
+// come after them in the order they failed.
+func TestUnschedulableOrderSurvivesMovesAndComebacks(t *testing.T) {
+	fit := &fakePlugin{name: "Fit", event: framework.EventAssignedPodDelete, queue: map[string]bool{}}
+	q := New(Options{PopFromBackoffQ: true, Plugins: []framework.Plugin{fit}})
+	var names []string
+	for i := range 40 {
+		name := fmt.Sprintf("p%02d", i)
+		names = append(names, name)
+		q.Add(pod(name, 0), 0)
+	}
+	for range names {
+		e := q.Pop(0)
+		q.Failed(e, 0, rejectedBy(e, "Fit"))
+	}
+	var stayed, moved []string
+	for i, name := range names {
+		if i%3 == 0 {
+			stayed = append(stayed, name)
+		} else {
+			moved = append(moved, name)
+			fit.queue[name] = true
+		}
+	}
+	q.Event(time.Minute, framework.EventAssignedPodDelete, pod("x", 0), nil, nil)
+	if _, _, unsched := q.Counts(); unsched != len(stayed) {
+		t.Fatalf("%d pods left unschedulable, want %d", unsched, len(stayed))
+	}
+	// The moved pods fail again, last moved first.
+	for e := q.Pop(time.Minute); e != nil; e = q.Pop(time.Minute) {
+		q.Failed(e, time.Minute, rejectedBy(e, "Fit"))
+	}
+	var got []string
+	for _, p := range q.Pending() {
+		got = append(got, p.Name)
+	}
+	want := append(append([]string(nil), stayed...), moved...)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unschedulable order (-want +got):\n%s", diff)
+	}
+	// Now the pods that stayed move (their places were renumbered when
+	// the pool was compacted), and only the others are left.
+	for _, name := range names {
+		fit.queue[name] = false
+	}
+	for _, name := range stayed {
+		fit.queue[name] = true
+	}
+	q.Event(2*time.Minute, framework.EventAssignedPodDelete, pod("x", 0), nil, nil)
+	if _, _, unsched := q.Counts(); unsched != len(moved) {
+		t.Fatalf("%d pods left unschedulable, want %d", unsched, len(moved))
+	}
+	got = nil
+	for _, p := range q.Pending()[len(stayed):] {
+		got = append(got, p.Name)
+	}
+	if diff := cmp.Diff(moved, got); diff != "" {
+		t.Errorf("unschedulable order after the second event (-want +got):\n%s", diff)
 	}
 }
