@@ -173,7 +173,7 @@ func (m *failureMemo) classOfPod(pod *v1.Pod, claims []*resourceapi.ResourceClai
 // same key get the same answer in the same state (up to their names).
 // The spec and the claims' specs are in their protobuf encoding, which
 // writes maps with sorted keys (generated code, several times faster than
-// encoding/json's reflection: a timeline keys every pod it queues); it
+// encoding/json's reflection: a timeline keys thousands of pods); it
 // tells nil from empty lists no more than plugins do.
 func podClassKey(pod *v1.Pod, claims []*resourceapi.ResourceClaim) (string, error) {
 	b := appendKeyString(nil, pod.Namespace)
