@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -88,7 +89,14 @@ type Queue struct {
 	unschedulable map[string]*Entity
 	order         []*Entity
 	holes         int
-	entities      map[string]*Entity
+	// floor is the earliest time an entity of the pool was put there or
+	// last flushed (poolTime), exact while floorExact: an entity that
+	// joins lowers it, one that leaves (or is flushed) makes it a mere
+	// bound, and the next nextFlush looks at every entity again. Pop
+	// asks for the next flush before every cycle.
+	floor      Time
+	floorExact bool
+	entities   map[string]*Entity
 
 	hints        []hintFn
 	pluginEvents map[string][]framework.ClusterEvent
@@ -440,6 +448,11 @@ func (q *Queue) toUnschedulable(e *Entity) {
 		return
 	}
 	q.detach(e)
+	if t := poolTime(e); q.waiting() == 0 {
+		q.floor, q.floorExact = t, true
+	} else {
+		q.floor = min(q.floor, t)
+	}
 	e.where = inUnschedulable
 	q.unschedulable[e.key] = e
 	e.orderIndex = len(q.order)
@@ -479,6 +492,7 @@ func (q *Queue) detach(e *Entity) {
 		delete(q.unschedulable, e.key)
 		q.order[e.orderIndex] = nil
 		q.holes++
+		q.floorExact = false
 		q.compactOrder()
 	}
 	e.where = nowhere
@@ -734,18 +748,27 @@ func (q *Queue) nextFlush() (Time, bool) {
 		}
 	}
 	q.considerBackoff(consider)
-	for _, e := range q.order {
-		if e == nil {
-			continue
+	if q.waiting() > 0 {
+		if !q.floorExact {
+			q.floor, q.floorExact = Time(math.MaxInt64), true
+			for _, e := range q.order {
+				if e != nil {
+					q.floor = min(q.floor, poolTime(e))
+				}
+			}
 		}
-		last := e.Timestamp.T
-		if e.flushTime > last {
-			last = e.flushTime
-		}
-		// moved once now - last > MaxInUnschedulable, at a 30 s tick.
-		consider(max(nextTick(last+q.opts.MaxInUnschedulable, unschedulableFlushPeriod), nextTick(q.lastUnschedulableFlush, unschedulableFlushPeriod)))
+		// An entity is moved once now - poolTime > MaxInUnschedulable,
+		// at a 30 s tick; the earliest is the one with the earliest
+		// poolTime (the time is monotone in it).
+		consider(max(nextTick(q.floor+q.opts.MaxInUnschedulable, unschedulableFlushPeriod), nextTick(q.lastUnschedulableFlush, unschedulableFlushPeriod)))
 	}
 	return best, ok
+}
+
+// poolTime is when the entity was put in the unschedulable pool or last
+// flushed from it, whichever is later.
+func poolTime(e *Entity) Time {
+	return max(e.Timestamp.T, e.flushTime)
 }
 
 // nextTick is the first multiple of period strictly after t.
@@ -774,13 +797,10 @@ func (q *Queue) flushUnschedulable(t Time) {
 		if e == nil {
 			continue
 		}
-		last := e.Timestamp.T
-		if e.flushTime > last {
-			last = e.flushTime
-		}
-		if t-last > q.opts.MaxInUnschedulable {
+		if t-poolTime(e) > q.opts.MaxInUnschedulable {
 			e.WasFlushed = true
 			e.flushTime = t
+			q.floorExact = false
 			moving = append(moving, e)
 		}
 	}

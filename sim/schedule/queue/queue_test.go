@@ -321,3 +321,29 @@ func TestUnschedulableOrderSurvivesMovesAndComebacks(t *testing.T) {
 		t.Errorf("unschedulable order after the second event (-want +got):\n%s", diff)
 	}
 }
+
+// The unschedulable flush is due 5 minutes after the earliest time a pod
+// still in the pool entered it: when that pod leaves, the next one's
+// time counts, not the time kept for the pool before.
+func TestUnschedulableFlushFollowsThePool(t *testing.T) {
+	fit := &fakePlugin{name: "Fit", event: framework.EventAssignedPodDelete, queue: map[string]bool{"a": true}}
+	q := New(Options{PopFromBackoffQ: true, Plugins: []framework.Plugin{fit}})
+	q.Add(pod("a", 0), 0)
+	e := q.Pop(0)
+	q.Failed(e, 0, rejectedBy(e, "Fit"))
+	q.Add(pod("b", 0), 100*time.Second)
+	e = q.Pop(100 * time.Second)
+	q.Failed(e, 100*time.Second, rejectedBy(e, "Fit"))
+	if wake, ok := q.NextWake(100 * time.Second); !ok || wake != 330*time.Second {
+		t.Fatalf("NextWake with a and b waiting = %v %v, want 5m30s (a's flush)", wake, ok)
+	}
+	// a leaves the pool (and the queue); b's flush is next: more than 5
+	// minutes after 100 s, at a 30 s tick.
+	q.Event(100*time.Second, framework.EventAssignedPodDelete, pod("x", 0), nil, nil)
+	if got := popNames(q, 100*time.Second); !cmp.Equal(got, []string{"a"}) {
+		t.Fatalf("popped %v after the event, want [a]", got)
+	}
+	if wake, ok := q.NextWake(100 * time.Second); !ok || wake != 420*time.Second {
+		t.Errorf("NextWake with b waiting = %v %v, want 7m0s (b's flush)", wake, ok)
+	}
+}
