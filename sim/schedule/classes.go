@@ -20,7 +20,12 @@ import (
 //
 // Keys are kept between cycles: a node's part is recomputed only when its
 // NodeInfo changes (its Generation), its labels only when its node object
-// is replaced, and the device part by the plugin that owns it.
+// is replaced, and the device part by the plugin that owns it. When the
+// node list itself changes (nodes added at its end, or a node removed,
+// which renews every NodeInfo), each position keeps its class unless
+// what it holds changed: the autoscaler adds its upcoming nodes and takes
+// them back in every loop while a scale-up provisions, and starting over
+// each time was most of the classifier's work in a timeline.
 
 // classifier assigns class ids to the nodes of one cluster.
 type classifier struct {
@@ -36,6 +41,8 @@ type classifier struct {
 	info    []uint32
 	infoIDs map[string]uint32
 	buf     []byte
+	// obj is each position's node object as last seen.
+	obj []*v1.Node
 	// state is each node's plugin-state key as last seen, and statePos
 	// the position in the keyer's log of changed keys it reflects.
 	state    []uint32
@@ -99,13 +106,16 @@ func (c *classifier) classes(nodes []*framework.NodeInfo, changes nodeChanges, l
 	if stateLog != nil {
 		stateChanged, c.statePos, stateKnown = stateLog.NodeStateChanges(c.statePos)
 	}
-	if !ok || !framework.SameNodeList(c.nodes, nodes) || len(c.state) != len(state) {
+	switch {
+	case !ok || c.nodes == nil || (c.state == nil) != (state == nil):
 		c.reset(nodes, state)
-	} else {
+	case !framework.SameNodeList(c.nodes, nodes) || len(c.state) != len(state):
+		c.follow(nodes, state)
+	default:
 		for _, i := range changed {
 			if ni := nodes[i]; c.gen[i] != ni.Generation {
 				c.info[i] = c.infoID(ni)
-				c.gen[i] = ni.Generation
+				c.gen[i], c.obj[i] = ni.Generation, ni.Node()
 				c.markDirty(i)
 			}
 		}
@@ -126,15 +136,23 @@ func (c *classifier) classes(nodes []*framework.NodeInfo, changes nodeChanges, l
 		}
 	}
 	p := c.projection(labelKeys, name)
+	n := len(nodes)
 	if p.epoch != c.epoch || p.seen < c.dirtyBase {
-		n := len(nodes)
 		p.nodeObj, p.label, p.class = make([]*v1.Node, n), make([]uint32, n), make([]uint32, n)
 		for i := range nodes {
 			c.refresh(p, nodes, i)
 		}
 	} else {
+		if len(p.class) != n {
+			// The list grew or shrank since the projection's last
+			// use: positions past its old end are in the dirty log
+			// since then (follow), those past the new end go.
+			p.nodeObj, p.label, p.class = fitLen(p.nodeObj, n), fitLen(p.label, n), fitLen(p.class, n)
+		}
 		for _, i := range c.dirty[p.seen-c.dirtyBase:] {
-			c.refresh(p, nodes, int(i))
+			if int(i) < n {
+				c.refresh(p, nodes, int(i))
+			}
 		}
 	}
 	p.epoch, p.seen = c.epoch, c.dirtyBase+len(c.dirty)
@@ -147,13 +165,63 @@ func (c *classifier) reset(nodes []*framework.NodeInfo, state []uint32) {
 	c.nodes = append(c.nodes[:0], nodes...)
 	c.gen = make([]int64, len(nodes))
 	c.info = make([]uint32, len(nodes))
+	c.obj = make([]*v1.Node, len(nodes))
 	for i, ni := range nodes {
 		c.info[i] = c.infoID(ni)
 		c.gen[i] = ni.Generation
+		c.obj[i] = ni.Node()
 	}
 	c.state = append(c.state[:0], state...)
 	c.dirtyBase += len(c.dirty)
 	c.dirty = c.dirty[:0]
+}
+
+// follow takes a new node list position by position: a position whose
+// NodeInfo is the one seen there and unchanged keeps its key; any other
+// has its key computed again and is marked dirty only when the key, the
+// node object or the plugin state differs from what the position held.
+// Positions past the old end are new, and marked dirty.
+func (c *classifier) follow(nodes []*framework.NodeInfo, state []uint32) {
+	old := len(c.nodes)
+	c.gen, c.info, c.obj = fitLen(c.gen, len(nodes)), fitLen(c.info, len(nodes)), fitLen(c.obj, len(nodes))
+	c.state = fitLen(c.state, len(state))
+	for i, ni := range nodes {
+		if i >= old {
+			c.info[i], c.gen[i], c.obj[i] = c.infoID(ni), ni.Generation, ni.Node()
+			if state != nil {
+				c.state[i] = state[i]
+			}
+			c.markDirty(int32(i))
+			continue
+		}
+		dirty := false
+		if ni != c.nodes[i] || ni.Generation != c.gen[i] {
+			if id := c.infoID(ni); id != c.info[i] {
+				c.info[i], dirty = id, true
+			}
+			c.gen[i] = ni.Generation
+		}
+		if node := ni.Node(); node != c.obj[i] {
+			c.obj[i], dirty = node, true
+		}
+		if state != nil && state[i] != c.state[i] {
+			c.state[i], dirty = state[i], true
+		}
+		if dirty {
+			c.markDirty(int32(i))
+		}
+	}
+	c.nodes = append(c.nodes[:0], nodes...)
+	clear(c.nodes[len(nodes):cap(c.nodes)]) // no NodeInfo kept past the end
+}
+
+// fitLen returns s with length n: cut, or grown with zero values.
+func fitLen[T any](s []T, n int) []T {
+	if n <= len(s) {
+		clear(s[n:])
+		return s[:n]
+	}
+	return append(s, make([]T, n-len(s))...)
 }
 
 func (c *classifier) markDirty(i int32) {
@@ -268,6 +336,9 @@ func appendResource(b []byte, r *framework.Resource) []byte {
 	b = binary.AppendVarint(b, r.Memory)
 	b = binary.AppendVarint(b, r.EphemeralStorage)
 	b = binary.AppendVarint(b, int64(r.AllowedPodNumber))
+	if len(r.ScalarResources) == 0 {
+		return binary.AppendUvarint(b, 0)
+	}
 	names := make([]string, 0, len(r.ScalarResources))
 	for name := range r.ScalarResources {
 		names = append(names, string(name))
@@ -282,6 +353,9 @@ func appendResource(b []byte, r *framework.Resource) []byte {
 }
 
 func appendPorts(b []byte, ports framework.HostPortInfo) []byte {
+	if len(ports) == 0 {
+		return binary.AppendUvarint(b, 0)
+	}
 	var all []string
 	for ip, m := range ports {
 		for pp := range m {
@@ -297,6 +371,9 @@ func appendPorts(b []byte, ports framework.HostPortInfo) []byte {
 }
 
 func appendImages(b []byte, images map[string]*framework.ImageStateSummary) []byte {
+	if len(images) == 0 {
+		return binary.AppendUvarint(b, 0)
+	}
 	names := make([]string, 0, len(images))
 	for name := range images {
 		names = append(names, name)

@@ -1,11 +1,16 @@
 package schedule
 
 import (
-	"encoding/json"
+	"encoding/binary"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/drasim/drasim/sim/result"
+	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 )
 
 // The memo of failed cycles (Replayer.MemoizeFailures). A pod's cycle
@@ -52,23 +57,32 @@ type failureMemo struct {
 	misses  int
 }
 
-// failure is a failed cycle's answer, to be given again.
+// failure is a failed cycle's answer, to be given again. Every cycle
+// given it shares it: nothing changes an attempt or a PostFilter result
+// once decided.
 type failure struct {
 	// attempt is the cycle's outcome, without its cycle state.
 	attempt Attempt
-	// message is PostFilter's message; preemption DefaultPreemption's
-	// decision (no node, nothing nominated), nil without preemption.
-	message    string
-	preemption *Preemption
+	// postFilter is PostFilter's message and DefaultPreemption's decision
+	// (no node, nothing nominated; nil without preemption).
+	postFilter PostFilterResult
+	// reasons are the outcome's rejections and plugins the queue's
+	// UnschedulablePlugins, shared by every cycle given the answer
+	// (neither is changed once made).
+	reasons []result.Reason
+	plugins sets.Set[string]
 }
 
-// memoCycle is a cycle the memo may answer: the pod's class, the state
-// version it starts from, and the answer found for the class in that
-// state, if any.
+// memoCycle is a cycle the memo may answer: the pod's class (-1 until
+// needed), the state version it starts from, and the answer found for
+// the class in that state, if any; pod and claims are the pod's, to key
+// it by.
 type memoCycle struct {
 	class   int
 	version uint64
 	hit     *failure
+	pod     *v1.Pod
+	claims  []*resourceapi.ResourceClaim
 }
 
 // MemoStats returns how many cycles the memo of failed cycles answered
@@ -112,26 +126,20 @@ func (r *Replayer) memoLookup(pod *v1.Pod) *memoCycle {
 		m = &failureMemo{failures: map[int]*failure{}, classes: map[string]int{}, classOf: map[*v1.Pod]int{}}
 		r.memo = m
 	}
-	class, ok := m.classOf[pod]
-	if !ok {
-		key, err := podClassKey(pod, claims)
-		if err != nil {
-			return nil
-		}
-		if class, ok = m.classes[key]; !ok {
-			class = len(m.classes)
-			m.classes[key] = class
-		}
-		if len(m.classOf) > 1<<16 {
-			m.classOf = map[*v1.Pod]int{} // pods long gone; the keys stay
-		}
-		m.classOf[pod] = class
-	}
 	if v := r.stateVersion(); v != m.version {
 		clear(m.failures)
 		m.version = v
 	}
-	c := &memoCycle{class: class, version: m.version, hit: m.failures[class]}
+	c := &memoCycle{class: -1, version: m.version, pod: pod, claims: claims}
+	// With no answer kept in this state the pod's class is not needed
+	// yet: most pods that arrive (the arrival itself is a change) are
+	// placed at once and never keyed.
+	if len(m.failures) > 0 {
+		if c.class = m.classOfPod(pod, claims); c.class < 0 {
+			return nil
+		}
+		c.hit = m.failures[c.class]
+	}
 	if c.hit != nil {
 		m.hits++
 	} else {
@@ -140,28 +148,76 @@ func (r *Replayer) memoLookup(pod *v1.Pod) *memoCycle {
 	return c
 }
 
+// classOfPod is the pod's class, -1 when it cannot be keyed.
+func (m *failureMemo) classOfPod(pod *v1.Pod, claims []*resourceapi.ResourceClaim) int {
+	if class, ok := m.classOf[pod]; ok {
+		return class
+	}
+	key, err := podClassKey(pod, claims)
+	if err != nil {
+		return -1
+	}
+	class, ok := m.classes[key]
+	if !ok {
+		class = len(m.classes)
+		m.classes[key] = class
+	}
+	if len(m.classOf) > 1<<16 {
+		m.classOf = map[*v1.Pod]int{} // pods long gone; the keys stay
+	}
+	m.classOf[pod] = class
+	return class
+}
+
 // podClassKey is what the plugins read of a pending pod: two pods with the
 // same key get the same answer in the same state (up to their names).
+// The spec and the claims' specs are in their protobuf encoding, which
+// writes maps with sorted keys (generated code, several times faster than
+// encoding/json's reflection: a timeline keys thousands of pods); it
+// tells nil from empty lists no more than plugins do.
 func podClassKey(pod *v1.Pod, claims []*resourceapi.ResourceClaim) (string, error) {
-	k := struct {
-		Namespace   string
-		Labels      map[string]string
-		Annotations map[string]string
-		Spec        *v1.PodSpec
-		Claims      []*resourceapi.ResourceClaimSpec
-	}{Namespace: pod.Namespace, Labels: pod.Labels, Annotations: pod.Annotations, Spec: &pod.Spec}
-	for _, c := range claims {
-		k.Claims = append(k.Claims, &c.Spec)
+	b := appendKeyString(nil, pod.Namespace)
+	b = appendSortedMap(b, pod.Labels)
+	b = appendSortedMap(b, pod.Annotations)
+	spec, err := pod.Spec.Marshal()
+	if err != nil {
+		return "", err
 	}
-	b, err := json.Marshal(k) // maps are written with sorted keys
-	return string(b), err
+	b = appendKeyBytes(b, spec)
+	for _, c := range claims {
+		cs, err := c.Spec.Marshal()
+		if err != nil {
+			return "", err
+		}
+		b = appendKeyBytes(b, cs)
+	}
+	return string(b), nil
+}
+
+func appendKeyString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendKeyBytes(b, s []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendSortedMap(b []byte, m map[string]string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(m)))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		b = appendKeyString(b, k)
+		b = appendKeyString(b, m[k])
+	}
+	return b
 }
 
 // memoStore keeps a failed cycle's answer for the pods of its class when
 // giving it again is exact: PostFilter changed nothing and decided
 // nothing, the cycle left the state as it found it, and no message names
 // the pod or its claims.
-func (r *Replayer) memoStore(c *memoCycle, pod *v1.Pod, a *Attempt, pf *PostFilterResult) {
+func (r *Replayer) memoStore(c *memoCycle, pod *v1.Pod, a *Attempt, pf *PostFilterResult, reasons []result.Reason, plugins sets.Set[string]) {
 	if c == nil || a.Node != "" || a.Err != nil || a.Error != nil || pf.Deallocate != nil {
 		return
 	}
@@ -175,67 +231,74 @@ func (r *Replayer) memoStore(c *memoCycle, pod *v1.Pod, a *Attempt, pf *PostFilt
 	if namesPod(pod, r.ClaimsOf(pod), a, pf) {
 		return
 	}
-	f := &failure{attempt: *a, message: pf.Message}
-	f.attempt.State = nil
-	if pre != nil {
-		p := *pre
-		f.preemption = &p
+	if c.class < 0 {
+		if c.class = r.memo.classOfPod(c.pod, c.claims); c.class < 0 {
+			return
+		}
 	}
+	f := &failure{attempt: *a, reasons: reasons, plugins: plugins}
+	f.attempt.State = nil
+	f.postFilter = PostFilterResult{Message: pf.Message, Preemption: pre}
 	r.memo.failures[c.class] = f
 }
 
 // namesPod reports whether a message of the cycle names the pod or one of
 // its claims: such an answer is the pod's own.
 func namesPod(pod *v1.Pod, claims []*resourceapi.ResourceClaim, a *Attempt, pf *PostFilterResult) bool {
-	names := []string{pod.Name}
-	for _, c := range claims {
-		names = append(names, c.Name)
-	}
-	texts := []string{a.Message, pf.Message}
-	for _, rj := range a.Rejections {
-		texts = append(texts, rj.Plugin, rj.Reason)
-	}
-	if st := a.PreFilterStatus; st != nil {
-		texts = append(texts, st.Message())
-	}
-	if pre := pf.Preemption; pre != nil {
-		texts = append(texts, pre.Message)
-		for _, n := range pre.Rejected {
-			if n.Status != nil {
-				texts = append(texts, n.Status.Message())
+	names := func(t string) bool {
+		if pod.Name != "" && strings.Contains(t, pod.Name) {
+			return true
+		}
+		for _, c := range claims {
+			if c.Name != "" && strings.Contains(t, c.Name) {
+				return true
 			}
 		}
+		return false
 	}
-	for _, t := range texts {
-		for _, n := range names {
-			if n != "" && strings.Contains(t, n) {
-				return true
+	if names(a.Message) || names(pf.Message) {
+		return true
+	}
+	for _, rj := range a.Rejections {
+		if names(rj.Plugin) || names(rj.Reason) {
+			return true
+		}
+	}
+	if st := a.PreFilterStatus; st != nil && names(st.Message()) {
+		return true
+	}
+	if pre := pf.Preemption; pre != nil {
+		if names(pre.Message) {
+			return true
+		}
+		// Rejections share their statuses: each is read once.
+		var last *framework.Status
+		for _, n := range pre.Rejected {
+			if n.Status != nil && n.Status != last {
+				if names(n.Status.Message()) {
+					return true
+				}
+				last = n.Status
 			}
 		}
 	}
 	return false
 }
 
-// again is the failure given as a new cycle's outcome: the start index
-// moves on as the cycle moved it.
+// again is the failure given as a new cycle's outcome (shared, not to be
+// changed): the start index moves on as the cycle moved it.
 func (f *failure) again(s *Scheduler) *Attempt {
-	a := f.attempt
-	if a.moved && len(s.c.Nodes) > 0 {
+	if a := &f.attempt; a.moved && len(s.c.Nodes) > 0 {
 		s.nextStart = (s.nextStart + a.advance) % len(s.c.Nodes)
 	}
-	return &a
+	return &f.attempt
 }
 
-// postFilter is the failure's PostFilter result; the dry run's offset is
-// drawn as the dry run drew it.
-func (f *failure) postFilter(s *Scheduler) *PostFilterResult {
-	pf := &PostFilterResult{Message: f.message}
-	if p := f.preemption; p != nil {
-		if p.offsetDraw > 0 {
-			s.preemptionRand().IntN(p.offsetDraw)
-		}
-		cp := *p
-		pf.Preemption = &cp
+// postFilterAgain is the failure's PostFilter result (shared, not to be changed);
+// the dry run's offset is drawn as the dry run drew it.
+func (f *failure) postFilterAgain(s *Scheduler) *PostFilterResult {
+	if p := f.postFilter.Preemption; p != nil && p.offsetDraw > 0 {
+		s.preemptionRand().IntN(p.offsetDraw)
 	}
-	return pf
+	return &f.postFilter
 }

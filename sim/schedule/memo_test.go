@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -389,6 +390,55 @@ func TestFailureMemoLeavesOut(t *testing.T) {
 	for _, msg := range []string{"resource claim default/" + claims[0].Name + ", request gpus: unknown", "pod train-1 waits"} {
 		if !namesPod(pod, claims, &Attempt{Message: msg}, &PostFilterResult{}) {
 			t.Errorf("message %q names the pod or its claim, but is not taken for its own", msg)
+		}
+	}
+}
+
+// TestPodClassKeyTellsWhatPluginsRead: pods that differ in their name only
+// share a key; any difference in what the plugins read (namespace,
+// labels, annotations, spec, a claim's spec) gives another.
+func TestPodClassKeyTellsWhatPluginsRead(t *testing.T) {
+	base := func() (*v1.Pod, []*resourceapi.ResourceClaim) {
+		p := &v1.Pod{}
+		p.Name, p.Namespace = "a", "ns"
+		p.Labels = map[string]string{"app": "x", "tier": "y"}
+		p.Annotations = map[string]string{"note": "1"}
+		p.Spec.Containers = []v1.Container{{Name: "c", Image: "img"}}
+		c := &resourceapi.ResourceClaim{}
+		c.Name = "a-gpu"
+		c.Spec.Devices.Requests = []resourceapi.DeviceRequest{{Name: "gpu", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: "gpu.example.com", Count: 1}}}
+		return p, []*resourceapi.ResourceClaim{c}
+	}
+	key := func(p *v1.Pod, cs []*resourceapi.ResourceClaim) string {
+		t.Helper()
+		k, err := podClassKey(p, cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	p0, c0 := base()
+	k0 := key(p0, c0)
+	renamed, rc := base()
+	renamed.Name, rc[0].Name = "b", "b-gpu"
+	if key(renamed, rc) != k0 {
+		t.Errorf("pods that differ in their names only have different keys")
+	}
+	changes := map[string]func(p *v1.Pod, cs []*resourceapi.ResourceClaim){
+		"namespace":       func(p *v1.Pod, _ []*resourceapi.ResourceClaim) { p.Namespace = "other" },
+		"a label":         func(p *v1.Pod, _ []*resourceapi.ResourceClaim) { p.Labels["app"] = "z" },
+		"a label's split": func(p *v1.Pod, _ []*resourceapi.ResourceClaim) { p.Labels = map[string]string{"ap": "px", "tier": "y"} },
+		"an annotation":   func(p *v1.Pod, _ []*resourceapi.ResourceClaim) { p.Annotations = nil },
+		"a toleration":    func(p *v1.Pod, _ []*resourceapi.ResourceClaim) { p.Spec.Tolerations = []v1.Toleration{{Key: "k"}} },
+		"the image":       func(p *v1.Pod, _ []*resourceapi.ResourceClaim) { p.Spec.Containers[0].Image = "other" },
+		"a claim's count": func(_ *v1.Pod, cs []*resourceapi.ResourceClaim) { cs[0].Spec.Devices.Requests[0].Exactly.Count = 2 },
+		"no claim":        func(_ *v1.Pod, cs []*resourceapi.ResourceClaim) { cs[0] = &resourceapi.ResourceClaim{} },
+	}
+	for name, change := range changes {
+		p, cs := base()
+		change(p, cs)
+		if key(p, cs) == k0 {
+			t.Errorf("%s changed, the key did not", name)
 		}
 	}
 }

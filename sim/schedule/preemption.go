@@ -208,6 +208,8 @@ func (s *Scheduler) dryRun(ctx context.Context, pod *v1.Pod, state *framework.Cy
 	offset := s.preemptionRand().IntN(n)
 	p.offsetDraw = n
 	var nonViolating, violating []PreemptionCandidate
+	// Most nodes of a dry run that finds no candidate are rejected.
+	p.Rejected = slices.Grow(p.Rejected, n)
 	for i := 0; i < n; i++ {
 		if len(nonViolating) > 0 && len(nonViolating)+len(violating) >= want {
 			break
@@ -254,6 +256,51 @@ func (s *Scheduler) preemptionRand() *rand.Rand {
 	return s.preemptRng
 }
 
+// lowestPriority is a node's lowest pod priority, as computed for a
+// NodeInfo at a Generation.
+type lowestPriority struct {
+	ni     *framework.NodeInfo
+	gen    int64
+	lowest int32
+	pods   bool
+}
+
+// hasVictimBelow reports whether a pod of the node has a victimPriority
+// below prio. Most dry runs end there on most nodes: a pod that waits in a
+// full cluster looks at every node's pods in each dry run, and reading
+// them was most of preemption's time in the timeline. Without pod groups
+// a victim's priority is its pod's own, which never changes, so the
+// lowest one is kept per node until its NodeInfo changes (its Generation)
+// or is replaced.
+func (s *Scheduler) hasVictimBelow(ni *framework.NodeInfo, prio int32) bool {
+	if s.c.GangsEnabled() || ni.Index < 0 {
+		return slices.ContainsFunc(ni.Pods, func(pi *framework.PodInfo) bool { return s.victimPriority(pi.Pod) < prio })
+	}
+	if ni.Index >= len(s.lowest) {
+		s.lowest = append(s.lowest, make([]lowestPriority, ni.Index+1-len(s.lowest))...)
+	}
+	l := &s.lowest[ni.Index]
+	if l.ni != ni || l.gen != ni.Generation {
+		*l = lowestPriority{ni: ni, gen: ni.Generation, pods: len(ni.Pods) > 0}
+		for i, pi := range ni.Pods {
+			if p := corev1helpers.PodPriority(pi.Pod); i == 0 || p < l.lowest {
+				l.lowest = p
+			}
+		}
+	}
+	return l.pods && l.lowest < prio
+}
+
+// noVictims is the status of a node without a pod to preempt, one value
+// for every such node (most of a dry run's nodes); it names its plugin
+// already, so that nothing changes it.
+func (s *Scheduler) noVictims() *framework.Status {
+	if s.noVictimsStatus == nil {
+		s.noVictimsStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims).WithPlugin(PreemptionPlugin)
+	}
+	return s.noVictimsStatus
+}
+
 // selectVictimsOnNode is kube's SelectVictimsOnNode: remove every
 // lower-priority unit (a pod; with GenericWorkload, every placed pod of a
 // pod group with disruptionMode All, wherever it runs), check that the
@@ -268,8 +315,8 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, cycleState *framewo
 	main := nodeInfo.Node().Name
 	// A unit's priority is that of each of its pods (victimPriority), so
 	// a node without a lower-priority pod has no unit to look at.
-	if !slices.ContainsFunc(nodeInfo.Pods, func(pi *framework.PodInfo) bool { return s.victimPriority(pi.Pod) < prio }) {
-		return nil, nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims), nil
+	if !s.hasVictimBelow(nodeInfo, prio) {
+		return nil, nil, s.noVictims(), nil
 	}
 	var potential []*victimUnit
 	for _, v := range s.victimUnits([]*framework.NodeInfo{nodeInfo}) {

@@ -293,8 +293,14 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 	if r.OnAttempt != nil {
 		r.OnAttempt(pod, a)
 	}
-	out := &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), FeasibleNodes: a.FeasibleNodes, EvaluatedNodes: a.EvaluatedNodes}
-	r.outcomes[pod] = out
+	// A pod retried for hours keeps one outcome, overwritten by each
+	// cycle (nothing keeps the earlier ones).
+	out := r.outcomes[pod]
+	if out == nil {
+		out = &result.Pod{}
+		r.outcomes[pod] = out
+	}
+	*out = result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), FeasibleNodes: a.FeasibleNodes, EvaluatedNodes: a.EvaluatedNodes}
 	if a.Error != nil {
 		// A plugin error fails this pod's attempt only, as in kube: no
 		// node rejected it (the reason counts no nodes), no PostFilter
@@ -313,8 +319,12 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 		if !r.NoDiagnosis {
 			out.DeviceReasons = diagnose(ctx, r.c, r.dra, a)
 		}
-		for _, rj := range a.Rejections {
-			out.Reasons = append(out.Reasons, result.Reason{Plugin: rj.Plugin, Reason: rj.Reason, Nodes: rj.Nodes})
+		if memo != nil && memo.hit != nil {
+			out.Reasons = memo.hit.reasons
+		} else {
+			for _, rj := range a.Rejections {
+				out.Reasons = append(out.Reasons, result.Reason{Plugin: rj.Plugin, Reason: rj.Reason, Nodes: rj.Nodes})
+			}
 		}
 		return r.failed(ctx, e, a, out, t, memo)
 	}
@@ -751,21 +761,24 @@ func (r *Replayer) PostFilter(ctx context.Context, pod *v1.Pod, a *Attempt) (*Po
 func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out *result.Pod, t queue.Time, memo *memoCycle) error {
 	pod := e.Pod()
 	var pf *PostFilterResult
+	var plugins sets.Set[string]
 	if memo != nil && memo.hit != nil {
-		pf = memo.hit.postFilter(r.s)
+		pf = memo.hit.postFilterAgain(r.s)
+		plugins = memo.hit.plugins
 	} else {
 		var err error
 		if pf, err = r.PostFilter(ctx, pod, a); err != nil {
 			return err
 		}
-		r.memoStore(memo, pod, a, pf)
+		plugins = sets.New(a.UnschedulablePlugins...)
+		r.memoStore(memo, pod, a, pf, out.Reasons, plugins)
 	}
 	pre := pf.Preemption
 	if pre != nil && r.OnPreemption != nil {
 		r.OnPreemption(pod, pre)
 	}
 	out.Message = pf.Message
-	r.q.Failed(e, t, queue.Result{UnschedulablePlugins: map[string]sets.Set[string]{pod.Namespace + "/" + pod.Name: sets.New(a.UnschedulablePlugins...)}})
+	r.q.Failed(e, t, queue.Result{Unschedulable: plugins})
 	if pf.Deallocate != nil {
 		r.Deallocate(pf.Deallocate, t)
 	}

@@ -148,6 +148,10 @@ type Scheduler struct {
 	inFlight map[*v1.Pod]bool
 	// preemptRng draws kube's random choices in preemption.
 	preemptRng *rand.Rand
+	// lowest is each node's lowest pod priority (hasVictimBelow), by
+	// node index.
+	lowest          []lowestPriority
+	noVictimsStatus *framework.Status
 	// filters are the Filter plugins on for the latest cycle's state
 	// (setActiveFilters); other states (clones, older attempts) look
 	// each plugin up.
@@ -507,7 +511,7 @@ func (s *Scheduler) findNodeUpTo(ctx context.Context, pod *v1.Pod, onlyFeasible 
 	a.Rejections = sortedRejections(rejections)
 	a.UnschedulablePlugins = unschedulablePlugins(f, narrowingPlugins)
 	a.Potential = f.potential
-	sort.Slice(a.Potential, func(i, j int) bool { return a.Potential[i].Index < a.Potential[j].Index })
+	inNodeOrder(a.Potential)
 
 	if len(f.feasible) == 0 {
 		a.Message = fitMessage(len(nodes), a.Rejections)
@@ -542,6 +546,35 @@ func (s *Scheduler) findNodeUpTo(ctx context.Context, pod *v1.Pod, onlyFeasible 
 		a.Node = ""
 	}
 	return a
+}
+
+// inNodeOrder sorts nodes by their index. The filter walk meets them from
+// the rotating start index on, wrapping around once, so they come as a
+// rotation of their node order: it is undone in place, in linear time
+// (sorting was 0.2 CPU-s of the 20,000-arrival timeline); any other
+// order is sorted.
+func inNodeOrder(nodes []*framework.NodeInfo) {
+	k := 0 // where the second run starts
+	for i := 1; i < len(nodes); i++ {
+		if nodes[i].Index > nodes[i-1].Index {
+			continue
+		}
+		if k != 0 || nodes[i].Index == nodes[i-1].Index {
+			k = -1
+			break
+		}
+		k = i
+	}
+	switch {
+	case k == 0:
+		return
+	case k > 0 && nodes[len(nodes)-1].Index < nodes[0].Index:
+		slices.Reverse(nodes[:k])
+		slices.Reverse(nodes[k:])
+		slices.Reverse(nodes)
+	default:
+		sort.Slice(nodes, func(i, j int) bool { return nodes[i].Index < nodes[j].Index })
+	}
 }
 
 // nodeClasses returns each node's class for the pod, or nil when some
@@ -800,9 +833,20 @@ func (s *Scheduler) filter(ctx context.Context, state *framework.CycleState, pod
 				repStatus = append(repStatus, nil)
 				nodes = append(nodes, 0)
 			}
-			s.parallel(len(reps)-first, func(k int) {
-				repStatus[first+k] = s.filterNode(ctx, state, pod, candidates[reps[first+k]])
-			})
+			if s.opts.Parallelism <= 1 || len(reps)-first == 1 {
+				// One at a time, without the workers' closure (made
+				// for every new class, and the lists it shares moved to
+				// the heap: 150 MB of the 20,000-arrival timeline's
+				// garbage).
+				for k := first; k < len(reps); k++ {
+					repStatus[k] = s.filterNode(ctx, state, pod, candidates[reps[k]])
+				}
+			} else {
+				rs, rp := repStatus[first:], reps[first:]
+				s.parallel(len(rp), func(k int) {
+					rs[k] = s.filterNode(ctx, state, pod, candidates[rp[k]])
+				})
+			}
 			for k := first; k < len(reps); k++ {
 				st := repStatus[k]
 				out := outcomeFeasible

@@ -208,3 +208,43 @@ func nodeByNode(s *Scheduler, nodes []*framework.NodeInfo, plugins []framework.F
 	}
 	return o
 }
+
+// inNodeOrder puts any list of nodes in index order, rotations of the
+// node order (the filter walk's) and other orders alike.
+func TestInNodeOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for round := range 500 {
+		n := rng.IntN(12)
+		var nodes []*framework.NodeInfo
+		for i := range 3 * n {
+			if rng.IntN(3) == 0 {
+				ni := framework.NewNodeInfo(nil)
+				ni.Index = i
+				nodes = append(nodes, ni)
+			}
+		}
+		switch rng.IntN(3) {
+		case 0: // a rotation, as the walk meets them
+			if len(nodes) > 0 {
+				k := rng.IntN(len(nodes))
+				nodes = append(nodes[k:], nodes[:k]...)
+			}
+		case 1:
+			rng.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+		}
+		var before []int
+		for _, ni := range nodes {
+			before = append(before, ni.Index)
+		}
+		inNodeOrder(nodes)
+		for i := 1; i < len(nodes); i++ {
+			if nodes[i-1].Index >= nodes[i].Index {
+				var got []int
+				for _, ni := range nodes {
+					got = append(got, ni.Index)
+				}
+				t.Fatalf("round %d: %v ordered as %v", round, before, got)
+			}
+		}
+	}
+}

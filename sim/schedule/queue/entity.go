@@ -92,6 +92,8 @@ type Entity struct {
 	backoffSet    bool
 	where         location
 	heapIndex     int
+	// orderIndex is its place in the unschedulable order (Queue.order).
+	orderIndex int
 }
 
 // Pod returns the pod of a single-pod entity (the first pod of a gang).

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
@@ -267,13 +266,7 @@ func (q *Queue) GroupAttempted(e *Entity, t Time, back []*v1.Pod, r Result, outc
 			continue
 		}
 		key := pod.Namespace + "/" + pod.Name
-		pi.UnschedulablePlugins, pi.PendingPlugins = sets.New[string](), sets.New[string]()
-		if s := r.UnschedulablePlugins[key]; s != nil {
-			pi.UnschedulablePlugins = s.Clone()
-		}
-		if s := r.PendingPlugins[key]; s != nil {
-			pi.PendingPlugins = s.Clone()
-		}
+		pi.UnschedulablePlugins, pi.PendingPlugins = orNone(r.UnschedulablePlugins[key]), orNone(r.PendingPlugins[key])
 		pi.Timestamp = q.stamp(t)
 		pods = append(pods, pi)
 	}

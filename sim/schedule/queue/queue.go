@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -81,13 +82,27 @@ type Queue struct {
 	backoff      entityHeap
 	errorBackoff entityHeap
 	// unschedulable holds the pods (and gangs) that failed and wait for
-	// an event; order keeps the insertion order for deterministic scans.
+	// an event; order keeps the insertion order for deterministic scans,
+	// with nil where an entity left (holes counts them) until it is
+	// compacted: an event may move most of the pool, and closing each
+	// gap at once made that quadratic.
 	unschedulable map[string]*Entity
 	order         []*Entity
-	entities      map[string]*Entity
+	holes         int
+	// floor is the earliest time an entity of the pool was put there or
+	// last flushed (poolTime), exact while floorExact: an entity that
+	// joins lowers it, one that leaves (or is flushed) makes it a mere
+	// bound, and the next nextFlush looks at every entity again. Pop
+	// asks for the next flush before every cycle.
+	floor      Time
+	floorExact bool
+	entities   map[string]*Entity
 
 	hints        []hintFn
 	pluginEvents map[string][]framework.ClusterEvent
+	// matching and moving are Event's lists, kept between events.
+	matching []hintFn
+	moving   []*Entity
 
 	// lastFlush are the last tick times the periodic flushes ran at.
 	lastBackoffFlush       Time
@@ -194,7 +209,15 @@ func (q *Queue) Add(pod *v1.Pod, t Time) {
 }
 
 func newPodInfo(pod *v1.Pod) *PodInfo {
-	return &PodInfo{Pod: pod, UnschedulablePlugins: sets.New[string](), PendingPlugins: sets.New[string]()}
+	return &PodInfo{Pod: pod, UnschedulablePlugins: noPlugins, PendingPlugins: noPlugins}
+}
+
+// orNone is s, or the empty set for nil.
+func orNone(s sets.Set[string]) sets.Set[string] {
+	if s == nil {
+		return noPlugins
+	}
+	return s
 }
 
 // Pop removes and returns the entity to schedule next at time t, running
@@ -240,7 +263,9 @@ func (q *Queue) Done(e *Entity) {
 	q.forgetGroupEntity(e)
 }
 
-// Result is the outcome of a failed attempt, for Failed.
+// Result is the outcome of a failed attempt, for Failed. The queue keeps
+// the sets it is given, shared and never changed (a pod's sets are
+// replaced, not edited): the caller must not change them afterwards.
 type Result struct {
 	// UnschedulablePlugins and PendingPlugins, per pod of the entity (by
 	// pod key "<ns>/<name>"), are the plugins that rejected it. A pod with
@@ -248,10 +273,19 @@ type Result struct {
 	// retried after its backoff, whatever happens.
 	UnschedulablePlugins map[string]sets.Set[string]
 	PendingPlugins       map[string]sets.Set[string]
+	// Unschedulable and Pending are the same for an entity of one pod,
+	// without a map by pod key; they are read when both maps are nil. A
+	// replay's waiting pods fail hundreds of thousands of times, and the
+	// map, the key and the sets were most of a failure's garbage.
+	Unschedulable, Pending sets.Set[string]
 	// Error is set when the attempt ended in an error rather than a
 	// rejection; the backoff then counts errors.
 	Error bool
 }
+
+// noPlugins is the empty set a pod's plugins start from; like every set
+// the queue keeps, it is replaced, never edited.
+var noPlugins = sets.Set[string]{}
 
 // Failed puts back an entity whose attempt at time t did not schedule it
 // (kube's AddUnschedulablePodIfNotPresent): it waits in the unschedulable
@@ -259,15 +293,13 @@ type Result struct {
 // for the end of its backoff.
 func (q *Queue) Failed(e *Entity, t Time, r Result) {
 	q.setNow(t)
-	for _, pi := range e.Pods {
-		k := pi.Pod.Namespace + "/" + pi.Pod.Name
-		pi.UnschedulablePlugins = sets.New[string]()
-		pi.PendingPlugins = sets.New[string]()
-		if s := r.UnschedulablePlugins[k]; s != nil {
-			pi.UnschedulablePlugins = s.Clone()
-		}
-		if s := r.PendingPlugins[k]; s != nil {
-			pi.PendingPlugins = s.Clone()
+	if r.UnschedulablePlugins == nil && r.PendingPlugins == nil && len(e.Pods) == 1 {
+		pi := e.Pods[0]
+		pi.UnschedulablePlugins, pi.PendingPlugins = orNone(r.Unschedulable), orNone(r.Pending)
+	} else {
+		for _, pi := range e.Pods {
+			k := pi.Pod.Namespace + "/" + pi.Pod.Name
+			pi.UnschedulablePlugins, pi.PendingPlugins = orNone(r.UnschedulablePlugins[k]), orNone(r.PendingPlugins[k])
 		}
 	}
 	if r.Error || !e.hasRejectors() {
@@ -359,7 +391,8 @@ func (q *Queue) runPreEnqueue(e *Entity) bool {
 		}
 		for _, p := range order {
 			if st := p.PreEnqueue(pi.Pod); !st.IsSuccess() {
-				pi.UnschedulablePlugins.Insert(p.Name())
+				// The set may be shared (see Result): a new one.
+				pi.UnschedulablePlugins = pi.UnschedulablePlugins.Clone().Insert(p.Name())
 				pi.GatingPlugin = p.Name()
 				pi.gatingEvents = q.pluginEvents[p.Name()]
 				gated = true
@@ -415,10 +448,36 @@ func (q *Queue) toUnschedulable(e *Entity) {
 		return
 	}
 	q.detach(e)
+	if t := poolTime(e); q.waiting() == 0 {
+		q.floor, q.floorExact = t, true
+	} else {
+		q.floor = min(q.floor, t)
+	}
 	e.where = inUnschedulable
 	q.unschedulable[e.key] = e
+	e.orderIndex = len(q.order)
 	q.order = append(q.order, e)
 }
+
+// compactOrder closes the holes of the unschedulable order once they are
+// half of it.
+func (q *Queue) compactOrder() {
+	if q.holes < 16 || 2*q.holes < len(q.order) {
+		return
+	}
+	live := q.order[:0]
+	for _, e := range q.order {
+		if e != nil {
+			e.orderIndex = len(live)
+			live = append(live, e)
+		}
+	}
+	clear(q.order[len(live):])
+	q.order, q.holes = live, 0
+}
+
+// waiting is the number of entities in the unschedulable pool.
+func (q *Queue) waiting() int { return len(q.order) - q.holes }
 
 // detach takes the entity out of whatever sub-queue holds it.
 func (q *Queue) detach(e *Entity) {
@@ -431,9 +490,10 @@ func (q *Queue) detach(e *Entity) {
 		q.errorBackoff.remove(e)
 	case inUnschedulable:
 		delete(q.unschedulable, e.key)
-		if i := slices.Index(q.order, e); i >= 0 {
-			q.order = slices.Delete(q.order, i, i+1)
-		}
+		q.order[e.orderIndex] = nil
+		q.holes++
+		q.floorExact = false
+		q.compactOrder()
 	}
 	e.where = nowhere
 }
@@ -485,11 +545,21 @@ func (q *Queue) entityOf(pod *v1.Pod) *Entity {
 func (q *Queue) Event(t Time, ev framework.ClusterEvent, oldObj, newObj any, preCheck func(*v1.Pod) bool) {
 	q.setNow(t)
 	q.events++
-	if !q.interested(ev) {
+	if q.waiting() == 0 {
 		return
 	}
-	var moving []*Entity
+	hints, ok := q.matchingHints(ev)
+	if !ok {
+		return
+	}
+	// The entities are listed first (moving them changes q.order), in
+	// a list kept from event to event: a timeline delivers millions.
+	moving := q.moving[:0]
+	q.moving = nil // in use
 	for _, e := range q.order {
+		if e == nil {
+			continue
+		}
 		for _, pi := range e.Pods {
 			if preCheck == nil || preCheck(pi.Pod) {
 				moving = append(moving, e)
@@ -497,25 +567,40 @@ func (q *Queue) Event(t Time, ev framework.ClusterEvent, oldObj, newObj any, pre
 			}
 		}
 	}
-	q.moveEntities(moving, ev, oldObj, newObj)
+	q.moveEntities(moving, ev, hints, oldObj, newObj)
+	clear(moving)
+	q.moving = moving[:0]
+	q.giveBack(hints)
 }
 
-func (q *Queue) interested(ev framework.ClusterEvent) bool {
-	if ev.IsWildCard() {
-		return true
-	}
+// matchingHints are the hints registered for events ev matches, in
+// registration order, looked up once per event rather than once per
+// waiting pod; ok is false when there are none and ev is no wildcard:
+// no pod can move. Give the list back with giveBack.
+func (q *Queue) matchingHints(ev framework.ClusterEvent) (hints []hintFn, ok bool) {
+	hints = q.matching[:0]
+	q.matching = nil // in use
 	for _, h := range q.hints {
 		if h.event.Matches(ev) {
-			return true
+			hints = append(hints, h)
 		}
 	}
-	return false
+	if len(hints) == 0 && !ev.IsWildCard() {
+		q.matching = hints
+		return nil, false
+	}
+	return hints, true
 }
 
-func (q *Queue) moveEntities(entities []*Entity, ev framework.ClusterEvent, oldObj, newObj any) {
-	if !q.interested(ev) {
-		return
-	}
+func (q *Queue) giveBack(hints []hintFn) {
+	clear(hints)
+	q.matching = hints[:0]
+}
+
+// moveEntities requeues those of the entities that wait in the
+// unschedulable pool and that ev may help; hints are those matching ev
+// (matchingHints).
+func (q *Queue) moveEntities(entities []*Entity, ev framework.ClusterEvent, hints []hintFn, oldObj, newObj any) {
 	for _, e := range entities {
 		if e.where != inUnschedulable {
 			continue
@@ -523,7 +608,7 @@ func (q *Queue) moveEntities(entities []*Entity, ev framework.ClusterEvent, oldO
 		if e.gated() && !ev.IsWildCard() && !q.gatingPluginInterested(e, ev) {
 			continue
 		}
-		s := q.worthRequeuing(e, ev, oldObj, newObj)
+		s := q.worthRequeuing(e, ev, hints, oldObj, newObj)
 		if s == queueSkip {
 			continue
 		}
@@ -544,10 +629,10 @@ func (q *Queue) gatingPluginInterested(e *Entity, ev framework.ClusterEvent) boo
 }
 
 // worthRequeuing is the best strategy over the entity's pods.
-func (q *Queue) worthRequeuing(e *Entity, ev framework.ClusterEvent, oldObj, newObj any) queueingStrategy {
+func (q *Queue) worthRequeuing(e *Entity, ev framework.ClusterEvent, hints []hintFn, oldObj, newObj any) queueingStrategy {
 	best := queueSkip
 	for _, pi := range e.Pods {
-		if s := q.podWorthRequeuing(pi, ev, oldObj, newObj); s > best {
+		if s := podWorthRequeuing(pi, ev, hints, oldObj, newObj); s > best {
 			best = s
 			if best == queueImmediately {
 				break
@@ -557,10 +642,10 @@ func (q *Queue) worthRequeuing(e *Entity, ev framework.ClusterEvent, oldObj, new
 	return best
 }
 
-// podWorthRequeuing asks the hints of the plugins that rejected the pod:
-// Queue from a Pending plugin skips the backoff, Queue from an
-// Unschedulable plugin waits for it.
-func (q *Queue) podWorthRequeuing(pi *PodInfo, ev framework.ClusterEvent, oldObj, newObj any) queueingStrategy {
+// podWorthRequeuing asks the hints (those matching ev) of the plugins
+// that rejected the pod: Queue from a Pending plugin skips the backoff,
+// Queue from an Unschedulable plugin waits for it.
+func podWorthRequeuing(pi *PodInfo, ev framework.ClusterEvent, hints []hintFn, oldObj, newObj any) queueingStrategy {
 	if pi.UnschedulablePlugins.Len() == 0 && pi.PendingPlugins.Len() == 0 {
 		return queueAfterBackoff
 	}
@@ -571,8 +656,8 @@ func (q *Queue) podWorthRequeuing(pi *PodInfo, ev framework.ClusterEvent, oldObj
 		return queueAfterBackoff
 	}
 	strategy := queueSkip
-	for _, h := range q.hints {
-		if !h.event.Matches(ev) || !pi.UnschedulablePlugins.Has(h.plugin) && !pi.PendingPlugins.Has(h.plugin) {
+	for _, h := range hints {
+		if !pi.UnschedulablePlugins.Has(h.plugin) && !pi.PendingPlugins.Has(h.plugin) {
 			continue
 		}
 		hint := framework.Queue
@@ -663,15 +748,27 @@ func (q *Queue) nextFlush() (Time, bool) {
 		}
 	}
 	q.considerBackoff(consider)
-	for _, e := range q.order {
-		last := e.Timestamp.T
-		if e.flushTime > last {
-			last = e.flushTime
+	if q.waiting() > 0 {
+		if !q.floorExact {
+			q.floor, q.floorExact = Time(math.MaxInt64), true
+			for _, e := range q.order {
+				if e != nil {
+					q.floor = min(q.floor, poolTime(e))
+				}
+			}
 		}
-		// moved once now - last > MaxInUnschedulable, at a 30 s tick.
-		consider(max(nextTick(last+q.opts.MaxInUnschedulable, unschedulableFlushPeriod), nextTick(q.lastUnschedulableFlush, unschedulableFlushPeriod)))
+		// An entity is moved once now - poolTime > MaxInUnschedulable,
+		// at a 30 s tick; the earliest is the one with the earliest
+		// poolTime (the time is monotone in it).
+		consider(max(nextTick(q.floor+q.opts.MaxInUnschedulable, unschedulableFlushPeriod), nextTick(q.lastUnschedulableFlush, unschedulableFlushPeriod)))
 	}
 	return best, ok
+}
+
+// poolTime is when the entity was put in the unschedulable pool or last
+// flushed from it, whichever is later.
+func poolTime(e *Entity) Time {
+	return max(e.Timestamp.T, e.flushTime)
 }
 
 // nextTick is the first multiple of period strictly after t.
@@ -697,22 +794,29 @@ func (q *Queue) flushUnschedulable(t Time) {
 	q.lastUnschedulableFlush = t
 	var moving []*Entity
 	for _, e := range q.order {
-		last := e.Timestamp.T
-		if e.flushTime > last {
-			last = e.flushTime
+		if e == nil {
+			continue
 		}
-		if t-last > q.opts.MaxInUnschedulable {
+		if t-poolTime(e) > q.opts.MaxInUnschedulable {
 			e.WasFlushed = true
 			e.flushTime = t
+			q.floorExact = false
 			moving = append(moving, e)
 		}
 	}
-	q.moveEntities(moving, framework.EventUnschedulableTimeout, nil, nil)
+	if len(moving) == 0 {
+		return
+	}
+	ev := framework.EventUnschedulableTimeout
+	if hints, ok := q.matchingHints(ev); ok {
+		q.moveEntities(moving, ev, hints, nil, nil)
+		q.giveBack(hints)
+	}
 }
 
 // Counts reports how many entities wait in each sub-queue.
 func (q *Queue) Counts() (active, backoff, unschedulable int) {
-	return q.active.Len(), q.backoff.Len() + q.errorBackoff.Len(), len(q.order)
+	return q.active.Len(), q.backoff.Len() + q.errorBackoff.Len(), q.waiting()
 }
 
 // Pending lists the pods waiting in the queue (any sub-queue), in a
@@ -734,7 +838,7 @@ func (q *Queue) Pending() []*v1.Pod {
 	add(sorted(&q.active))
 	add(sorted(&q.backoff))
 	add(sorted(&q.errorBackoff))
-	add(q.order)
+	add(slices.DeleteFunc(slices.Clone(q.order), func(e *Entity) bool { return e == nil }))
 	out = append(out, q.groups.waitingPods()...)
 	return out
 }

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -228,5 +229,121 @@ func TestNominator(t *testing.T) {
 	q.Delete(b)
 	if q.HasNominations() {
 		t.Errorf("nominations left after clearing a and deleting b")
+	}
+}
+
+// Failed keeps the sets it is given and shares them between pods; a gate
+// that adds itself to one pod's plugins must not add itself to the
+// other's, or the gate's events would move a pod it never rejected.
+func TestSharedPluginSetsStayApart(t *testing.T) {
+	fit := &fakePlugin{name: "Fit", event: framework.EventAssignedPodDelete, queue: map[string]bool{"a": true}}
+	g := &gate{blocked: map[string]bool{}}
+	q := New(Options{PopFromBackoffQ: true, Plugins: []framework.Plugin{fit, g}, PreEnqueue: []PreEnqueuePlugin{g}})
+	q.Add(pod("a", 0), 0)
+	q.Add(pod("b", 0), 0)
+	shared := sets.New("Fit")
+	for range 2 {
+		q.Failed(q.Pop(0), 0, Result{Unschedulable: shared})
+	}
+	// a is moved by Fit's event, then gated on its way to the backoffQ.
+	g.blocked["a"] = true
+	q.Event(0, framework.EventAssignedPodDelete, pod("x", 0), nil, nil)
+	if !shared.Equal(sets.New("Fit")) {
+		t.Fatalf("the shared set became %v, want [Fit]", sets.List(shared))
+	}
+	// The gate's event may release a, never b.
+	g.blocked["a"] = false
+	q.Event(10*time.Second, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add}, nil, &v1.Node{}, nil)
+	if got := popNames(q, 10*time.Second); !cmp.Equal(got, []string{"a"}) {
+		t.Errorf("popped %v after the gate's event, want [a]", got)
+	}
+}
+
+// The unschedulable pool keeps its insertion order, which its scans (and
+// so the order pods move in) follow, while most of it moves and comes
+// back: the pods that stayed keep their places, those that failed again
+// come after them in the order they failed.
+func TestUnschedulableOrderSurvivesMovesAndComebacks(t *testing.T) {
+	fit := &fakePlugin{name: "Fit", event: framework.EventAssignedPodDelete, queue: map[string]bool{}}
+	q := New(Options{PopFromBackoffQ: true, Plugins: []framework.Plugin{fit}})
+	var names []string
+	for i := range 40 {
+		name := fmt.Sprintf("p%02d", i)
+		names = append(names, name)
+		q.Add(pod(name, 0), 0)
+	}
+	for range names {
+		e := q.Pop(0)
+		q.Failed(e, 0, rejectedBy(e, "Fit"))
+	}
+	var stayed, moved []string
+	for i, name := range names {
+		if i%3 == 0 {
+			stayed = append(stayed, name)
+		} else {
+			moved = append(moved, name)
+			fit.queue[name] = true
+		}
+	}
+	q.Event(time.Minute, framework.EventAssignedPodDelete, pod("x", 0), nil, nil)
+	if _, _, unsched := q.Counts(); unsched != len(stayed) {
+		t.Fatalf("%d pods left unschedulable, want %d", unsched, len(stayed))
+	}
+	// The moved pods fail again, last moved first.
+	for e := q.Pop(time.Minute); e != nil; e = q.Pop(time.Minute) {
+		q.Failed(e, time.Minute, rejectedBy(e, "Fit"))
+	}
+	var got []string
+	for _, p := range q.Pending() {
+		got = append(got, p.Name)
+	}
+	want := append(append([]string(nil), stayed...), moved...)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unschedulable order (-want +got):\n%s", diff)
+	}
+	// Now the pods that stayed move (their places were renumbered when
+	// the pool was compacted), and only the others are left.
+	for _, name := range names {
+		fit.queue[name] = false
+	}
+	for _, name := range stayed {
+		fit.queue[name] = true
+	}
+	q.Event(2*time.Minute, framework.EventAssignedPodDelete, pod("x", 0), nil, nil)
+	if _, _, unsched := q.Counts(); unsched != len(moved) {
+		t.Fatalf("%d pods left unschedulable, want %d", unsched, len(moved))
+	}
+	got = nil
+	for _, p := range q.Pending()[len(stayed):] {
+		got = append(got, p.Name)
+	}
+	if diff := cmp.Diff(moved, got); diff != "" {
+		t.Errorf("unschedulable order after the second event (-want +got):\n%s", diff)
+	}
+}
+
+// The unschedulable flush is due 5 minutes after the earliest time a pod
+// still in the pool entered it: when that pod leaves, the next one's
+// time counts, not the time kept for the pool before.
+func TestUnschedulableFlushFollowsThePool(t *testing.T) {
+	fit := &fakePlugin{name: "Fit", event: framework.EventAssignedPodDelete, queue: map[string]bool{"a": true}}
+	q := New(Options{PopFromBackoffQ: true, Plugins: []framework.Plugin{fit}})
+	q.Add(pod("a", 0), 0)
+	e := q.Pop(0)
+	q.Failed(e, 0, rejectedBy(e, "Fit"))
+	q.Add(pod("b", 0), 100*time.Second)
+	e = q.Pop(100 * time.Second)
+	q.Failed(e, 100*time.Second, rejectedBy(e, "Fit"))
+	if wake, ok := q.NextWake(100 * time.Second); !ok || wake != 330*time.Second {
+		t.Fatalf("NextWake with a and b waiting = %v %v, want 5m30s (a's flush)", wake, ok)
+	}
+	// a leaves the pool (and the queue); b's flush is next: more than 5
+	// minutes after 100 s, at a 30 s tick.
+	q.Event(100*time.Second, framework.EventAssignedPodDelete, pod("x", 0), nil, nil)
+	if got := popNames(q, 100*time.Second); !cmp.Equal(got, []string{"a"}) {
+		t.Fatalf("popped %v after the event, want [a]", got)
+	}
+	if wake, ok := q.NextWake(100 * time.Second); !ok || wake != 420*time.Second {
+		t.Errorf("NextWake with b waiting = %v %v, want 7m0s (b's flush)", wake, ok)
 	}
 }
