@@ -284,14 +284,7 @@ func (p *planner) ineligible(ni *framework.NodeInfo, c *cluster.Cluster) Unremov
 // emptiness: every candidate is asked in every loop).
 func (p *planner) utilization(ni *framework.NodeInfo, c *cluster.Cluster) Utilization {
 	st := stateOf(ni, c)
-	i := ni.Index
-	if i < 0 || i > 1<<20 {
-		i = 0
-	}
-	if i >= len(p.utilCache) {
-		p.utilCache = append(p.utilCache, make([]cachedUtil, i+1-len(p.utilCache))...)
-	}
-	cu := &p.utilCache[i]
+	cu := slotOf(&p.utilCache, ni)
 	if st.valid && cu.state == st {
 		return cu.util
 	}
@@ -731,14 +724,7 @@ func (p *planner) sortCandidates(nodes []*framework.NodeInfo, now time.Time, edi
 // in every loop, so the NodeInfo itself would not do.
 func (p *planner) emptinessOf(ni *framework.NodeInfo, rules drainRules, now time.Time, edits uint64) emptiness {
 	name := ni.Node().Name
-	i := ni.Index
-	if i < 0 || i > 1<<20 {
-		i = 0
-	}
-	if i >= len(p.emptiness) {
-		p.emptiness = append(p.emptiness, make([]cachedEmptiness, i+1-len(p.emptiness))...)
-	}
-	c := &p.emptiness[i]
+	c := slotOf(&p.emptiness, ni)
 	if c.ok && c.name == name && c.edits == edits && slices.Equal(c.pods, ni.Pods) {
 		return c.emptiness
 	}
@@ -768,4 +754,18 @@ func (p *planner) emptinessOf(ni *framework.NodeInfo, rules drainRules, now time
 		c.ok = false
 	}
 	return e
+}
+
+// slotOf is the node's entry in a cache kept by place in the node list,
+// grown to hold it (an index out of any sane range shares slot 0; the
+// entries are checked against the node anyway).
+func slotOf[T any](cache *[]T, ni *framework.NodeInfo) *T {
+	i := ni.Index
+	if i < 0 || i > 1<<20 {
+		i = 0
+	}
+	if i >= len(*cache) {
+		*cache = append(*cache, make([]T, i+1-len(*cache))...)
+	}
+	return &(*cache)[i]
 }
