@@ -176,30 +176,27 @@ func (m *failureMemo) classOfPod(pod *v1.Pod, claims []*resourceapi.ResourceClai
 // encoding/json's reflection: a timeline keys thousands of pods); it
 // tells nil from empty lists no more than plugins do.
 func podClassKey(pod *v1.Pod, claims []*resourceapi.ResourceClaim) (string, error) {
-	b := appendKeyString(nil, pod.Namespace)
+	b := appendKeyPart(nil, pod.Namespace)
 	b = appendSortedMap(b, pod.Labels)
 	b = appendSortedMap(b, pod.Annotations)
 	spec, err := pod.Spec.Marshal()
 	if err != nil {
 		return "", err
 	}
-	b = appendKeyBytes(b, spec)
+	b = appendKeyPart(b, spec)
 	for _, c := range claims {
 		cs, err := c.Spec.Marshal()
 		if err != nil {
 			return "", err
 		}
-		b = appendKeyBytes(b, cs)
+		b = appendKeyPart(b, cs)
 	}
 	return string(b), nil
 }
 
-func appendKeyString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-func appendKeyBytes(b, s []byte) []byte {
+// appendKeyPart appends s to a class key, length first, so that no two
+// different sequences of parts make the same key.
+func appendKeyPart[S string | []byte](b []byte, s S) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
@@ -207,8 +204,8 @@ func appendKeyBytes(b, s []byte) []byte {
 func appendSortedMap(b []byte, m map[string]string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(m)))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		b = appendKeyString(b, k)
-		b = appendKeyString(b, m[k])
+		b = appendKeyPart(b, k)
+		b = appendKeyPart(b, m[k])
 	}
 	return b
 }
