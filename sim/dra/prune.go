@@ -116,7 +116,7 @@ type pruneKey struct {
 // pruneState holds the masks and each node class's pool check.
 type pruneState struct {
 	mu    sync.Mutex
-	masks map[pruneKey]*pruneMask // nil: keep every device
+	masks map[pruneKey]*pruneMask // nil: the claims cannot be judged
 	// valid tells, per static node class, whether its pools pass the
 	// checks above.
 	valid map[staticClass]bool
