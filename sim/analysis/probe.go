@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
@@ -46,6 +45,10 @@ type prober struct {
 	seq       int
 	// addClaim adds a probe claim to eval's DRA state.
 	addClaim func(*resourceapi.ResourceClaim)
+	// among and sets serve the largest-request count (largest.go), made
+	// on first use.
+	among *dra.Among
+	sets  map[counterSetKey]*counterSet
 }
 
 func newProber(ctx context.Context, base *cluster.Cluster, inv *devInventory, opts Options) (*prober, error) {
@@ -222,99 +225,32 @@ func (p *prober) headroom(s *shape, feasible map[string]bool) (Headroom, error) 
 	return h, nil
 }
 
-// largest finds, for a class, the most devices one claim can get on one
-// schedulable node: a binary search over the count, each step a dry cycle
-// of a probe pod (no CPU or memory, tolerating every taint) on the node
-// classes that have that many idle devices of the class.
-func (p *prober) largest(class string) (LargestRequest, error) {
-	lr := LargestRequest{Class: class}
-	avail := map[string]int{}
-	maxAvail := 0
-	for _, ni := range p.base.Nodes {
-		node := ni.Node()
-		if node.Spec.Unschedulable {
-			continue
-		}
-		n := 0
-		for _, d := range p.inv.byNode[node.Name] {
-			if d.state == stateIdle && d.classes[class] {
-				n++
-			}
-		}
-		avail[node.Name] = n
-		lr.Available += n
-		maxAvail = max(maxAvail, n)
-	}
-	try := func(k int) (string, error) {
-		var candidates []string
-		for _, c := range p.classes {
-			if avail[c.rep] >= k {
-				candidates = append(candidates, c.rep)
-			}
-		}
-		if len(candidates) == 0 {
-			return "", nil
-		}
-		fits, _, err := p.feasible(p.largestProbe(class, k), candidates)
-		if err != nil {
-			return "", err
-		}
-		var nodes []string
-		for _, c := range p.classes {
-			if fits[c.rep] {
-				for _, m := range c.members {
-					if !p.base.Node(m).Node().Spec.Unschedulable {
-						nodes = append(nodes, m)
-					}
-				}
-			}
-		}
-		sort.Strings(nodes)
-		if len(nodes) == 0 {
-			return "", nil
-		}
-		return nodes[0], nil
-	}
-	lo, hi := 0, maxAvail
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		node, err := try(mid)
-		if err != nil {
-			return lr, fmt.Errorf("largest request of class %s: %w", class, err)
-		}
-		if node != "" {
-			lo, lr.Node = mid, node
-		} else {
-			hi = mid - 1
-		}
-	}
-	lr.Devices = lo
-	if lo == 0 {
-		lr.Node = ""
-	}
-	return lr, nil
-}
-
 // largestProbe is a pod with one claim for count devices of the class, no
 // CPU or memory requests and a toleration for every taint.
 func (p *prober) largestProbe(class string, count int) *v1.Pod {
 	name := p.nextName("drasim-largest")
-	claimName := name + "-devices"
-	p.addClaim(&resourceapi.ResourceClaim{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "resource.k8s.io/v1", Kind: "ResourceClaim"},
-		ObjectMeta: metav1.ObjectMeta{Name: claimName, Namespace: probeNamespace, UID: types.UID("drasim-probe-claim-" + probeNamespace + "-" + claimName)},
-		Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{{
-			Name:    "devices",
-			Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: class, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: int64(count)},
-		}}}},
-	})
+	claim := largestClaim(name+"-devices", class, count)
+	p.addClaim(claim)
 	return &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: probeNamespace, UID: types.UID("drasim-probe-" + probeNamespace + "-" + name)},
 		Spec: v1.PodSpec{
 			Containers:     []v1.Container{{Name: "probe", Image: "registry.k8s.io/pause:3.10", Resources: v1.ResourceRequirements{Claims: []v1.ResourceClaim{{Name: "devices"}}}}},
 			Tolerations:    []v1.Toleration{{Operator: v1.TolerationOpExists}},
-			ResourceClaims: []v1.PodResourceClaim{{Name: "devices", ResourceClaimName: &claimName}},
+			ResourceClaims: []v1.PodResourceClaim{{Name: "devices", ResourceClaimName: &claim.Name}},
 		},
+	}
+}
+
+// largestClaim is the claim of a largest-request probe: one request for
+// count devices of the class.
+func largestClaim(name, class string, count int) *resourceapi.ResourceClaim {
+	return &resourceapi.ResourceClaim{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "resource.k8s.io/v1", Kind: "ResourceClaim"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: probeNamespace, UID: types.UID("drasim-probe-claim-" + probeNamespace + "-" + name)},
+		Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{{
+			Name:    "devices",
+			Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: class, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: int64(count)},
+		}}}},
 	}
 }
 

@@ -361,12 +361,16 @@ type Headroom struct {
 // (one request, allocationMode ExactCount) can get on one schedulable node
 // now, as the allocator decides; node taints, CPU and memory are not
 // considered. Node is the first node (by name) where it fits. Available is
-// the class's idle devices on schedulable nodes.
+// the class's idle devices on schedulable nodes. AtLeast says that Devices
+// is only a lower bound: on some node the count could not be confirmed
+// without the allocator's exhaustive search over partitions
+// (docs/metrics.md).
 type LargestRequest struct {
 	Class     string `json:"class"`
 	Devices   int    `json:"devices"`
 	Node      string `json:"node,omitempty"`
 	Available int    `json:"available"`
+	AtLeast   bool   `json:"atLeast,omitempty"`
 }
 
 // CounterSet is one shared counter set of a pool (partitionable devices):
