@@ -320,4 +320,3 @@ func TestLargestOnGeneratedMIGNode(t *testing.T) {
 		t.Errorf("largest request per class (-want +got):\n%s", diff)
 	}
 }
-
