@@ -44,6 +44,27 @@ type Options struct {
 	MaxSequential int
 	// FailureDomains are the failure-domain analyses to run (Report.Resilience).
 	FailureDomains []whatif.DomainOptions
+	// Progress, when set, is called as the analysis advances through its
+	// longer stages (StageHeadroom, StageLargest, StageDomains): with done
+	// 0 when a stage starts, then after each of its units, done == total
+	// ending it. Failure domains report from several goroutines.
+	Progress func(stage string, done, total int)
+}
+
+// The stages Options.Progress reports, named by their units.
+const (
+	// StageHeadroom: the headroom of each shape of the mix.
+	StageHeadroom = "shapes"
+	// StageLargest: the largest request of each DeviceClass.
+	StageLargest = "DeviceClasses"
+	// StageDomains: the failure domains removed in turn.
+	StageDomains = "failure domains"
+)
+
+func (o Options) progress(stage string, done, total int) {
+	if o.Progress != nil {
+		o.Progress(stage, done, total)
+	}
 }
 
 func (o Options) withDefaults() Options {
@@ -105,6 +126,7 @@ func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
 	}
 	feasible := make([]map[string]bool, len(mix))
 	rep.Headroom = make([]Headroom, 0, len(mix))
+	opts.progress(StageHeadroom, 0, len(mix))
 	for i, s := range mix {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -122,21 +144,27 @@ func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
 			}
 		}
 		rep.Headroom = append(rep.Headroom, h)
+		opts.progress(StageHeadroom, i+1, len(mix))
 	}
 	rep.Fragmentation = fragmentationOf(mix, feasible, nodes, inv)
 
 	rep.LargestRequests = make([]LargestRequest, 0, len(inv.classes))
-	for _, class := range inv.classes {
+	opts.progress(StageLargest, 0, len(inv.classes))
+	for i, class := range inv.classes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		lr, err := p.largest(class.Name)
 		if err != nil {
 			return nil, err
 		}
 		rep.LargestRequests = append(rep.LargestRequests, lr)
+		opts.progress(StageLargest, i+1, len(inv.classes))
 	}
 	rep.CounterSets = counterSetsOf(inv)
 	rep.Stranded = strandedOf(nodes, mix)
 	rep.Nodes = nodeRows(nodes)
-	if rep.Resilience, err = resilienceOf(ctx, run, opts.FailureDomains); err != nil {
+	if rep.Resilience, err = resilienceOf(ctx, run, opts.FailureDomains, opts.Progress); err != nil {
 		return nil, err
 	}
 	// Requests' own selectors are evaluated by the fragmentation metric;

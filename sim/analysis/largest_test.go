@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/generate"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/whatif"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -318,5 +320,33 @@ func TestLargestOnGeneratedMIGNode(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("largest request per class (-want +got):\n%s", diff)
+	}
+}
+
+// Progress reports each long stage from 0 to its total, in order.
+func TestAnalyzeReportsProgress(t *testing.T) {
+	b := newCluster().Node("a", "g", 8, 2).Node("b", "g", 8, 2).PartitionedNode("c", 1, migLike)
+	run := replaySnapshot(t, b.Snapshot())
+	var mu sync.Mutex
+	got := map[string][]int{}
+	opts := Options{
+		Probes:         probeSnapshot(probeShape{name: "one", replicas: 1, cpu: 1, gpus: 1}, probeShape{name: "two", replicas: 1, cpu: 1, gpus: 2}),
+		FailureDomains: []whatif.DomainOptions{{Domain: whatif.DomainNode}},
+		Progress: func(stage string, done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			got[stage] = append(got[stage], done, total)
+		},
+	}
+	analyze(t, run, opts)
+	// Failure domains finish in any order: their reports are sorted.
+	sort.Ints(got[StageDomains])
+	want := map[string][]int{
+		StageHeadroom: {0, 2, 1, 2, 2, 2},
+		StageLargest:  {0, 1, 1, 1},
+		StageDomains:  {0, 1, 2, 3, 3, 3, 3, 3},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("progress (done, total) by stage (-want +got):\n%s", diff)
 	}
 }

@@ -74,7 +74,7 @@ func (g *Gates) DomainOptions(simOpts sim.Options) []whatif.DomainOptions {
 }
 
 // resilienceOf runs each failure-domain analysis once.
-func resilienceOf(ctx context.Context, run *sim.Run, domains []whatif.DomainOptions) ([]*whatif.Resilience, error) {
+func resilienceOf(ctx context.Context, run *sim.Run, domains []whatif.DomainOptions, progress func(stage string, done, total int)) ([]*whatif.Resilience, error) {
 	var out []*whatif.Resilience
 	seen := map[string]bool{}
 	for _, d := range domains {
@@ -82,6 +82,9 @@ func resilienceOf(ctx context.Context, run *sim.Run, domains []whatif.DomainOpti
 			continue
 		}
 		seen[d.Key()] = true
+		if progress != nil && d.Progress == nil {
+			d.Progress = func(done, total int) { progress(StageDomains, done, total) }
+		}
 		r, err := whatif.Domains(ctx, run, d)
 		if err != nil {
 			return nil, fmt.Errorf("failure domains %s: %w", d.Key(), err)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
@@ -33,6 +34,9 @@ type DomainOptions struct {
 	// Workers is the number of domains evaluated at once (default
 	// GOMAXPROCS).
 	Workers int
+	// Progress, when set, is called after each domain's replay with the
+	// domains done and their number, from the workers' goroutines.
+	Progress func(done, total int)
 }
 
 // Key names the options in messages and reports: "node",
@@ -140,16 +144,23 @@ func Domains(ctx context.Context, run *sim.Run, opts DomainOptions) (*Resilience
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if opts.Progress != nil {
+		opts.Progress(0, len(domains))
+	}
 	losses := make([]DomainLoss, len(domains))
 	errs := make([]error, len(domains))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var done atomic.Int64
 	for range min(workers, len(domains)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
 				losses[i], errs[i] = lose(ctx, run, spares, domains[i], members[i], simOpts)
+				if n := done.Add(1); opts.Progress != nil {
+					opts.Progress(int(n), len(domains))
+				}
 			}
 		}()
 	}

@@ -72,3 +72,50 @@ func (p *progressBar) Done() {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.drawnWidth))
 	}
 }
+
+// Logf writes a log line, first clearing the bar if it is drawn (the next
+// update draws it again).
+func (p *progressBar) Logf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.drawnWidth))
+		p.drawn = false
+	}
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// stageProgress is an analysis's progress callback (analysis.Options.Progress):
+// the bar shows the stage under way; at verbosity 1 and up, a stage that
+// runs for a second or more is logged at every tenth of its units when
+// there is no bar, and once more when it ends. now is the clock.
+func stageProgress(bar *progressBar, verbosity int, now func() time.Time) func(stage string, done, total int) {
+	var mu sync.Mutex
+	type stageLog struct {
+		start  time.Time
+		logged int // tenths logged
+	}
+	stages := map[string]*stageLog{}
+	return func(stage string, done, total int) {
+		bar.update(done, total, stage, "")
+		if verbosity < 1 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		st := stages[stage]
+		if st == nil || done == 0 {
+			st = &stageLog{start: now()}
+			stages[stage] = st
+		}
+		took := now().Sub(st.start)
+		switch {
+		case total == 0 || took < time.Second:
+		case done >= total:
+			bar.Logf("analyzed %d %s in %s", total, stage, took.Round(time.Millisecond))
+		case !bar.enabled && done*10/total > st.logged:
+			st.logged = done * 10 / total
+			bar.Logf("analyzing %s: %d/%d, %s", stage, done, total, took.Round(time.Second))
+		}
+	}
+}

@@ -151,7 +151,11 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 		applied.Resolve(run.Result)
 	}
 	replayed := time.Now()
+	abar := newProgressBar(streams.Err)
+	aopts.Progress = stageProgress(abar, verbosity, time.Now)
 	rep, err := analysis.Analyze(ctx, run, aopts)
+	abar.Done()
+	aopts.Progress = nil
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("capacity analysis: %w", err)}
 	}
