@@ -150,6 +150,15 @@ func fitsCell(h analysis.Headroom) string {
 	return fmt.Sprint(h.Fits)
 }
 
+// largestCell is a largest request's count, marked ">=" when it is only a
+// lower bound.
+func largestCell(l analysis.LargestRequest) string {
+	if l.AtLeast {
+		return fmt.Sprintf(">=%d", l.Devices)
+	}
+	return fmt.Sprint(l.Devices)
+}
+
 func listCell(names []string, limit int) string {
 	if len(names) == 0 {
 		return "-"
@@ -277,7 +286,7 @@ func capacitySections(r *analysis.Report) []section {
 
 	largest := Table{Header: []string{"Class", "Largest request", "Node", "Idle devices"}}
 	for _, l := range r.LargestRequests {
-		largest.Append(l.Class, fmt.Sprint(l.Devices), orDash(l.Node), fmt.Sprint(l.Available))
+		largest.Append(l.Class, largestCell(l), orDash(l.Node), fmt.Sprint(l.Available))
 	}
 	out = append(out, section{title: "Largest request", intro: "The most devices of a class one claim can get on one node now.", table: largest, empty: "No DeviceClasses."})
 

@@ -247,3 +247,21 @@ func figures(t *testing.T, page []byte) map[string]bool {
 	}
 	return out
 }
+
+// A largest request that is only a lower bound shows as such in the
+// tables, as a capped headroom does.
+func TestCapacityTableMarksLowerBoundLargestRequest(t *testing.T) {
+	rep := &analysis.Report{LargestRequests: []analysis.LargestRequest{
+		{Class: "exact.example.com", Devices: 4, Node: "n1", Available: 9},
+		{Class: "bound.example.com", Devices: 3, Node: "n2", Available: 12, AtLeast: true},
+	}}
+	var buf bytes.Buffer
+	if err := WriteCapacityTable(&buf, rep); err != nil {
+		t.Fatalf("WriteCapacityTable: want no error, got %v", err)
+	}
+	for _, want := range []string{"exact.example.com   4 ", "bound.example.com   >=3 "} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("want a row containing %q, got:\n%s", want, buf.String())
+		}
+	}
+}
