@@ -103,9 +103,9 @@ func (p *prober) largest(class string) (LargestRequest, error) {
 // that a claim gets exactly those when they are the only free devices
 // (dra.Among): a yes is a yes on the whole node. The count is then the
 // answer when the allocator cannot use more than the counted devices: it
-// reached most, or every slice is local to its node (Among's known) and
-// no device of the class on the node is a shared device in use (which the
-// allocator may share further, outside the counters). When the allocator
+// reached most, or every device of the class is attached to one node and
+// none on this node is a shared device in use (which the allocator may
+// share further, outside the counters). When the allocator
 // refuses the counted devices, some idle device is not the allocator's to
 // give (a device taint, binding conditions, a feature gate): it keeps the
 // devices the allocator gives one at a time and counts again.
@@ -121,7 +121,7 @@ func (p *prober) largestOn(class, rep string, most int) (n int, exact bool, err 
 	}
 	node := p.base.Node(rep).Node()
 	var devs []*device
-	upper := true
+	upper := !p.reachable(class)
 	for _, d := range p.inv.byNode[rep] {
 		if !d.classes[class] {
 			continue
@@ -208,6 +208,18 @@ func (p *prober) counterSets() map[counterSetKey]*counterSet {
 		}
 	}
 	return p.sets
+}
+
+// reachable reports whether some device of the class is not attached to
+// one node (nodes reach it by selector, or all nodes do): the node's own
+// devices are then not all the allocator can give it.
+func (p *prober) reachable(class string) bool {
+	for _, d := range p.inv.devices {
+		if d.classes[class] && d.node == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // consumesCounters reports whether some device of the class consumes

@@ -228,6 +228,17 @@ func TestLargestMatchesAllocator(t *testing.T) {
 			return newCluster().Node("plain", "plain", 8, 5).PartitionedNode("parts", 1, small).
 				Holding("p1", "parts", "gpu-0-2g-1")
 		}},
+		{"a network-attached device all nodes reach", func() *clusterBuilder {
+			b := newCluster().PartitionedNode("mig-a", 1, migLike).ProfileClass("1g").
+				Holding("p1", "mig-a", "gpu-0-2g-0")
+			b.snap.ResourceSlices = append(b.snap.ResourceSlices, &resourceapi.ResourceSlice{
+				ObjectMeta: metav1.ObjectMeta{Name: "fabric"},
+				Spec: resourceapi.ResourceSliceSpec{Driver: "fabric.example.com", AllNodes: ptr.To(true),
+					Pool:    resourceapi.ResourcePool{Name: "fabric", Generation: 1, ResourceSliceCount: 1},
+					Devices: []resourceapi.Device{{Name: "link-0"}, {Name: "link-1"}}},
+			})
+			return b
+		}},
 		{"a cordoned node with more room", func() *clusterBuilder {
 			b := newCluster().PartitionedNode("big", 2, small).PartitionedNode("small", 1, small)
 			b.snap.Nodes[0].Spec.Unschedulable = true

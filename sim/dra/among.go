@@ -27,6 +27,10 @@ import (
 type Among struct {
 	state *State
 	cache *cel.Cache
+	// valid caches poolsValid over all slices (when they are not all
+	// local to one node) for validOf slices.
+	valid   *bool
+	validOf int
 }
 
 // NewAmong returns an Among on the state as it is at each call.
@@ -35,20 +39,29 @@ func NewAmong(s *State) *Among {
 }
 
 // Allocates reports whether the allocator allocates the claims on the node
-// with the node's free devices outside keep left out. known is false when
-// leaving devices out could change more than the choice: when a slice is
-// not local to one node (node labels then decide which devices a node
-// sees) or when the node's pools are ones the allocator could find invalid
+// with the free devices the node could get outside keep left out. known is
+// false when the node's pools are ones the allocator could find invalid
 // (dropping the offending device would make the pool valid). An error is
 // the allocator's error for broken input, or ctx's.
 func (a *Among) Allocates(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, keep func(structured.DeviceID) bool) (ok, known bool, err error) {
 	s := a.state
-	if !s.equivalence {
-		return false, false, nil
-	}
-	slices := s.nodeSlices[node.Name]
-	if !poolsValid(slices) {
-		return false, false, nil
+	var slices []*resourceapi.ResourceSlice
+	if s.equivalence {
+		slices = s.nodeSlices[node.Name]
+		if !poolsValid(slices) {
+			return false, false, nil
+		}
+	} else {
+		// Every slice: another node's slices of a pool count for its
+		// counters. The check over all of them is made once.
+		slices = s.slices
+		if a.valid == nil || a.validOf != len(slices) {
+			v := poolsValid(slices)
+			a.valid, a.validOf = &v, len(slices)
+		}
+		if !*a.valid {
+			return false, false, nil
+		}
 	}
 	st := s.AllocatedState()
 	// What the allocator counts as allocated (its IsDeviceAllocated):
@@ -66,6 +79,11 @@ func (a *Among) Allocates(ctx context.Context, node *v1.Node, claims []*resource
 	}
 	kept := make([]*resourceapi.ResourceSlice, 0, len(slices))
 	for _, sl := range slices {
+		// Another node's slice offers this node nothing: it goes as it is.
+		if name := sl.Spec.NodeName; name != nil && *name != node.Name {
+			kept = append(kept, sl)
+			continue
+		}
 		id := structured.DeviceID{Driver: draapi.MakeUniqueString(sl.Spec.Driver), Pool: draapi.MakeUniqueString(sl.Spec.Pool.Name)}
 		devs := make([]resourceapi.Device, 0, len(sl.Spec.Devices))
 		for i := range sl.Spec.Devices {
