@@ -135,36 +135,25 @@ func (p *prober) largestOn(class, rep string, most int) (n int, exact bool, err 
 	}
 	sets := p.counterSets()
 	pk := maxPacking(devs, sets, most)
-	for attempt := 0; pk.modelled && len(pk.chosen) > 0; attempt++ {
-		ok, known, err := p.allocatesAmong(node, class, pk.chosen)
-		if err != nil || !known {
-			if err != nil {
-				return 0, false, err
-			}
-			break
+	ok, known, err := p.confirm(node, class, pk)
+	if err != nil {
+		return 0, false, err
+	}
+	if known && !ok {
+		// Some idle device is not the allocator's to give.
+		if devs, err = p.eligible(node, class, devs); err != nil {
+			return 0, false, err
 		}
-		if ok {
-			lower = max(lower, len(pk.chosen))
-			if lower == most || (pk.exact && upper) {
-				return lower, true, nil
-			}
-			break
-		}
-		if attempt > 0 {
-			break
-		}
-		var eligible []*device
-		for _, d := range devs {
-			ok, _, err := p.allocatesAmong(node, class, []*device{d})
-			if err != nil {
-				return 0, false, err
-			}
-			if ok {
-				eligible = append(eligible, d)
-			}
-		}
-		devs = eligible
 		pk = maxPacking(devs, sets, most)
+		if ok, _, err = p.confirm(node, class, pk); err != nil {
+			return 0, false, err
+		}
+	}
+	if ok {
+		lower = max(lower, len(pk.chosen))
+		if lower == most || (pk.exact && upper) {
+			return lower, true, nil
+		}
 	}
 	if p.consumesCounters(class) {
 		return lower, false, nil
@@ -183,6 +172,31 @@ func (p *prober) largestOn(class, rep string, most int) (n int, exact bool, err 
 		}
 	}
 	return lo, true, nil
+}
+
+// confirm asks the allocator whether one claim gets the devices pk chose
+// when they are the node's only free devices; known is false when there
+// is nothing to ask (no count, or none chosen) or Among cannot answer.
+func (p *prober) confirm(node *v1.Node, class string, pk packing) (ok, known bool, err error) {
+	if !pk.modelled || len(pk.chosen) == 0 {
+		return false, false, nil
+	}
+	return p.allocatesAmong(node, class, pk.chosen)
+}
+
+// eligible keeps the devices the allocator gives one at a time.
+func (p *prober) eligible(node *v1.Node, class string, devs []*device) ([]*device, error) {
+	var out []*device
+	for _, d := range devs {
+		ok, _, err := p.allocatesAmong(node, class, []*device{d})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
 
 // allocatesAmong asks the allocator whether one claim for the devices gets
