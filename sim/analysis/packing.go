@@ -68,6 +68,18 @@ type packing struct {
 // counter sets have left, up to limit. A device that consumes from a set
 // or counter its pool does not publish cannot be taken.
 func maxPacking(devs []*device, sets map[counterSetKey]*counterSet, limit int) packing {
+	// A counter below zero (allocations overdrew it) blocks every device
+	// of its pool that consumes counters, as in the allocator, which checks
+	// all of a pool's counters whenever it takes such a device.
+	type poolKey struct{ driver, pool string }
+	overdrawn := map[poolKey]bool{}
+	for k, set := range sets {
+		for name, total := range set.total {
+			if c, ok := set.consumed[name]; ok && c.Cmp(total) > 0 {
+				overdrawn[poolKey{k.driver, k.pool}] = true
+			}
+		}
+	}
 	free := map[counterKey]int64{}
 	type item struct {
 		d    *device
@@ -76,8 +88,11 @@ func maxPacking(devs []*device, sets map[counterSetKey]*counterSet, limit int) p
 	items := make([]item, 0, len(devs))
 	for _, d := range devs {
 		it := item{d: d}
-		usable := true
+		usable := len(d.dev.ConsumesCounters) == 0 || !overdrawn[poolKey{d.key.Driver, d.key.Pool}]
 		for _, cc := range d.dev.ConsumesCounters {
+			if !usable {
+				break
+			}
 			sk := counterSetKey{d.key.Driver, d.key.Pool, cc.CounterSet}
 			set := sets[sk]
 			if set == nil {
