@@ -85,6 +85,7 @@ probe or gates file), 2 usage error.`,
 	markOutput(cmd.Flags(), "output-junit")
 	cmd.Flags().StringVar(&f.Timeline, "timeline", "", "check a timeline (drasim timeline -o json or yaml) instead of replaying a snapshot")
 	markInput(cmd.Flags(), "timeline")
+	appendsStepSummary(cmd, "gates")
 	return setFormats(cmd, "table", "markdown", "json", "yaml")
 }
 

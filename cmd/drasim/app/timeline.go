@@ -155,6 +155,7 @@ as table, markdown, json, yaml, csv or html (--report FILE: line charts).
 		},
 	}
 	f.add(cmd.Flags())
+	appendsStepSummary(cmd, "gates")
 	return setFormats(cmd, timelineFormats()...)
 }
 
