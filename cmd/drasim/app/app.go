@@ -95,7 +95,7 @@ func runContext(ctx context.Context, streams Streams, args []string) int {
 // exit code.
 func execute(ctx context.Context, root *cobra.Command, prof *profiles, streams Streams, args []string) int {
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if perr := prof.finish(err == nil); perr != nil && err == nil {
 		err = perr
 	}
@@ -116,7 +116,12 @@ func execute(ctx context.Context, root *cobra.Command, prof *profiles, streams S
 	msg := strings.TrimRight(err.Error(), "\n")
 	fmt.Fprintf(streams.Err, "drasim: %s\n", strings.ReplaceAll(msg, "\n", "\n  "))
 	if code == ExitUsage {
-		fmt.Fprintln(streams.Err, "Run 'drasim --help' for usage.")
+		// The help of the command that was given, when it was found.
+		path := root.CommandPath()
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(streams.Err, "Run '%s --help' for usage.\n", path)
 	}
 	return code
 }
@@ -138,6 +143,9 @@ func usageArgs(c *cobra.Command) {
 	if check := c.Args; check != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := check(cmd, args); err != nil {
+				if hint := snapshotArgsHint(cmd, args); hint != "" {
+					err = errors.New(hint)
+				}
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
 			return nil
@@ -146,6 +154,23 @@ func usageArgs(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		usageArgs(sub)
 	}
+}
+
+// snapshotArgsHint is the message for arguments given to a command that
+// takes none but reads a snapshot with -f: they are most likely the
+// snapshot ("drasim simulate cluster.yaml"). It is "" for other commands.
+func snapshotArgsHint(cmd *cobra.Command, args []string) string {
+	if len(args) == 0 || cmd.Flags().Lookup("filename") == nil || cmd.HasAvailableSubCommands() {
+		return ""
+	}
+	if cmd.Args == nil || cmd.ValidateArgs(nil) != nil {
+		return "" // the command takes arguments of its own (explain POD)
+	}
+	flags := make([]string, len(args))
+	for i, a := range args {
+		flags[i] = "-f " + a
+	}
+	return fmt.Sprintf("%s takes no arguments: snapshots are given with -f; did you mean `%s`?", cmd.CommandPath(), strings.Join(flags, " "))
 }
 
 // GlobalOptions are the flags every command has.

@@ -131,6 +131,13 @@ that are still pending stay so. See docs/autoscaler.md.`,
 	cmd.Flags().StringVar(&f.CompareExpanders, "compare-expanders", "", "run each expander on the same input and print them side by side, e.g. price,least-waste-dra,first-available (a chain joins its expanders with +)")
 	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the scale-up (new nodes and slices, pods placed) to FILE as a List; - for standard output")
 	markOutput(cmd.Flags(), "output-snapshot")
+	preflight(cmd, f.engine.check, func() error {
+		if f.CompareExpanders != "" && f.OutputSnapshot != "" {
+			return usageErrorf("--output-snapshot writes one plan's cluster: it cannot be used with --compare-expanders")
+		}
+		_, err := f.scale.options(sim.Options{}, f.scale.Expander)
+		return err
+	})
 	return setFormats(cmd, "table", "markdown", "json", "yaml")
 }
 

@@ -107,6 +107,9 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	if err := requireNodes(res, false); err != nil {
 		return nil, err
 	}
+	if err := f.checkSpares(res); err != nil {
+		return nil, err
+	}
 	opts, err := f.engine.options(res.Files)
 	if err != nil {
 		return nil, err
@@ -245,6 +248,7 @@ row per pod and per node) and html (one self-contained page with charts);
 	f.capacity.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.ReportFile, "output-html", "", "write the HTML report (charts and tables, self-contained) to FILE (old name: --report)")
 	markOutput(cmd.Flags(), "output-html")
+	preflight(cmd, f.capacity.check)
 	return setFormats(cmd, capacityFormats()...)
 }
 
