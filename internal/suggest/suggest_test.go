@@ -3,12 +3,13 @@ package suggest
 import "testing"
 
 func TestClosest(t *testing.T) {
-	known := []string{"arrival", "workload", "duration", "devices", "device_class", "max", "min"}
+	known := []string{"name", "arrival", "workload", "duration", "devices", "device_class", "max", "min"}
 	tests := []struct {
 		name, in, want string
 	}{
 		{"one letter twice", "durration", "duration"},
 		{"a swap", "wrokload", "workload"},
+		{"a swap in a short name", "nmae", "name"},
 		{"singular", "device", "devices"},
 		{"too far", "gpus", ""},
 		{"a short name is not corrected into another", "mx", "max"},
