@@ -23,6 +23,8 @@ type Gates struct {
 	Gates      []Gate `json:"gates"`
 	// File is where the gates were read from, for messages.
 	File string `json:"-"`
+	// doc is the file as YAML, for the lines of later messages.
+	doc *gatesDoc
 }
 
 // Gate is one named assertion; exactly one of its assertion fields is set.
@@ -351,7 +353,7 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	g.File = file
+	g.File, g.doc = file, doc
 	return &g, nil
 }
 

@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/drasim/drasim/internal/strictyaml"
@@ -106,4 +108,29 @@ func (d *gatesDoc) gateName(i int) string {
 		return n.Value
 	}
 	return ""
+}
+
+// CheckNodeGroups refuses, before any replay, a domainLoss gate whose
+// spares name a NodeGroup that groups (the snapshot's) does not have.
+func (g *Gates) CheckNodeGroups(groups []string) error {
+	var errs []error
+	for i, gate := range g.Gates {
+		if gate.DomainLoss == nil || gate.DomainLoss.Spares == nil {
+			continue
+		}
+		name := gate.DomainLoss.Spares.NodeGroup
+		if name == "" || slices.Contains(groups, name) {
+			continue
+		}
+		has := "it has none"
+		if len(groups) > 0 {
+			has = "it has " + strings.Join(slices.Sorted(slices.Values(groups)), ", ")
+		}
+		doc := g.doc
+		if doc == nil {
+			doc = &gatesDoc{file: g.File}
+		}
+		errs = append(errs, doc.errorf(i, GateDomainLoss+".spares.nodeGroup", "no NodeGroup %q in the snapshot (%s)", name, has))
+	}
+	return errors.Join(errs...)
 }

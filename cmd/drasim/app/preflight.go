@@ -79,14 +79,10 @@ func (f *capacityFlags) checkSpares(res *load.Result) error {
 	if group == "" {
 		return nil
 	}
-	var names []string
-	for _, ng := range res.Snapshot.NodeGroups {
-		if ng.Name == group {
-			return nil
-		}
-		names = append(names, ng.Name)
+	names := nodeGroupNames(res)
+	if slices.Contains(names, group) {
+		return nil
 	}
-	slices.Sort(names)
 	has := "it has none"
 	if len(names) > 0 {
 		has = "it has " + strings.Join(names, ", ")
@@ -130,4 +126,14 @@ func (f *timelineFlags) check(stdinSnapshot bool) error {
 		return usageErrorf("standard input can be read once: give it to one -f - or --trace -")
 	}
 	return nil
+}
+
+// nodeGroupNames are the names of the snapshot's NodeGroups, sorted.
+func nodeGroupNames(res *load.Result) []string {
+	var names []string
+	for _, ng := range res.Snapshot.NodeGroups {
+		names = append(names, ng.Name)
+	}
+	slices.Sort(names)
+	return names
 }

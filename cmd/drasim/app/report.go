@@ -110,6 +110,11 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	if err := f.checkSpares(res); err != nil {
 		return nil, err
 	}
+	if gates != nil {
+		if err := gates.CheckNodeGroups(nodeGroupNames(res)); err != nil {
+			return nil, &ExitError{Code: ExitFailure, Err: err}
+		}
+	}
 	opts, err := f.engine.options(res.Files)
 	if err != nil {
 		return nil, err

@@ -108,3 +108,14 @@ func TestTraceFromStandardInput(t *testing.T) {
 		t.Errorf("-f - with --trace -: want exit %d naming standard input, got %d %q", ExitUsage, both.code, both.stder)
 	}
 }
+
+// A domainLoss gate's spares name a NodeGroup: one the snapshot lacks is
+// an error about the gates file (gate and field), before the replay.
+func TestGateSparesGroupBeforeTheReplay(t *testing.T) {
+	gates := writeTemp(t, "gates.yaml", "apiVersion: drasim.io/v1alpha1\nkind: Gates\ngates:\n- name: spare\n  domainLoss: {domain: node, spares: {nodeGroup: bigg, count: 1}}\n")
+	r := capacityCLI(t, "check", "-f", whatifCluster, "-f", "../../../sim/whatif/testdata/nodegroup.yaml", "--gates", gates)
+	want := gates + `:5: gate "spare" (gates[0]): domainLoss.spares.nodeGroup: no NodeGroup "bigg" in the snapshot (it has big)`
+	if r.code != ExitFailure || !strings.Contains(r.stder, want) || strings.Contains(r.stder, "capacity analysis") {
+		t.Errorf("want exit %d and %q, got %d %q", ExitFailure, want, r.code, r.stder)
+	}
+}
