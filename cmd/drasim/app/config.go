@@ -134,12 +134,10 @@ func valueProblem(f *pflag.Flag, err error) string {
 func flagError(err error) error {
 	var invalid *pflag.InvalidValueError
 	if errors.As(err, &invalid) {
+		// Named by its long name, however it was given (-v or
+		// --verbosity): pflag does not say which.
 		f := invalid.GetFlag()
-		name := "--" + f.Name
-		if f.Shorthand != "" && !strings.Contains(err.Error(), `"--`+f.Name) {
-			name = "-" + f.Shorthand
-		}
-		err = fmt.Errorf("invalid argument %q for %s: %s", invalid.GetValue(), name, valueProblem(f, invalid.Unwrap()))
+		err = fmt.Errorf("invalid argument %q for --%s: %s", invalid.GetValue(), f.Name, valueProblem(f, invalid.Unwrap()))
 	}
 	return &ExitError{Code: ExitUsage, Err: err}
 }

@@ -18,6 +18,7 @@ func TestConfigErrorsNameTheirSource(t *testing.T) {
 		want   []string
 	}{
 		{name: "a flag", args: []string{"simulate", "--seed", "abc"}, want: []string{`invalid argument "abc" for --seed: want a whole number`}},
+		{name: "a shorthand flag", args: []string{"version", "-v", "x"}, want: []string{`invalid argument "x" for --verbosity: want a whole number`}},
 		{name: "a bool flag", args: []string{"simulate", "--score-all-nodes=maybe"}, want: []string{`invalid argument "maybe" for --score-all-nodes: want true or false`}},
 		{name: "a duration flag", args: []string{"timeline", "--duration", "soon"}, want: []string{`invalid argument "soon" for --duration: want a duration such as 90s, 10m or 1h30m`}},
 		{name: "a variable", env: map[string]string{"DRASIM_SEED": "abc"}, args: []string{"simulate"}, want: []string{`DRASIM_SEED="abc": want a whole number`}},
