@@ -257,7 +257,7 @@ Kubernetes object such as a snapshot).`,
 	root.SetErr(streams.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/drasim/config.yaml, then ./drasim.yaml)")
+	pf.StringVar(&g.ConfigFile, "config", "", "config file, keys named as the flags (also DRASIM_CONFIG; default $XDG_CONFIG_HOME/drasim/config.yaml, then ./drasim.yaml unless it is a Kubernetes object)")
 	pf.IntVarP(&g.Verbosity, "verbosity", "v", 0, "log verbosity: 0 quiet, 1 progress, 2 details")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format; each command's help lists the formats it offers")
 	addNoColor(pf)

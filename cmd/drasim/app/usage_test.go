@@ -54,6 +54,8 @@ func TestLateChecksComeFirst(t *testing.T) {
 		{"report --max-headroom", []string{"report", "-f", missing, "--max-headroom", "0"}, "--max-headroom must be positive"},
 		{"report --spares syntax", []string{"report", "-f", missing, "--failure-domain", "node", "--spares", "x"}, "--spares"},
 		{"autoscale --expander", []string{"autoscale", "-f", missing, "--expander", "cheapest"}, "--expander"},
+		{"autoscale --compare-expanders", []string{"autoscale", "-f", missing, "--compare-expanders", "price,cheapest"}, "--compare-expanders cheapest"},
+		{"autoscale --compare-expanders empty", []string{"autoscale", "-f", missing, "--compare-expanders", ","}, "--compare-expanders: no expander given"},
 		{"autoscale --max-loops", []string{"autoscale", "-f", missing, "--max-loops", "0"}, "--max-loops must be at least 1"},
 		{"simulate --autoscale --max-loops", []string{"simulate", "-f", missing, "--autoscale", "--max-loops", "0"}, "--max-loops must be at least 1"},
 		{"timeline --resolution", []string{"timeline", "-f", missing, "--resolution", "0s"}, "--resolution must be positive"},
