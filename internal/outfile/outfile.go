@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,7 +28,8 @@ var ErrUsage = errors.New("usage")
 // Target is one output: the flag that named it and the path the user gave.
 type Target struct {
 	// Flag is the flag as the user knows it, e.g. "--output-snapshot";
-	// every error starts with it.
+	// every error starts with it. A name without a leading dash is an
+	// environment variable (GITHUB_STEP_SUMMARY) and is shown as NAME=path.
 	Flag string
 	// Path is the path as given; "-" is standard output.
 	Path string
@@ -36,8 +38,43 @@ type Target struct {
 // IsStdout reports whether t is standard output.
 func (t Target) IsStdout() bool { return t.Path == Stdout }
 
-// String renders "--flag path".
-func (t Target) String() string { return t.Flag + " " + t.Path }
+// String renders "--flag path", or "NAME=path" for an environment
+// variable.
+func (t Target) String() string {
+	if !strings.HasPrefix(t.Flag, "-") {
+		return t.Flag + "=" + t.Path
+	}
+	return t.Flag + " " + t.Path
+}
+
+// Same reports whether a and b name one file: the same path, however
+// spelled, or two names of one existing file (a symlink, a hard link).
+// Standard output is not a file here; callers handle "-" themselves.
+func Same(a, b Target) bool {
+	if a.IsStdout() || b.IsStdout() || a.Path == "" || b.Path == "" {
+		return false
+	}
+	if sa, err := os.Stat(a.Path); err == nil {
+		if sb, err := os.Stat(b.Path); err == nil {
+			return os.SameFile(sa, sb)
+		}
+	}
+	return canonical(a.Path) == canonical(b.Path)
+}
+
+// canonical is path made absolute, with its directory's symlinks
+// resolved (the file itself may not exist yet).
+func canonical(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	dir, base := filepath.Split(abs)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return filepath.Join(dir, base)
+}
 
 // Error is a problem with one target.
 type Error struct {

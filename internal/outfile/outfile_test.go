@@ -239,3 +239,54 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Check must create nothing, the directory holds %v", got)
 	}
 }
+
+func TestSame(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.txt", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(file, filepath.Join(dir, "hard")); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(sub, filepath.Join(dir, "sublink")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		a, b string
+		want bool
+	}{
+		{"one path", file, file, true},
+		{"spelled differently", file, dir + "/./sub/../a.txt", true},
+		{"a symlink", file, filepath.Join(dir, "link"), true},
+		{"a hard link", file, filepath.Join(dir, "hard"), true},
+		{"a new file through a linked directory", filepath.Join(sub, "new"), filepath.Join(dir, "sublink", "new"), true},
+		{"two new files", filepath.Join(dir, "new1"), filepath.Join(dir, "new2"), false},
+		{"two files", file, filepath.Join(dir, "new1"), false},
+		{"standard output twice", "-", "-", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Same(Target{Flag: "--a", Path: tc.a}, Target{Flag: "--b", Path: tc.b}); got != tc.want {
+				t.Errorf("Same(%s, %s): want %v, got %v", tc.a, tc.b, tc.want, got)
+			}
+		})
+	}
+}
+
+func TestEnvironmentTargetString(t *testing.T) {
+	if got, want := (Target{Flag: "GITHUB_STEP_SUMMARY", Path: "/s.md"}).String(), "GITHUB_STEP_SUMMARY=/s.md"; got != want {
+		t.Errorf("want %q, got %q", want, got)
+	}
+	if got, want := (Target{Flag: "--output-x", Path: "x"}).String(), "--output-x x"; got != want {
+		t.Errorf("want %q, got %q", want, got)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/drasim/drasim/sim/result"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/yaml"
 )
 
 // GatesKind is the kind of a gates file.
@@ -24,6 +23,8 @@ type Gates struct {
 	Gates      []Gate `json:"gates"`
 	// File is where the gates were read from, for messages.
 	File string `json:"-"`
+	// doc is the file as YAML, for the lines of later messages.
+	doc *gatesDoc
 }
 
 // Gate is one named assertion; exactly one of its assertion fields is set.
@@ -203,10 +204,11 @@ type GateResult struct {
 	Message  string  `json:"message"`
 }
 
-// GatesError is a problem with a gates file: the file, the gate (by name
-// and index) and the field.
+// GatesError is a problem with a gates file: the file, the line (when
+// known), the gate (by name and index) and the field.
 type GatesError struct {
 	File  string
+	Line  int
 	Gate  string
 	Index int
 	Field string
@@ -216,6 +218,9 @@ type GatesError struct {
 func (e *GatesError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
 	if e.Index >= 0 {
 		if e.Gate != "" {
 			fmt.Fprintf(&b, ": gate %q (gates[%d])", e.Gate, e.Index)
@@ -232,25 +237,15 @@ func (e *GatesError) Error() string {
 
 // ParseGates reads a gates file. Unknown fields are errors, so that a typo
 // cannot switch a gate off; every problem found is returned (errors.Join
-// of *GatesError).
+// of *GatesError, with the line of each; gatesfile.go).
 func ParseGates(file string, data []byte) (*Gates, error) {
-	var g Gates
-	if err := yaml.UnmarshalStrict(data, &g); err != nil {
-		return nil, &GatesError{File: file, Index: -1, Msg: err.Error()}
+	decoded, doc, errs := decodeGates(file, data)
+	if decoded == nil {
+		return nil, errors.Join(errs...)
 	}
-	var errs []error
+	g := *decoded
 	fail := func(i int, field, format string, args ...any) {
-		name := ""
-		if i >= 0 {
-			name = g.Gates[i].Name
-		}
-		errs = append(errs, &GatesError{File: file, Gate: name, Index: i, Field: field, Msg: fmt.Sprintf(format, args...)})
-	}
-	if g.APIVersion != APIVersion {
-		fail(-1, "apiVersion", "want %q, got %q", APIVersion, g.APIVersion)
-	}
-	if g.Kind != GatesKind {
-		fail(-1, "kind", "want %q, got %q", GatesKind, g.Kind)
+		errs = append(errs, doc.errorf(i, field, format, args...))
 	}
 	if len(g.Gates) == 0 {
 		fail(-1, "gates", "no gates: a gates file needs at least one")
@@ -358,7 +353,7 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	g.File = file
+	g.File, g.doc = file, doc
 	return &g, nil
 }
 

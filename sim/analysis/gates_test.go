@@ -77,42 +77,42 @@ func TestParseGatesErrors(t *testing.T) {
 		{
 			name: "not YAML",
 			data: "gates: [",
-			want: []string{"g.yaml: error converting YAML to JSON"},
+			want: []string{"g.yaml:1: not valid YAML: did not find expected node content"},
 		},
 		{
-			name: "unknown field is an error, not a gate switched off",
+			name: "unknown field is an error, not a gate switched off; the missing bound too",
 			data: header + "gates:\n- name: a\n  maxPendingPods: {maximum: 0}\n",
-			want: []string{`g.yaml: error unmarshaling JSON: while decoding JSON: json: unknown field "maximum"`},
+			want: []string{`g.yaml:5: gate "a" (gates[0]): maxPendingPods: unknown field "maximum"; the fields are max, namespace, selector`, `g.yaml:5: gate "a" (gates[0]): maxPendingPods.max: required`},
 		},
 		{
 			name: "wrong kind and no gates",
 			data: "apiVersion: drasim.io/v1alpha1\nkind: Gate\n",
-			want: []string{`g.yaml: kind: want "Gates", got "Gate"`, "g.yaml: gates: no gates: a gates file needs at least one"},
+			want: []string{`g.yaml:2: kind: want "Gates", got "Gate"`, "g.yaml:1: gates: no gates: a gates file needs at least one"},
 		},
 		{
 			name: "missing bound, two assertions, duplicate name",
 			data: header + "gates:\n- name: a\n  maxPendingPods: {}\n- name: a\n  minHeadroom: {shape: x, min: 1}\n  maxFragmentationRate: {max: 0.1}\n",
 			want: []string{
-				`g.yaml: gate "a" (gates[0]): maxPendingPods.max: required`,
-				`g.yaml: gate "a" (gates[1]): name: duplicate name, also gates[0]`,
-				`g.yaml: gate "a" (gates[1]): want exactly one of maxPendingPods, minHeadroom, maxFragmentationRate, minFirstChoiceShare, maxUtilization, domainLoss, maxPreemptedPods, maxPendingPodGroups, maxWait, maxCost, maxNeverPlaced, got 2`,
+				`g.yaml:5: gate "a" (gates[0]): maxPendingPods.max: required`,
+				`g.yaml:6: gate "a" (gates[1]): name: duplicate name, also gates[0]`,
+				`g.yaml:6: gate "a" (gates[1]): want exactly one of maxPendingPods, minHeadroom, maxFragmentationRate, minFirstChoiceShare, maxUtilization, domainLoss, maxPreemptedPods, maxPendingPodGroups, maxWait, maxCost, maxNeverPlaced, got 2`,
 			},
 		},
 		{
 			name: "shares outside [0, 1], unknown resource, two targets",
 			data: header + "gates:\n- name: frag\n  maxFragmentationRate: {max: 25}\n- name: util\n  maxUtilization: {class: a, group: b, resource: gpus, max: 0.9}\n- minFirstChoiceShare: {min: -1}\n",
 			want: []string{
-				`g.yaml: gate "frag" (gates[0]): maxFragmentationRate.max: must be a share between 0 and 1, got 25`,
-				`g.yaml: gate "util" (gates[1]): maxUtilization: set at most one of class, driver and group`,
-				`g.yaml: gate "util" (gates[1]): maxUtilization.resource: "gpus" is not one of devices, cpu, memory, pods`,
-				`g.yaml: gates[2]: name: every gate needs a name`,
-				`g.yaml: gates[2]: minFirstChoiceShare.min: must be a share between 0 and 1, got -1`,
+				`g.yaml:5: gate "frag" (gates[0]): maxFragmentationRate.max: must be a share between 0 and 1, got 25`,
+				`g.yaml:7: gate "util" (gates[1]): maxUtilization: set at most one of class, driver and group`,
+				`g.yaml:7: gate "util" (gates[1]): maxUtilization.resource: "gpus" is not one of devices, cpu, memory, pods`,
+				`g.yaml:8: gates[2]: name: every gate needs a name`,
+				`g.yaml:8: gates[2]: minFirstChoiceShare.min: must be a share between 0 and 1, got -1`,
 			},
 		},
 		{
 			name: "bad selector",
 			data: header + "gates:\n- name: sel\n  maxPendingPods: {max: 0, selector: {matchExpressions: [{key: app, operator: Near}]}}\n",
-			want: []string{`g.yaml: gate "sel" (gates[0]): maxPendingPods.selector: "Near" is not a valid label selector operator`},
+			want: []string{`g.yaml:5: gate "sel" (gates[0]): maxPendingPods.selector: "Near" is not a valid label selector operator`},
 		},
 	}
 	for _, tc := range tests {

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/drasim/drasim/internal/kubenames"
+	"github.com/drasim/drasim/internal/suggest"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
@@ -41,8 +43,11 @@ const LabelWorkload = "drasim.io/workload"
 type table struct {
 	name   string
 	header map[string]int
-	rows   [][]string
-	lines  []int
+	// columns are the header's names in order, and headerLine its line.
+	columns    []string
+	headerLine int
+	rows       [][]string
+	lines      []int
 }
 
 func readTable(name string, r io.Reader) (*table, error) {
@@ -71,7 +76,9 @@ func readTable(name string, r io.Reader) (*table, error) {
 					return nil, fmt.Errorf("%s:%d: column %q appears twice", name, line, h)
 				}
 				t.header[h] = i
+				t.columns = append(t.columns, h)
 			}
+			t.headerLine = line
 			first = false
 			continue
 		}
@@ -135,6 +142,28 @@ func DetectFormat(header string) string {
 	return FormatTrace
 }
 
+// traceColumns are the columns of drasim's trace, in the documented order.
+var traceColumns = []string{"arrival", "workload", "namespace", "replicas", "cpu", "memory", "claim_template", "devices", "device_class", "duration", "priority"}
+
+// unknownColumns reports each column of the header that drasim's trace
+// does not have: a misspelt column would be ignored, and its values with
+// it (a misspelt duration makes every pod run for ever). pandas' unnamed
+// index column is not one.
+func (t *table) unknownColumns() []error {
+	var errs []error
+	for _, c := range t.columns {
+		if c == "#index" || slices.Contains(traceColumns, c) {
+			continue
+		}
+		if near := suggest.Closest(c, traceColumns); near != "" {
+			errs = append(errs, fmt.Errorf("%s:%d: unknown column %q (did you mean %s?)", t.name, t.headerLine, c, near))
+		} else {
+			errs = append(errs, fmt.Errorf("%s:%d: unknown column %q; the columns are %s", t.name, t.headerLine, c, strings.Join(traceColumns, ", ")))
+		}
+	}
+	return errs
+}
+
 // ReadTrace reads drasim's CSV trace into arrivals. Claim templates a row
 // makes from a device count are added to snap (a working copy).
 //
@@ -148,8 +177,11 @@ func ReadTrace(name string, r io.Reader, snap *snapshot.Snapshot) (Arrivals, err
 	if err != nil {
 		return nil, err
 	}
+	// Every problem of the file is reported at once: the header's first,
+	// then each row's, in order.
+	errs := t.unknownColumns()
 	if err := t.require("arrival", "workload"); err != nil {
-		return nil, err
+		return nil, errors.Join(append([]error{err}, errs...)...)
 	}
 	templates := map[string]bool{}
 	for _, tmpl := range snap.ResourceClaimTemplates {
@@ -161,11 +193,10 @@ func ReadTrace(name string, r io.Reader, snap *snapshot.Snapshot) (Arrivals, err
 	}
 	seq := map[string]int{}
 	var out Arrivals
-	var errs []error
 	for i := range t.rows {
-		a, n, err := traceRow(t, i, snap, templates, classes)
-		if err != nil {
-			errs = append(errs, err)
+		a, n, rowErrs := traceRow(t, i, snap, templates, classes)
+		if len(rowErrs) > 0 {
+			errs = append(errs, rowErrs...)
 			continue
 		}
 		key := a.Pod.Namespace + "/" + a.Pod.Name
@@ -185,23 +216,27 @@ func ReadTrace(name string, r io.Reader, snap *snapshot.Snapshot) (Arrivals, err
 	return out, nil
 }
 
-func traceRow(t *table, i int, snap *snapshot.Snapshot, templates, classes map[string]bool) (Arrival, int, error) {
+// traceRow reads row i: an arrival and its replica count, or every
+// problem of the row.
+func traceRow(t *table, i int, snap *snapshot.Snapshot, templates, classes map[string]bool) (Arrival, int, []error) {
 	a := Arrival{Source: fmt.Sprintf("%s:%d", t.name, t.lines[i]), Endless: true}
-	at, err := parseDuration(t.get(i, "arrival"))
-	if err != nil {
-		return a, 0, t.errorf(i, "arrival", "%v", err)
+	var errs []error
+	fail := func(col, format string, args ...any) { errs = append(errs, t.errorf(i, col, format, args...)) }
+	if at, err := parseDuration(t.get(i, "arrival")); err != nil {
+		fail("arrival", "%v", err)
+	} else {
+		a.At = at
 	}
-	a.At = at
 	if v := t.get(i, "duration"); v != "" {
-		d, err := parseDuration(v)
-		if err != nil {
-			return a, 0, t.errorf(i, "duration", "%v", err)
+		if d, err := parseDuration(v); err != nil {
+			fail("duration", "%v", err)
+		} else {
+			a.Duration, a.Endless = d, false
 		}
-		a.Duration, a.Endless = d, false
 	}
 	workload := t.get(i, "workload")
-	if errs := validationName(workload); errs != "" {
-		return a, 0, t.errorf(i, "workload", "%q is not a valid name: %s", workload, errs)
+	if problem := validationName(workload); problem != "" {
+		fail("workload", "%q is not a valid name: %s", workload, problem)
 	}
 	ns := t.get(i, "namespace")
 	if ns == "" {
@@ -209,59 +244,70 @@ func traceRow(t *table, i int, snap *snapshot.Snapshot, templates, classes map[s
 	}
 	replicas := 1
 	if v := t.get(i, "replicas"); v != "" {
+		var err error
 		if replicas, err = strconv.Atoi(v); err != nil || replicas < 1 || replicas > 10000 {
-			return a, 0, t.errorf(i, "replicas", "%q: want a whole number from 1 to 10000", v)
+			fail("replicas", "%q: want a whole number from 1 to 10000", v)
 		}
 	}
 	var prio int32
 	if v := t.get(i, "priority"); v != "" {
-		p, err := strconv.ParseInt(v, 10, 32)
-		if err != nil {
-			return a, 0, t.errorf(i, "priority", "%q is not a whole number", v)
+		if p, err := strconv.ParseInt(v, 10, 32); err != nil {
+			fail("priority", "%q is not a whole number", v)
+		} else {
+			prio = int32(p)
 		}
-		prio = int32(p)
 	}
 	requests := v1.ResourceList{}
 	for _, col := range []string{"cpu", "memory"} {
 		if v := t.get(i, col); v != "" {
 			q, err := resource.ParseQuantity(v)
 			if err != nil || q.Sign() < 0 {
-				return a, 0, t.errorf(i, col, "%q is not a quantity (4, 500m, 16Gi)", v)
+				fail(col, "%q is not a quantity (4, 500m, 16Gi)", v)
+				continue
 			}
 			requests[v1.ResourceName(col)] = q
 		}
 	}
-	pod := tracePod(ns, workload, requests, prio)
 	tmpl := t.get(i, "claim_template")
 	devices := t.get(i, "devices")
+	claim := ""
 	switch {
 	case tmpl != "" && devices != "":
-		return a, 0, t.errorf(i, "claim_template", "give a claim template or a device count, not both")
+		fail("claim_template", "give a claim template or a device count, not both")
 	case tmpl != "":
 		if !templates[ns+"/"+tmpl] {
-			return a, 0, t.errorf(i, "claim_template", "ResourceClaimTemplate %s/%s is not in the snapshot", ns, tmpl)
+			fail("claim_template", "ResourceClaimTemplate %s/%s is not in the snapshot", ns, tmpl)
 		}
-		addClaim(pod, "devices", tmpl)
+		claim = tmpl
 	case devices != "":
 		n, err := strconv.Atoi(devices)
 		if err != nil || n < 0 || n > resourceapi.AllocationResultsMaxSize {
-			return a, 0, t.errorf(i, "devices", "%q: want a whole number from 0 to %d", devices, resourceapi.AllocationResultsMaxSize)
+			fail("devices", "%q: want a whole number from 0 to %d", devices, resourceapi.AllocationResultsMaxSize)
+			break
 		}
 		class := t.get(i, "device_class")
-		if n > 0 {
-			if class == "" {
-				return a, 0, t.errorf(i, "device_class", "required with devices")
+		switch {
+		case n == 0:
+		case class == "":
+			fail("device_class", "required with devices")
+		case !classes[class]:
+			fail("device_class", "DeviceClass %s is not in the snapshot", class)
+		case len(errs) == 0:
+			// The template is added to the snapshot only for a row
+			// that is read whole.
+			claim = fmt.Sprintf("trace-%s-%d", kubenames.Suffix(class, 8), n)
+			if !templates[ns+"/"+claim] {
+				templates[ns+"/"+claim] = true
+				snap.ResourceClaimTemplates = append(snap.ResourceClaimTemplates, countTemplate(ns, claim, class, n))
 			}
-			if !classes[class] {
-				return a, 0, t.errorf(i, "device_class", "DeviceClass %s is not in the snapshot", class)
-			}
-			name := fmt.Sprintf("trace-%s-%d", kubenames.Suffix(class, 8), n)
-			if !templates[ns+"/"+name] {
-				templates[ns+"/"+name] = true
-				snap.ResourceClaimTemplates = append(snap.ResourceClaimTemplates, countTemplate(ns, name, class, n))
-			}
-			addClaim(pod, "devices", name)
 		}
+	}
+	if len(errs) > 0 {
+		return a, 0, errs
+	}
+	pod := tracePod(ns, workload, requests, prio)
+	if claim != "" {
+		addClaim(pod, "devices", claim)
 	}
 	a.Pod = pod
 	return a, replicas, nil

@@ -5,15 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/drasim/drasim/report"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 	"golang.org/x/sys/unix"
 )
@@ -95,7 +91,7 @@ func runContext(ctx context.Context, streams Streams, args []string) int {
 // exit code.
 func execute(ctx context.Context, root *cobra.Command, prof *profiles, streams Streams, args []string) int {
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if perr := prof.finish(err == nil); perr != nil && err == nil {
 		err = perr
 	}
@@ -116,7 +112,16 @@ func execute(ctx context.Context, root *cobra.Command, prof *profiles, streams S
 	msg := strings.TrimRight(err.Error(), "\n")
 	fmt.Fprintf(streams.Err, "drasim: %s\n", strings.ReplaceAll(msg, "\n", "\n  "))
 	if code == ExitUsage {
-		fmt.Fprintln(streams.Err, "Run 'drasim --help' for usage.")
+		// The help of the command that was given, when it was found.
+		path := root.CommandPath()
+		if cmd != nil {
+			path = cmd.CommandPath()
+			// A flag the message names may not be on the command line.
+			for _, src := range sourcesNamed(cmd.Flags(), msg) {
+				fmt.Fprintf(streams.Err, "  (%s)\n", src)
+			}
+		}
+		fmt.Fprintf(streams.Err, "Run '%s --help' for usage.\n", path)
 	}
 	return code
 }
@@ -138,6 +143,9 @@ func usageArgs(c *cobra.Command) {
 	if check := c.Args; check != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := check(cmd, args); err != nil {
+				if hint := snapshotArgsHint(cmd, args); hint != "" {
+					err = errors.New(hint)
+				}
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
 			return nil
@@ -146,6 +154,23 @@ func usageArgs(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		usageArgs(sub)
 	}
+}
+
+// snapshotArgsHint is the message for arguments given to a command that
+// takes none but reads a snapshot with -f: they are most likely the
+// snapshot ("drasim simulate cluster.yaml"). It is "" for other commands.
+func snapshotArgsHint(cmd *cobra.Command, args []string) string {
+	if len(args) == 0 || cmd.Flags().Lookup("filename") == nil || cmd.HasAvailableSubCommands() {
+		return ""
+	}
+	if cmd.Args == nil || cmd.ValidateArgs(nil) != nil {
+		return "" // the command takes arguments of its own (explain POD)
+	}
+	flags := make([]string, len(args))
+	for i, a := range args {
+		flags[i] = "-f " + a
+	}
+	return fmt.Sprintf("%s takes no arguments: snapshots are given with -f; did you mean `%s`?", cmd.CommandPath(), strings.Join(flags, " "))
 }
 
 // GlobalOptions are the flags every command has.
@@ -184,8 +209,9 @@ ResourceSlices, DeviceClasses, ResourceClaims, Pods and workloads, as
 what fits, what does not and why.
 
 Configuration: flags win over DRASIM_* environment variables, which win over
-the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
---config).`,
+the config file (--config or DRASIM_CONFIG, else
+$XDG_CONFIG_HOME/drasim/config.yaml, else ./drasim.yaml unless it is a
+Kubernetes object such as a snapshot).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -201,6 +227,9 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 			}
 			warnNoColor(cmd)
 			if err := checkFormat(cmd, g.Output); err != nil {
+				if src := flagSource(cmd.Flags(), "output"); src != "--output" {
+					return usageErrorf("%s: %w", src, errors.Unwrap(err))
+				}
 				return err
 			}
 			if err := fl.prepare(cmd, config); err != nil {
@@ -226,11 +255,9 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: err}
-	})
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/drasim/config.yaml, then ./drasim.yaml)")
+	pf.StringVar(&g.ConfigFile, "config", "", "config file, keys named as the flags (also DRASIM_CONFIG; default $XDG_CONFIG_HOME/drasim/config.yaml, then ./drasim.yaml unless it is a Kubernetes object)")
 	pf.IntVarP(&g.Verbosity, "verbosity", "v", 0, "log verbosity: 0 quiet, 1 progress, 2 details")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format; each command's help lists the formats it offers")
 	addNoColor(pf)
@@ -253,112 +280,4 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 	)
 	usageArgs(root)
 	return root, prof
-}
-
-// applyConfig fills every flag the user did not set from the environment
-// (DRASIM_FLAG_NAME) or the config file (flag-name: value), in that order,
-// and returns the config file it read ("" when none).
-func applyConfig(cmd *cobra.Command, v *viper.Viper, explicit string) (string, error) {
-	v.SetEnvPrefix("DRASIM")
-	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
-	v.AutomaticEnv()
-	file := explicit
-	if file == "" {
-		file = defaultConfigFile()
-	}
-	if file != "" {
-		v.SetConfigFile(file)
-		if err := v.ReadInConfig(); err != nil {
-			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("config file %s: %w", file, err)}
-		}
-		for _, k := range unknownConfigKeys(cmd.Root(), v.AllKeys()) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "warning: config file %s: unknown key %q (ignored)\n", file, k)
-		}
-	}
-	var ferr error
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if ferr != nil || f.Changed || f.Name == "config" || f.Name == "help" {
-			return
-		}
-		name := f.Name
-		if !v.IsSet(name) {
-			name = aliasSet(v, name)
-			if name == "" {
-				return
-			}
-		}
-		val := v.Get(name)
-		var s string
-		switch t := val.(type) {
-		case []any:
-			parts := make([]string, len(t))
-			for i, p := range t {
-				parts[i] = fmt.Sprint(p)
-			}
-			s = strings.Join(parts, ",")
-		default:
-			s = fmt.Sprint(t)
-		}
-		if err := f.Value.Set(s); err != nil {
-			ferr = &ExitError{Code: ExitUsage, Err: fmt.Errorf("setting %q from environment or config: %w", name, err)}
-		}
-	})
-	return file, ferr
-}
-
-// unknownConfigKeys returns, sorted, the top-level keys that name no flag of
-// any drasim command (a config file serves every command) nor an old flag
-// name.
-func unknownConfigKeys(root *cobra.Command, keys []string) []string {
-	known := map[string]bool{}
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
-			fs.VisitAll(func(f *pflag.Flag) { known[f.Name] = true })
-		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
-	aliases := flagAliases()
-	var unknown []string
-	for _, k := range keys {
-		k, _, _ = strings.Cut(k, ".")
-		if !known[k] && aliases[k] == "" && !slices.Contains(unknown, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	slices.Sort(unknown)
-	return unknown
-}
-
-// aliasSet returns the old name of flag under which the environment or the
-// config file sets it, or "".
-func aliasSet(v *viper.Viper, flag string) string {
-	aliases := flagAliases()
-	for _, old := range slices.Sorted(maps.Keys(aliases)) {
-		if aliases[old] == flag && v.IsSet(old) {
-			return old
-		}
-	}
-	return ""
-}
-
-func defaultConfigFile() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			dir = filepath.Join(home, ".config")
-		}
-	}
-	for _, candidate := range []string{filepath.Join(dir, "drasim", "config.yaml"), "drasim.yaml"} {
-		if dir == "" && strings.HasPrefix(candidate, "drasim/") {
-			continue
-		}
-		if st, err := os.Stat(candidate); err == nil && !st.IsDir() {
-			return candidate
-		}
-	}
-	return ""
 }

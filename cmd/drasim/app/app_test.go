@@ -51,7 +51,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "completion", args: []string{"completion", "bash"}, wantCode: 0, inStdout: "bash completion"},
 		{name: "completion needs a shell", args: []string{"completion", "tcsh"}, wantCode: ExitUsage, inStderr: "invalid argument"},
 		{name: "explain needs a pod", args: []string{"explain"}, wantCode: ExitUsage, inStderr: "accepts 1 arg(s), received 0"},
-		{name: "validate takes no argument", args: []string{"validate", "extra"}, wantCode: ExitUsage, inStderr: `unknown command "extra" for "drasim validate"`},
+		{name: "validate takes no argument", args: []string{"validate", "extra"}, wantCode: ExitUsage, inStderr: "did you mean `-f extra`?"},
 		{name: "sweep report needs results", args: []string{"sweep", "report"}, wantCode: ExitUsage, inStderr: "requires at least 1 arg(s)"},
 		{name: "sweep needs its file", args: []string{"sweep"}, wantCode: ExitUsage, inStderr: "accepts 1 arg(s), received 0"},
 		{name: "flag without its value", args: []string{"simulate", "--seed"}, wantCode: ExitUsage, inStderr: "flag needs an argument"},

@@ -131,6 +131,15 @@ that are still pending stay so. See docs/autoscaler.md.`,
 	cmd.Flags().StringVar(&f.CompareExpanders, "compare-expanders", "", "run each expander on the same input and print them side by side, e.g. price,least-waste-dra,first-available (a chain joins its expanders with +)")
 	cmd.Flags().StringVar(&f.OutputSnapshot, "output-snapshot", "", "write the cluster after the scale-up (new nodes and slices, pods placed) to FILE as a List; - for standard output")
 	markOutput(cmd.Flags(), "output-snapshot")
+	preflight(cmd, f.engine.check, func() error {
+		if f.CompareExpanders != "" && f.OutputSnapshot != "" {
+			return usageErrorf("--output-snapshot writes one plan's cluster: it cannot be used with --compare-expanders")
+		}
+		if _, err := f.scale.options(sim.Options{}, f.scale.Expander); err != nil {
+			return err
+		}
+		return f.checkCompare()
+	})
 	return setFormats(cmd, "table", "markdown", "json", "yaml")
 }
 
@@ -193,6 +202,29 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 		return report.WriteScaleUpMarkdown(streams.Out, out.Plan)
 	}
 	return writeStructured(streams.Out, g.Output, out.Plan)
+}
+
+// checkCompare refuses, before anything is read, a --compare-expanders
+// entry that names no expander chain: it would fail after the entries
+// before it had run.
+func (f *autoscaleFlags) checkCompare() error {
+	if f.CompareExpanders == "" {
+		return nil
+	}
+	n := 0
+	for _, entry := range strings.Split(f.CompareExpanders, ",") {
+		if entry = strings.TrimSpace(entry); entry == "" {
+			continue
+		}
+		n++
+		if _, err := autoscale.ParseExpanders(strings.ReplaceAll(entry, "+", ",")); err != nil {
+			return usageErrorf("--compare-expanders %s: %v", entry, err)
+		}
+	}
+	if n == 0 {
+		return usageErrorf("--compare-expanders: no expander given")
+	}
+	return nil
 }
 
 func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f *autoscaleFlags, res *load.Result, applied *whatif.Applied, simOpts sim.Options) error {

@@ -85,6 +85,13 @@ probe or gates file), 2 usage error.`,
 	markOutput(cmd.Flags(), "output-junit")
 	cmd.Flags().StringVar(&f.Timeline, "timeline", "", "check a timeline (drasim timeline -o json or yaml) instead of replaying a snapshot")
 	markInput(cmd.Flags(), "timeline")
+	appendsStepSummary(cmd, "gates")
+	preflight(cmd, func() error {
+		if f.Timeline != "" {
+			return nil // checkTimelineFile refuses the replay's flags
+		}
+		return f.capacity.check()
+	})
 	return setFormats(cmd, "table", "markdown", "json", "yaml")
 }
 

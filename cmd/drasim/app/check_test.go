@@ -36,7 +36,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{name: "gates fail", args: []string{"check", "-f", fragBasic, "--probe", fragBasicProbe, "--gates", gatesFail},
 			wantCode: ExitGateFailed, inStdout: "4 of 5 gate(s) failed.", inStderr: `drasim: 4 of 5 gate(s) failed: "nothing pending", "room for pairs", "GPU fragmentation", "GPU utilization"`},
 		{name: "gates file with an out-of-range share", args: []string{"check", "-f", fragBasic, "--gates", badGates},
-			wantCode: ExitFailure, inStderr: `bad.yaml: gate "frag" (gates[0]): maxFragmentationRate.max: must be a share between 0 and 1, got 25`},
+			wantCode: ExitFailure, inStderr: `bad.yaml:5: gate "frag" (gates[0]): maxFragmentationRate.max: must be a share between 0 and 1, got 25`},
 		{name: "gate names a shape the mix lacks", args: []string{"check", "-f", fragBasic, "--probe", fragBasicProbe, "--gates", unknownShape},
 			wantCode: ExitFailure, inStderr: `minHeadroom.shape: no shape "nope" in the mix; shapes: cpu, one-*, two`},
 		{name: "missing gates file", args: []string{"check", "-f", fragBasic, "--gates", "/does/not/exist.yaml"},

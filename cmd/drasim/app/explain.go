@@ -86,6 +86,7 @@ POD in the namespace of -n (default: default). Without -f, uses the demo.`,
 	f.engine.add(cmd.Flags())
 	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "the pod's namespace (default: default, as kubectl's)")
 	f.edits.add(cmd.Flags())
+	preflight(cmd, f.engine.check)
 	return setFormats(cmd, "table", "json", "yaml")
 }
 

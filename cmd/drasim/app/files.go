@@ -129,6 +129,9 @@ func (fl *files) prepare(cmd *cobra.Command, configFile string) error {
 			snapshotPaths = append(snapshotPaths, values...)
 		}
 	})
+	if summary := stepSummaryTarget(cmd); summary != nil {
+		outputs = append(outputs, *summary)
+	}
 	for _, d := range dirs {
 		if err := d.check(); err != nil {
 			return err
@@ -142,12 +145,20 @@ func (fl *files) prepare(cmd *cobra.Command, configFile string) error {
 	read, _ := load.Files(snapshotPaths)
 	inputs = append(inputs, read...)
 	var onStdout []string
-	for _, t := range outputs {
+	for i, t := range outputs {
 		if err := t.Check(inputs); err != nil {
 			if errors.Is(err, outfile.ErrUsage) {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
 			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		for _, prev := range outputs[:i] {
+			if outfile.Same(prev, t) {
+				return usageErrorf("%s and %s name the same file: each output needs its own", prev, t)
+			}
+		}
+		if t.Flag == stepSummaryEnv {
+			continue // appended to by the command itself (appendMarkdown)
 		}
 		if t.IsStdout() || isStdoutPath(t.Path) {
 			onStdout = append(onStdout, t.String())
@@ -162,6 +173,33 @@ func (fl *files) prepare(cmd *cobra.Command, configFile string) error {
 	}
 	fl.warnReadNextTime(outputs, snapshotPaths)
 	return nil
+}
+
+// stepSummaryAnnotation, on a command, names the flag with which the
+// command appends to the GitHub Actions job summary (GITHUB_STEP_SUMMARY).
+const stepSummaryAnnotation = "drasim.io/step-summary"
+
+// appendsStepSummary declares that cmd appends to GITHUB_STEP_SUMMARY
+// when its flag is set: the summary is then an output like any other,
+// checked before the run and refused over an input.
+func appendsStepSummary(cmd *cobra.Command, flag string) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[stepSummaryAnnotation] = flag
+}
+
+// stepSummaryTarget is the job summary cmd will append to, or nil.
+func stepSummaryTarget(cmd *cobra.Command) *outfile.Target {
+	flag := cmd.Annotations[stepSummaryAnnotation]
+	path := os.Getenv(stepSummaryEnv)
+	if flag == "" || path == "" {
+		return nil
+	}
+	if f := cmd.Flags().Lookup(flag); f == nil || f.Value.String() == "" {
+		return nil
+	}
+	return &outfile.Target{Flag: stepSummaryEnv, Path: path}
 }
 
 // isStdoutPath reports the paths that name this process's standard output:

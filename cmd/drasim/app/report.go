@@ -107,6 +107,14 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	if err := requireNodes(res, false); err != nil {
 		return nil, err
 	}
+	if err := f.checkSpares(res); err != nil {
+		return nil, err
+	}
+	if gates != nil {
+		if err := gates.CheckNodeGroups(nodeGroupNames(res)); err != nil {
+			return nil, &ExitError{Code: ExitFailure, Err: err}
+		}
+	}
 	opts, err := f.engine.options(res.Files)
 	if err != nil {
 		return nil, err
@@ -249,6 +257,7 @@ row per pod and per node) and html (one self-contained page with charts);
 	f.capacity.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.ReportFile, "output-html", "", "write the HTML report (charts and tables, self-contained) to FILE (old name: --report)")
 	markOutput(cmd.Flags(), "output-html")
+	preflight(cmd, f.capacity.check)
 	return setFormats(cmd, capacityFormats()...)
 }
 

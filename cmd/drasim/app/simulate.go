@@ -25,9 +25,14 @@ type engineFlags struct {
 	Parallelism     int
 	Engine          string
 	Arrival         string
+
+	// fs is the flag set the flags are in, to name where a value came
+	// from (flagSource).
+	fs *pflag.FlagSet
 }
 
 func (f *engineFlags) add(fs *pflag.FlagSet) {
+	f.fs = fs
 	fs.StringVar(&f.TieBreak, "tie-break", "kube", "how to choose among equally scored nodes: kube (kube-scheduler v1.37.2's heap over the feasible nodes) or random (seeded by --seed)")
 	fs.Int64Var(&f.Seed, "seed", 0, "seed for --tie-break=random (printed in the report)")
 	fs.BoolVar(&f.ScoreAllNodes, "score-all-nodes", false, "score every feasible node instead of kube's sample (percentageOfNodesToScore)")
@@ -39,22 +44,37 @@ func (f *engineFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Arrival, "arrival", "batch", "when pending pods reach the scheduler: batch (all at once) or sequential (one at a time in file order, each placed before the next, as the oracle replays them)")
 }
 
-func (f *engineFlags) options(files []string) (sim.Options, error) {
+// parse checks the engine flags and turns them into options, without the
+// input files and the scheduler configuration (options adds them).
+func (f *engineFlags) parse() (sim.Options, error) {
 	gates, err := dra.ParseGates(f.FeatureGates)
 	if err != nil {
-		return sim.Options{}, usageErrorf("--feature-gates: %v", err)
+		return sim.Options{}, usageErrorf("%s: %v", flagSource(f.fs, "feature-gates"), err)
 	}
 	tieBreak, err := schedule.ParseTieBreak(f.TieBreak)
 	if err != nil {
-		return sim.Options{}, usageErrorf("--tie-break: %v", err)
+		return sim.Options{}, usageErrorf("%s: %v", flagSource(f.fs, "tie-break"), err)
 	}
 	if f.Engine != "fast" && f.Engine != "reference" {
-		return sim.Options{}, usageErrorf("--engine %q: use fast or reference", f.Engine)
+		return sim.Options{}, usageErrorf("%s %q: use fast or reference", flagSource(f.fs, "engine"), f.Engine)
 	}
 	if f.Arrival != string(schedule.ArrivalBatch) && f.Arrival != string(schedule.ArrivalSequential) {
-		return sim.Options{}, usageErrorf("--arrival %q: use batch or sequential", f.Arrival)
+		return sim.Options{}, usageErrorf("%s %q: use batch or sequential", flagSource(f.fs, "arrival"), f.Arrival)
 	}
-	opts := sim.Options{Gates: gates, TieBreak: tieBreak, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Files: files, Reference: f.Engine == "reference", Arrival: schedule.Arrival(f.Arrival)}
+	// 0, the default, means "choose"; given, a worker count below one is
+	// a mistake, not a request for the default.
+	if f.Parallelism < 0 || (f.Parallelism == 0 && flagGiven(f.fs, "parallelism")) {
+		return sim.Options{}, usageErrorf("%s must be at least 1, got %d", flagSource(f.fs, "parallelism"), f.Parallelism)
+	}
+	return sim.Options{Gates: gates, TieBreak: tieBreak, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Reference: f.Engine == "reference", Arrival: schedule.Arrival(f.Arrival)}, nil
+}
+
+func (f *engineFlags) options(files []string) (sim.Options, error) {
+	opts, err := f.parse()
+	if err != nil {
+		return sim.Options{}, err
+	}
+	opts.Files = files
 	if f.SchedulerConfig != "" {
 		cfg, err := sim.LoadSchedulerConfig(f.SchedulerConfig)
 		if err != nil {
@@ -102,6 +122,13 @@ embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 	markOutput(cmd.Flags(), "output-snapshot")
 	cmd.Flags().BoolVar(&f.Autoscale, "autoscale", false, "scale up with the snapshot's NodeGroups (as cluster-autoscaler 1.36 would) before reporting")
 	f.scale.add(cmd.Flags())
+	preflight(cmd, f.engine.check, func() error {
+		if !f.Autoscale {
+			return nil
+		}
+		_, err := f.scale.options(sim.Options{}, f.scale.Expander)
+		return err
+	})
 	return setFormats(cmd, "table", "json", "yaml")
 }
 

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/drasim/drasim/internal/suggest"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/sweep"
 	"github.com/spf13/cobra"
@@ -103,7 +104,7 @@ func (c *sweepCommands) Flag(command, name string) (sweep.Flag, error) {
 func suggestFlag(cmd *cobra.Command, name string) string {
 	best, bestDist := "", 3
 	visit := func(f *pflag.Flag) {
-		if d := editDistance(name, f.Name); d < bestDist {
+		if d := suggest.Distance(name, f.Name); d < bestDist {
 			best, bestDist = f.Name, d
 		}
 	}
@@ -113,27 +114,6 @@ func suggestFlag(cmd *cobra.Command, name string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean --%s?)", best)
-}
-
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // Check implements sweep.Commands: it runs the command line on in, a

@@ -2,14 +2,17 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/scenarios"
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/analysis"
 	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/load"
@@ -155,6 +158,8 @@ as table, markdown, json, yaml, csv or html (--report FILE: line charts).
 		},
 	}
 	f.add(cmd.Flags())
+	appendsStepSummary(cmd, "gates")
+	preflight(cmd, func() error { return f.check(slices.Contains(f.input.Files, "-")) })
 	return setFormats(cmd, timelineFormats()...)
 }
 
@@ -259,11 +264,11 @@ func (f *timelineFlags) loadInput(streams Streams, verbosity int) (*timeline.Inp
 			snap = &snapshot.Snapshot{Sources: map[snapshot.Ref]snapshot.Source{}}
 		}
 		for _, path := range f.Traces {
-			data, err := os.ReadFile(path)
+			name, data, err := readTraceFile(streams, path)
 			if err != nil {
 				return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--trace: %w", err)}
 			}
-			traces = append(traces, timeline.TraceFile{Name: path, Data: data})
+			traces = append(traces, timeline.TraceFile{Name: name, Data: data})
 		}
 	}
 	if f.NodeGroups != "" {
@@ -294,25 +299,28 @@ func (f *timelineFlags) loadInput(streams Streams, verbosity int) (*timeline.Inp
 	return in, nil
 }
 
+// readTraceFile reads a --trace file, or standard input for "-" (named
+// <stdin> in messages, as -f - is).
+func readTraceFile(streams Streams, path string) (string, []byte, error) {
+	if path != "-" {
+		data, err := os.ReadFile(path)
+		return path, data, err
+	}
+	if streams.In == nil {
+		return "", nil, errors.New("-: no standard input to read")
+	}
+	data, err := io.ReadAll(streams.In)
+	return "<stdin>", data, err
+}
+
 // options turns the flags into timeline options.
 func (f *timelineFlags) options(in *timeline.Input, name string) (timeline.Options, error) {
-	simOpts, err := f.engine.options(in.Files)
+	simOpts, err := f.simOptions(in.Files)
 	if err != nil {
 		return timeline.Options{}, err
 	}
-	if simOpts.Arrival != schedule.ArrivalBatch {
-		return timeline.Options{}, usageErrorf("--arrival does not apply to a timeline: pods arrive at their drasim.io/arrival time or the trace's")
-	}
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"--scan-interval", f.ScanInterval}, {"--resolution", f.Resolution}} {
-		if d.v <= 0 {
-			return timeline.Options{}, usageErrorf("%s must be positive, got %s", d.name, d.v)
-		}
-	}
-	if f.Duration < 0 || f.FragmentationEvery < 0 {
-		return timeline.Options{}, usageErrorf("--duration and --fragmentation-every must not be negative")
+	if err := f.checkTimes(); err != nil {
+		return timeline.Options{}, err
 	}
 	opts := timeline.Options{Name: name, Sim: simOpts, ScanInterval: f.ScanInterval, Resolution: f.Resolution, FragmentationEvery: f.FragmentationEvery, End: f.Duration}
 	if opts.ScaleDown, err = f.scaleDown.options(); err != nil {
@@ -326,6 +334,34 @@ func (f *timelineFlags) options(in *timeline.Input, name string) (timeline.Optio
 		opts.Autoscale = &a
 	}
 	return opts, nil
+}
+
+// simOptions are the engine's options for a timeline.
+func (f *timelineFlags) simOptions(files []string) (sim.Options, error) {
+	simOpts, err := f.engine.options(files)
+	if err != nil {
+		return sim.Options{}, err
+	}
+	if simOpts.Arrival != schedule.ArrivalBatch {
+		return sim.Options{}, usageErrorf("--arrival does not apply to a timeline: pods arrive at their drasim.io/arrival time or the trace's")
+	}
+	return simOpts, nil
+}
+
+// checkTimes refuses intervals and durations that cannot work.
+func (f *timelineFlags) checkTimes() error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"--scan-interval", f.ScanInterval}, {"--resolution", f.Resolution}} {
+		if d.v <= 0 {
+			return usageErrorf("%s must be positive, got %s", d.name, d.v)
+		}
+	}
+	if f.Duration < 0 || f.FragmentationEvery < 0 {
+		return usageErrorf("--duration and --fragmentation-every must not be negative")
+	}
+	return nil
 }
 
 func (f *timelineFlags) run(ctx context.Context, streams Streams, verbosity int, in *timeline.Input, name string) (*timeline.Result, error) {
