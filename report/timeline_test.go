@@ -174,3 +174,18 @@ func TestTimelineCheckMarkdownGolden(t *testing.T) {
 	}
 	checkGolden(t, filepath.Join(timelineGoldenDir, "check.golden.md"), b.Bytes())
 }
+
+// TestWaitTableNoPlacedPod: a workload none of whose pods was placed has
+// no wait: "-", not 0s.
+func TestWaitTableNoPlacedPod(t *testing.T) {
+	ten := timeline.Seconds(600)
+	rows := []timeline.WaitRow{
+		{Workload: "huge", NeverPlaced: 2},
+		{Workload: "train", WaitStats: timeline.WaitStats{Pods: 1, P50: &ten, P95: &ten, P99: &ten, Max: &ten, Mean: &ten}},
+	}
+	got := waitTable(rows, "Workload", func(w timeline.WaitRow) string { return w.Workload }).Rows
+	want := [][]string{{"huge", "0", "-", "-", "-", "-", "2"}, {"train", "1", "10m0s", "10m0s", "10m0s", "10m0s", "0"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("wait table (-want +got):\n%s", diff)
+	}
+}
