@@ -2,7 +2,9 @@ package timeline
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +54,27 @@ func TestNeverPlacedWorkloadHasNoWait(t *testing.T) {
 	}
 	if w, placed, _ := r.Measures().Wait(100, "", nil); !placed || w != 10*time.Minute {
 		t.Errorf("Wait(100) of all pods: want 10m placed, got %v placed=%v", w, placed)
+	}
+}
+
+// TestGroupAtZeroStaysInTheSeries: testdata/scaleup.yaml's group gpu has
+// no node at the start, one from 190s and none again after 1400s: every
+// sample counts it, at 0 too, so that charts show it going down to 0.
+func TestGroupAtZeroStaysInTheSeries(t *testing.T) {
+	r := run(t, loadInput(t, "scaleup.yaml"), withAutoscaler(Options{}))
+	var got []string
+	for _, s := range r.Series {
+		n := "absent"
+		for _, g := range s.Nodes {
+			if g.Group == "gpu" {
+				n = fmt.Sprint(g.Nodes)
+			}
+		}
+		if len(got) == 0 || got[len(got)-1] != n {
+			got = append(got, n) // the changes only
+		}
+	}
+	if want := []string{"0", "1", "0"}; !slices.Equal(got, want) {
+		t.Errorf("group gpu in the series (changes): want %v, got %v", want, got)
 	}
 }
