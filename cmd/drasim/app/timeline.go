@@ -144,14 +144,16 @@ docs/timeline.md explains the model and its limits.
 Output: per-pod records, a time series (--resolution) and a summary (wait
 percentiles by workload and priority, node-hours and cost per group,
 scale-ups and scale-downs, prioritized-list alternatives, pods never placed)
-as table, markdown, json, yaml, csv or html (--report FILE: line charts).
+as table, markdown, json, yaml, csv or html (--output-html FILE: line charts).
+--gates checks gates on the timeline (exit 3 when one fails); the output stays
+the timeline, and --output-gates FILE writes the verdicts.
 --compare runs the same arrivals under other settings side by side. Without
 -f and --trace, runs the embedded demo.`,
 		Example: `  drasim timeline
-  drasim timeline -f cluster.yaml -f nodegroups.yaml --trace day.csv --report day.html
+  drasim timeline -f cluster.yaml -f nodegroups.yaml --trace day.csv --output-html day.html
   drasim timeline -f cluster.yaml --trace day.csv --compare 'price=--expander price' --compare 'fa=--expander first-available'
   drasim timeline --trace openb_node_list_gpu_node.csv --trace openb_pod_list_default.csv --autoscale=false
-  drasim timeline -f cluster/ --trace day.csv --gates ci/timeline-gates.yaml`,
+  drasim timeline -f cluster/ --trace day.csv --gates ci/timeline-gates.yaml -o json --output-gates verdicts.json > day.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runTimeline(cmd.Context(), streams, g, f, cmd.Flags())
