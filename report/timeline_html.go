@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/drasim/drasim/sim/timeline"
@@ -45,6 +44,7 @@ func hours(s timeline.Sample) float64 { return float64(s.Time) / 3600 }
 func lineChart(yLabel string, lines []series, xMax, yMin, yMax float64) (*plot.Plot, []legendItem, bool, error) {
 	p := newPlot("")
 	p.X.Label.Text = "hours"
+	p.X.Tick.Marker = niceTicks{}
 	p.Y.Label.Text = yLabel
 	var legend []legendItem
 	drawn := false
@@ -240,23 +240,41 @@ func drawCharts(specs []lineChartSpec, lines map[string][]series, end float64) (
 	return out, nil
 }
 
-// wholeTicks label an axis of counts with whole numbers only: 1, 2, 5 or
-// 10 times a power of ten apart, at most 6 labels; no minor ticks.
+// wholeTicks label an axis of counts with whole numbers only.
 type wholeTicks struct{}
 
 var _ plot.Ticker = wholeTicks{}
 
-func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
-	step := 1.0
-	for p := 1.0; ; p *= 10 {
-		if i := slices.IndexFunc([]float64{1, 2, 5}, func(f float64) bool { return (hi-lo)/(f*p) <= 6 }); i >= 0 {
-			step = []float64{1, 2, 5}[i] * p
+func (wholeTicks) Ticks(lo, hi float64) []plot.Tick { return niceTicks{minStep: 1}.Ticks(lo, hi) }
+
+// niceTicks label an axis at 1, 2 or 5 times a power of ten apart (at
+// least minStep, when set), at most 6 labels, with the decimals the step
+// needs: hours as 0, 5, 10, ... rather than 0.00 and 25.00.
+type niceTicks struct{ minStep float64 }
+
+var _ plot.Ticker = niceTicks{}
+
+func (n niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'f', -1, 64)}}
+	}
+	p := math.Pow(10, math.Floor(math.Log10((hi-lo)/6)))
+	step := 10 * p
+	for _, f := range []float64{1, 2, 5} {
+		if (hi-lo)/(f*p) <= 6 {
+			step = f * p
 			break
 		}
 	}
+	step = max(step, n.minStep)
+	decimals := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
 	var out []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+1e-9*step; i++ {
+		v := i * step
+		if v == 0 {
+			v = 0 // not -0
+		}
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
 	}
 	return out
 }
