@@ -20,8 +20,14 @@ type docCommand struct {
 	args []string
 }
 
-// inlineDrasim finds `drasim ...` code spans in prose.
-var inlineDrasim = regexp.MustCompile("`(drasim [^`]+)`")
+var (
+	// inlineDrasim finds `drasim ...` code spans in prose.
+	inlineDrasim = regexp.MustCompile("`(drasim [^`]+)`")
+	// shellSeparators split a line into its commands.
+	shellSeparators = regexp.MustCompile(`\|\||&&|[|;]`)
+	// lowerWord is a command's name, or a format.
+	lowerWord = regexp.MustCompile(`^[a-z]+$`)
+)
 
 // docCommands finds every drasim command line in README.md and the
 // markdown under docs/: lines of fenced blocks (after a prompt "$ ", a
@@ -78,7 +84,7 @@ func docCommands(t *testing.T) []docCommand {
 // ones, without redirections.
 func commandsOf(file string, line int, s string) []docCommand {
 	var out []docCommand
-	for _, part := range regexp.MustCompile(`\|\||&&|[|;]`).Split(s, -1) {
+	for _, part := range shellSeparators.Split(s, -1) {
 		words, err := splitWords(strings.TrimSpace(part))
 		if err != nil || len(words) < 2 || words[0] != "drasim" {
 			continue
@@ -138,16 +144,15 @@ func TestDocumentedFlagsExist(t *testing.T) {
 	walk(root)
 	aliases := flagAliases()
 	for _, dc := range commands {
-		cmd, rest, err := root.Find(dc.args)
+		cmd, _, err := root.Find(dc.args)
 		where := dc.file + ":" + strconv.Itoa(dc.line) + ": drasim " + strings.Join(dc.args, " ")
 		if err != nil || cmd == root {
 			// "drasim" alone, or a word such as "drasim's", is prose.
-			if len(dc.args) > 0 && !strings.HasPrefix(dc.args[0], "-") && regexp.MustCompile(`^[a-z]+$`).MatchString(dc.args[0]) {
+			if len(dc.args) > 0 && !strings.HasPrefix(dc.args[0], "-") && lowerWord.MatchString(dc.args[0]) {
 				t.Errorf("%s: no command %q", where, dc.args[0])
 			}
 			continue
 		}
-		_ = rest
 		for j, a := range dc.args {
 			if !strings.HasPrefix(a, "-") || a == "-" || a == "--" || strings.ContainsAny(a, "*<…") || strings.Contains(a, "...") {
 				continue
@@ -170,7 +175,7 @@ func TestDocumentedFlagsExist(t *testing.T) {
 			}
 			if f.Name == "output" && j+1 < len(dc.args) && !strings.Contains(a, "=") {
 				format := dc.args[j+1]
-				if formats := cmd.Annotations[formatsAnnotation]; formats != "" && regexp.MustCompile(`^[a-z]+$`).MatchString(format) &&
+				if formats := cmd.Annotations[formatsAnnotation]; formats != "" && lowerWord.MatchString(format) &&
 					!slices.Contains(strings.Split(formats, ","), format) {
 					t.Errorf("%s: %s offers -o %s, not %s", where, cmd.CommandPath(), formats, format)
 				}
