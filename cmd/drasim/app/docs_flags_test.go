@@ -183,3 +183,26 @@ func TestDocumentedFlagsExist(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateFieldIsAlwaysAnError holds docs/cli.md's word: an unknown
+// field is a warning without --strict, a field written twice is an error
+// with or without it, naming the line.
+func TestDuplicateFieldIsAlwaysAnError(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	node := "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n%s\nstatus:\n  allocatable: {cpu: '1', pods: '10'}\n"
+	unknown := writeFile(t, dir, "unknown.yaml", strings.Replace(node, "%s", "  nickname: n", 1))
+	twice := writeFile(t, dir, "twice.yaml", strings.Replace(node, "%s", "  name: n2", 1))
+	if r := drasim(t, "", "validate", "-f", unknown); r.code != ExitOK || !strings.Contains(r.stder+r.stdout, "--strict makes this an error") {
+		t.Errorf("unknown field without --strict: want a warning and exit 0, got %d: %s%s", r.code, r.stdout, r.stder)
+	}
+	for _, strict := range []bool{false, true} {
+		args := []string{"validate", "-f", twice}
+		if strict {
+			args = append(args, "--strict")
+		}
+		if r := drasim(t, "", args...); r.code != ExitFailure || !strings.Contains(r.stder+r.stdout, `line 5: mapping key "name" already defined at line 4`) {
+			t.Errorf("field written twice (strict %v): want an error naming the lines, got %d: %s%s", strict, r.code, r.stdout, r.stder)
+		}
+	}
+}
