@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -285,17 +286,26 @@ func inBrowser(t *testing.T, name string, html []byte) pageLayout {
 // texts inside it and clear of its lines, count axes in whole numbers, no
 // console error.
 func TestTimelineHTMLInBrowser(t *testing.T) {
+	page := func(r *timeline.Result) func(io.Writer) error {
+		return func(w io.Writer) error { return WriteTimelineHTML(w, r) }
+	}
 	for _, tc := range []struct {
-		name string
-		run  func(*testing.T) *timeline.Result
+		name  string
+		write func(*testing.T) func(io.Writer) error
 	}{
-		{"timeline-demo", func(t *testing.T) *timeline.Result { return demoTimeline(t) }},
-		{"timeline-scaleup", scaleUpTimeline},
+		{"timeline-demo", func(t *testing.T) func(io.Writer) error { return page(demoTimeline(t)) }},
+		{"timeline-scaleup", func(t *testing.T) func(io.Writer) error { return page(scaleUpTimeline(t)) }},
+		{"timeline-compare", func(t *testing.T) func(io.Writer) error {
+			c := timeline.NewComparison()
+			c.Add("base", nil, demoTimeline(t))
+			c.Add("price", []string{"--expander", "price"}, demoTimeline(t, autoscale.ExpanderPrice))
+			return func(w io.Writer) error { return WriteTimelineComparisonHTML(w, c) }
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := WriteTimelineHTML(&b, tc.run(t)); err != nil {
-				t.Fatalf("WriteTimelineHTML: %v", err)
+			if err := tc.write(t)(&b); err != nil {
+				t.Fatalf("writing the page: %v", err)
 			}
 			got := inBrowser(t, tc.name, b.Bytes())
 			drawn := 0
@@ -308,8 +318,8 @@ func TestTimelineHTMLInBrowser(t *testing.T) {
 				}
 			}
 			// Without prioritized lists the last chart says so instead.
-			if drawn < len(timelineCharts)-1 {
-				t.Errorf("charts: want at least %d drawn, got %d", len(timelineCharts)-1, drawn)
+			if drawn < len(got.Charts)-1 || drawn < 4 {
+				t.Errorf("charts: want at least %d drawn, got %d", max(4, len(got.Charts)-1), drawn)
 			}
 		})
 	}
