@@ -3,6 +3,10 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +18,9 @@ import (
 	"github.com/drasim/drasim/internal/testenv"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/analysis"
+	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/timeline"
 	"github.com/drasim/drasim/sim/whatif"
 )
 
@@ -78,7 +84,7 @@ func browserReport(t *testing.T) *analysis.Report {
 // layout is what the page measures of itself in the browser.
 const layout = `(() => {
   const box = e => { const r = e.getBoundingClientRect(); return {w: r.width, h: r.height, l: r.left, r: r.right, t: r.top, b: r.bottom}; };
-  const out = {scrollWidth: document.documentElement.scrollWidth, charts: [], maps: [], cut: []};
+  const out = {scrollWidth: document.documentElement.scrollWidth, charts: [], maps: [], cut: [], covered: [], mapGap: null, fractions: []};
   for (const fig of document.querySelectorAll('figure')) {
     const svg = fig.querySelector('svg');
     out.charts.push({id: fig.id, svg: !!svg, box: svg ? box(svg) : box(fig)});
@@ -91,8 +97,44 @@ const layout = `(() => {
       }
     }
   }
+  // Texts (legends, labels) that a line of a chart runs through: the
+  // lines are the 1.5 pt paths longer than a legend's thumbnail.
+  for (const fig of document.querySelectorAll('figure')) {
+    const svg = fig.querySelector('svg');
+    if (!svg) continue;
+    const texts = [...svg.querySelectorAll('text')].map(t => ({t: t.textContent, b: box(t)}));
+    for (const path of svg.querySelectorAll('path')) {
+      if (!/stroke-width:1.5\b/.test(path.getAttribute('style') || '') || path.getBBox().width <= 25) continue;
+      const m = path.getScreenCTM(), len = path.getTotalLength();
+      const hit = new Set();
+      for (let d = 0; d <= len; d += 0.5) {
+        const p = new DOMPoint(path.getPointAtLength(d).x, path.getPointAtLength(d).y).matrixTransform(m);
+        for (const t of texts) {
+          if (p.x > t.b.l + 1 && p.x < t.b.r - 1 && p.y > t.b.t + 1 && p.y < t.b.b - 1) hit.add(t.t);
+        }
+      }
+      for (const t of hit) out.covered.push(fig.id + ': "' + t + '"');
+    }
+  }
   for (const m of document.querySelectorAll('.devicemap')) {
     out.maps.push({id: m.id, box: box(m), cells: m.querySelectorAll('.cell').length});
+  }
+  // Room between the device maps and what follows them.
+  const maps = document.getElementById('device-map');
+  if (maps && maps.nextElementSibling) {
+    const next = maps.nextElementSibling.querySelector('figcaption, h2') || maps.nextElementSibling;
+    out.mapGap = box(next).t - box(maps).b;
+  }
+  // Y axis labels of the count charts, which must be whole numbers.
+  for (const id of ['chart-pods', 'chart-nodes']) {
+    const svg = document.querySelector('#' + id + ' svg');
+    if (!svg) continue;
+    // The numbers of the lowest row are the hours of the X axis.
+    const numbers = [...svg.querySelectorAll('text')].filter(t => /^-?[0-9.]+$/.test(t.textContent));
+    const lowest = Math.max(...numbers.map(t => box(t).t));
+    for (const t of numbers) {
+      if (box(t).t < lowest - 2 && !/^-?[0-9]+$/.test(t.textContent)) out.fractions.push(id + ': ' + t.textContent);
+    }
   }
   return out;
 })()`
@@ -110,19 +152,55 @@ type pageLayout struct {
 		Box   struct{ W, H float64 }
 	} `json:"maps"`
 	Cut []string `json:"cut"`
+	// Covered are the texts a chart's line runs through; MapGap the room
+	// below the device maps (nil without); Fractions the labels of count
+	// axes that are not whole numbers.
+	Covered   []string `json:"covered"`
+	MapGap    *float64 `json:"mapGap"`
+	Fractions []string `json:"fractions"`
 }
 
 // TestHTMLReportInBrowser loads the HTML report in headless Chromium at
 // 1280 px: no console error, every chart and both device maps drawn with a
 // size, every chart label inside its chart, nothing wider than the window.
 func TestHTMLReportInBrowser(t *testing.T) {
-	bin := chromium(t)
 	var b bytes.Buffer
 	if err := WriteCapacityHTML(&b, browserReport(t)); err != nil {
 		t.Fatalf("WriteCapacityHTML: %v", err)
 	}
-	page := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+	got := inBrowser(t, "report", b.Bytes())
+	want := []string{ChartUtilization, ChartFragmentation, ChartHeadroom, ChartPrioritizedList, ChartResilience + "-1"}
+	var ids []string
+	for _, c := range got.Charts {
+		ids = append(ids, c.ID)
+		if !c.SVG || c.Box.W <= 0 || c.Box.H <= 0 {
+			t.Errorf("chart %s: want an SVG with a size, got svg=%v %gx%g", c.ID, c.SVG, c.Box.W, c.Box.H)
+		}
+	}
+	if strings.Join(ids, ",") != strings.Join(want, ",") {
+		t.Errorf("charts: want %v, got %v", want, ids)
+	}
+	if len(got.Maps) != 2 {
+		t.Fatalf("device maps: want before and after, got %d", len(got.Maps))
+	}
+	// 18 devices in the demo, 8 more on the copies of h100-node-1.
+	for i, want := range []int{18, 26} {
+		if m := got.Maps[i]; m.Cells != want || m.Box.W <= 0 || m.Box.H <= 0 {
+			t.Errorf("device map %s: want %d cells drawn with a size, got %d cells, %gx%g", m.ID, want, m.Cells, m.Box.W, m.Box.H)
+		}
+	}
+}
+
+// inBrowser loads an HTML page in headless Chromium at 1280 px and
+// measures it; it fails the test on a console error, a chart text outside
+// its chart, overlapping boxes (headings, device maps, charts) and a page
+// wider than the window. With DRASIM_SCREENSHOTS=DIR it saves the page as
+// DIR/NAME.png, to look at.
+func inBrowser(t *testing.T, name string, html []byte) pageLayout {
+	t.Helper()
+	bin := chromium(t)
+	page := filepath.Join(t.TempDir(), name+".html")
+	if err := os.WriteFile(page, html, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -158,6 +236,13 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("measuring %s: %v", page, err)
 	}
+	if dir := os.Getenv("DRASIM_SCREENSHOTS"); dir != "" {
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		saveScreenshot(t, filepath.Join(dir, name), shot)
+	}
 	const done = "drasim-browser-test-done"
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`console.log("`+done+`")`)); err != nil {
 		t.Fatal(err)
@@ -177,30 +262,107 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if len(consoleErrors) > 0 {
 		t.Errorf("console errors: want none, got:\n%s", strings.Join(consoleErrors, "\n"))
 	}
-	want := []string{ChartUtilization, ChartFragmentation, ChartHeadroom, ChartPrioritizedList, ChartResilience + "-1"}
-	var ids []string
-	for _, c := range got.Charts {
-		ids = append(ids, c.ID)
-		if !c.SVG || c.Box.W <= 0 || c.Box.H <= 0 {
-			t.Errorf("chart %s: want an SVG with a size, got svg=%v %gx%g", c.ID, c.SVG, c.Box.W, c.Box.H)
-		}
-	}
-	if strings.Join(ids, ",") != strings.Join(want, ",") {
-		t.Errorf("charts: want %v, got %v", want, ids)
-	}
-	if len(got.Maps) != 2 {
-		t.Fatalf("device maps: want before and after, got %d", len(got.Maps))
-	}
-	// 18 devices in the demo, 8 more on the copies of h100-node-1.
-	for i, want := range []int{18, 26} {
-		if m := got.Maps[i]; m.Cells != want || m.Box.W <= 0 || m.Box.H <= 0 {
-			t.Errorf("device map %s: want %d cells drawn with a size, got %d cells, %gx%g", m.ID, want, m.Cells, m.Box.W, m.Box.H)
-		}
-	}
 	if len(got.Cut) > 0 {
 		t.Errorf("chart texts outside their chart: want none, got:\n%s", strings.Join(got.Cut, "\n"))
 	}
+	if len(got.Covered) > 0 {
+		t.Errorf("chart texts that a line runs through: want none, got:\n%s", strings.Join(got.Covered, "\n"))
+	}
+	if len(got.Fractions) > 0 {
+		t.Errorf("count axes: want whole numbers only, got:\n%s", strings.Join(got.Fractions, "\n"))
+	}
+	if got.MapGap != nil && *got.MapGap < 16 {
+		t.Errorf("device maps: want at least 16 px before what follows, got %g px", *got.MapGap)
+	}
 	if got.ScrollWidth > 1280 {
 		t.Errorf("page width: want at most the 1280 px window, got %g", got.ScrollWidth)
+	}
+	return got
+}
+
+// TestTimelineHTMLInBrowser loads timeline pages in headless Chromium:
+// the demo's, and one of a group scaled up to one node and back to zero
+// (few pods and nodes: axes of small counts). Every chart is drawn, its
+// texts inside it and clear of its lines, count axes in whole numbers, no
+// console error.
+func TestTimelineHTMLInBrowser(t *testing.T) {
+	page := func(r *timeline.Result) func(io.Writer) error {
+		return func(w io.Writer) error { return WriteTimelineHTML(w, r) }
+	}
+	for _, tc := range []struct {
+		name  string
+		write func(*testing.T) func(io.Writer) error
+	}{
+		{"timeline-demo", func(t *testing.T) func(io.Writer) error { return page(demoTimeline(t)) }},
+		{"timeline-scaleup", func(t *testing.T) func(io.Writer) error { return page(scaleUpTimeline(t)) }},
+		{"timeline-compare", func(t *testing.T) func(io.Writer) error {
+			c := timeline.NewComparison()
+			c.Add("base", nil, demoTimeline(t))
+			c.Add("price", []string{"--expander", "price"}, demoTimeline(t, autoscale.ExpanderPrice))
+			return func(w io.Writer) error { return WriteTimelineComparisonHTML(w, c) }
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.write(t)(&b); err != nil {
+				t.Fatalf("writing the page: %v", err)
+			}
+			got := inBrowser(t, tc.name, b.Bytes())
+			drawn := 0
+			for _, c := range got.Charts {
+				if c.SVG {
+					drawn++
+				}
+				if c.Box.W <= 0 || c.Box.H <= 0 {
+					t.Errorf("chart %s: want a size, got %gx%g", c.ID, c.Box.W, c.Box.H)
+				}
+			}
+			// Without prioritized lists the last chart says so instead.
+			if drawn < len(got.Charts)-1 || drawn < 4 {
+				t.Errorf("charts: want at least %d drawn, got %d", max(4, len(got.Charts)-1), drawn)
+			}
+		})
+	}
+}
+
+// scaleUpTimeline is sim/timeline's testdata/scaleup.yaml with the
+// autoscaler: group gpu from 0 nodes to 1 and back to 0.
+func scaleUpTimeline(t *testing.T) *timeline.Result {
+	t.Helper()
+	res, err := load.Load([]string{"../sim/timeline/testdata/scaleup.yaml"}, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := timeline.Prepare(res.Snapshot, res.Files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := timeline.Run(context.Background(), in, timeline.Options{Autoscale: &autoscale.Options{}, ScaleDown: autoscale.DefaultScaleDownOptions(), FragmentationEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// saveScreenshot writes a full-page screenshot as tiles of at most 1000
+// pixels' height, PREFIX-1.png, PREFIX-2.png, ..., small enough to look at.
+func saveScreenshot(t *testing.T, prefix string, data []byte) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	b := img.Bounds()
+	for i, y := 1, b.Min.Y; y < b.Max.Y; i, y = i+1, y+1000 {
+		tile := img.(interface {
+			SubImage(image.Rectangle) image.Image
+		}).SubImage(image.Rect(b.Min.X, y, b.Max.X, min(y+1000, b.Max.Y)))
+		var out bytes.Buffer
+		if err := png.Encode(&out, tile); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(fmt.Sprintf("%s-%d.png", prefix, i), out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

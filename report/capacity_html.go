@@ -96,7 +96,7 @@ figure svg { max-width: 100%; height: auto; }
 svg text { font-family: "Liberation Sans", Arial, Helvetica, sans-serif !important; }
 figcaption { font-weight: bold; margin-bottom: 0.3em; }
 .warning { color: #a33; }
-.devicemaps { display: flex; flex-wrap: wrap; gap: 2em; }
+.devicemaps { display: flex; flex-wrap: wrap; gap: 2em; margin-bottom: 2em; }
 .devicemap { flex: 1 1 28em; min-width: 0; }
 .dm-title { font-weight: bold; margin: 0.6em 0 0.3em; overflow-wrap: anywhere; }
 .dm-nodes { display: flex; flex-wrap: wrap; gap: 6px; }
@@ -260,6 +260,12 @@ func WriteCapacityHTML(w io.Writer, r *analysis.Report) error {
 func renderSVG(p *plot.Plot, width, height vg.Length) (template.HTML, error) {
 	c := vgsvg.New(width, height)
 	p.Draw(draw.New(c))
+	return svgElement(c, p.Y.Tick.Label)
+}
+
+// svgElement returns the drawn canvas as its <svg> element, its texts
+// fitted to the widths gonum laid them out with (fitTexts).
+func svgElement(c *vgsvg.Canvas, base text.Style) (template.HTML, error) {
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return "", err
@@ -270,7 +276,7 @@ func renderSVG(p *plot.Plot, width, height vg.Length) (template.HTML, error) {
 		return "", fmt.Errorf("no <svg> element in the output of vgsvg")
 	}
 	// The SVG comes from gonum/plot, which escapes every text it draws.
-	return template.HTML(fitTexts(strings.TrimSpace(s[i:]), p.Y.Tick.Label)), nil
+	return template.HTML(fitTexts(strings.TrimSpace(s[i:]), base)), nil
 }
 
 // svgText matches one text element of vgsvg's output: its attributes, its

@@ -28,7 +28,7 @@ func failedGates(results []analysis.GateResult) int {
 func gateTable(results []analysis.GateResult) Table {
 	t := Table{Header: []string{"Gate", "Result", "Target", "Measured", "Bound"}}
 	for _, r := range results {
-		t.Append(r.Name, verdict(r), r.Target, fmt.Sprintf("%g", r.Measured), fmt.Sprintf("%s %g", r.Op, r.Bound))
+		t.Append(r.Name, verdict(r), r.Target, r.MeasuredText(), r.BoundText())
 	}
 	return t
 }
@@ -65,6 +65,14 @@ func WriteGateMarkdown(w io.Writer, results []analysis.GateResult) error {
 	}
 	writeMarkdownRows(w, t)
 	return nil
+}
+
+// junitFailureText is a failed gate's measured value and bound.
+func junitFailureText(r analysis.GateResult) string {
+	if r.Measured == nil {
+		return "nothing measured, bound " + r.BoundText()
+	}
+	return fmt.Sprintf("measured %s, bound %s", r.MeasuredText(), r.BoundText())
 }
 
 type junitSuites struct {
@@ -108,7 +116,7 @@ func WriteJUnit(w io.Writer, suite string, results []analysis.GateResult) error 
 	for _, r := range results {
 		tc := junitCase{Name: r.Name, ClassName: "drasim.gates." + r.Type, Time: "0", SystemOut: r.Message}
 		if !r.Passed {
-			tc.Failure = &junitFailure{Message: r.Message, Type: r.Type, Text: fmt.Sprintf("measured %g, bound %s %g", r.Measured, r.Op, r.Bound)}
+			tc.Failure = &junitFailure{Message: r.Message, Type: r.Type, Text: junitFailureText(r)}
 		}
 		s.TestCases = append(s.TestCases, tc)
 	}

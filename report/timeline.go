@@ -83,7 +83,7 @@ func timelineFacts(r *timeline.Result) []string {
 		fmt.Sprintf("Pods: %d followed, %d placed, %d finished, %d running and %d pending at the end (%d never placed), %d eviction(s), %d preemption(s)",
 			s.Pods, s.Placed, s.Finished, s.Running, s.Pending, s.NeverPlaced, s.Evictions, s.Preemptions),
 		fmt.Sprintf("Wait from arrival to binding (%d placed pods): p50 %s, p95 %s, p99 %s, max %s",
-			w.Pods, durationCell(w.P50), durationCell(w.P95), durationCell(w.P99), durationCell(w.Max)),
+			w.Pods, optDuration(w.P50), optDuration(w.P95), optDuration(w.P99), optDuration(w.Max)),
 		fmt.Sprintf("Cost: %s for %s node-hours; %d scale-up(s) adding %d node(s), %d scale-down(s)",
 			money(s.Cost), strconv.FormatFloat(s.NodeHours, 'f', 2, 64), s.ScaleUps, s.NodesAdded, s.ScaleDowns),
 		fmt.Sprintf("Prioritized-list requests by alternative: %s (first choice %s)", rankCounts(s.Alternatives), shareOf(s.Alternatives)),
@@ -94,7 +94,7 @@ func timelineFacts(r *timeline.Result) []string {
 func waitTable(rows []timeline.WaitRow, first string, name func(timeline.WaitRow) string) Table {
 	t := Table{Header: []string{first, "Placed", "P50", "P95", "P99", "Max", "Never placed"}}
 	for _, w := range rows {
-		t.Append(name(w), fmt.Sprint(w.Pods), durationCell(w.P50), durationCell(w.P95), durationCell(w.P99), durationCell(w.Max), fmt.Sprint(w.NeverPlaced))
+		t.Append(name(w), fmt.Sprint(w.Pods), optDuration(w.P50), optDuration(w.P95), optDuration(w.P99), optDuration(w.Max), fmt.Sprint(w.NeverPlaced))
 	}
 	return t
 }
@@ -335,7 +335,7 @@ func comparisonTimelineTable(c *timeline.Comparison) Table {
 	t := Table{Header: []string{"Run", "Settings", "Placed", "Never placed", "Wait p50", "Wait p95", "Wait p99", "Cost", "Node-hours", "Scale-ups", "Scale-downs", "First choice"}}
 	for _, e := range c.Entries {
 		s := e.Summary
-		t.Append(e.Name, orDash(e.Settings), fmt.Sprint(s.Placed), fmt.Sprint(s.NeverPlaced), durationCell(s.Wait.P50), durationCell(s.Wait.P95), durationCell(s.Wait.P99),
+		t.Append(e.Name, orDash(e.Settings), fmt.Sprint(s.Placed), fmt.Sprint(s.NeverPlaced), optDuration(s.Wait.P50), optDuration(s.Wait.P95), optDuration(s.Wait.P99),
 			money(s.Cost), strconv.FormatFloat(s.NodeHours, 'f', 2, 64), fmt.Sprint(s.ScaleUps), fmt.Sprint(s.ScaleDowns), shareOf(s.Alternatives))
 	}
 	return t

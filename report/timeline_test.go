@@ -16,6 +16,7 @@ import (
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/timeline"
 	"github.com/google/go-cmp/cmp"
+	"gonum.org/v1/plot"
 )
 
 const timelineGoldenDir = "testdata/timeline"
@@ -173,4 +174,49 @@ func TestTimelineCheckMarkdownGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, filepath.Join(timelineGoldenDir, "check.golden.md"), b.Bytes())
+}
+
+// TestWaitTableNoPlacedPod: a workload none of whose pods was placed has
+// no wait: "-", not 0s.
+func TestWaitTableNoPlacedPod(t *testing.T) {
+	ten := timeline.Seconds(600)
+	rows := []timeline.WaitRow{
+		{Workload: "huge", NeverPlaced: 2},
+		{Workload: "train", WaitStats: timeline.WaitStats{Pods: 1, P50: &ten, P95: &ten, P99: &ten, Max: &ten, Mean: &ten}},
+	}
+	got := waitTable(rows, "Workload", func(w timeline.WaitRow) string { return w.Workload }).Rows
+	want := [][]string{{"huge", "0", "-", "-", "-", "-", "2"}, {"train", "1", "10m0s", "10m0s", "10m0s", "10m0s", "0"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("wait table (-want +got):\n%s", diff)
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	labels := func(tk plot.Ticker, lo, hi float64) string {
+		var out []string
+		for _, t := range tk.Ticks(lo, hi) {
+			out = append(out, t.Label)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tt := range []struct {
+		name   string
+		ticker plot.Ticker
+		lo, hi float64
+		want   string
+	}{
+		{"a day in hours", niceTicks{}, 0, 28.3, "0 5 10 15 20 25"},
+		{"four hours", niceTicks{}, 0, 4.9, "0 1 2 3 4"},
+		{"under an hour", niceTicks{}, 0, 0.89, "0.0 0.2 0.4 0.6 0.8"},
+		{"one node", wholeTicks{}, 0, 1, "0 1"},
+		{"three nodes", wholeTicks{}, 0, 3, "0 1 2 3"},
+		{"pods", wholeTicks{}, 0, 33, "0 10 20 30"},
+		{"flat", wholeTicks{}, 0, 0, "0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := labels(tt.ticker, tt.lo, tt.hi); got != tt.want {
+				t.Errorf("ticks of [%g, %g]: want %q, got %q", tt.lo, tt.hi, tt.want, got)
+			}
+		})
+	}
 }

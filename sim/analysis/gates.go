@@ -3,8 +3,11 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/result"
@@ -194,15 +197,64 @@ func NewGateReport(file string, results []GateResult) *GateReport {
 // GateResult is one gate's verdict: the measured value against the bound
 // (Measured <= Bound for max gates, >= for min gates).
 type GateResult struct {
-	Name     string  `json:"name"`
-	Type     string  `json:"type"`
-	Target   string  `json:"target"`
-	Passed   bool    `json:"passed"`
-	Measured float64 `json:"measured"`
-	Op       string  `json:"op"`
-	Bound    float64 `json:"bound"`
-	Message  string  `json:"message"`
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Target string `json:"target"`
+	Passed bool   `json:"passed"`
+	// Measured is nil when there was nothing to measure (a maxWait gate
+	// on a workload none of whose pods was placed): the gate fails.
+	Measured *float64 `json:"measured"`
+	Op       string   `json:"op"`
+	Bound    float64  `json:"bound"`
+	// Unit is what Measured and Bound count: UnitSeconds, UnitCost, or
+	// empty for counts and shares.
+	Unit    string `json:"unit,omitempty"`
+	Message string `json:"message"`
 }
+
+// Units of gate values.
+const (
+	// UnitSeconds: a duration in seconds, shown as 1h30m.
+	UnitSeconds = "seconds"
+	// UnitCost: the NodeGroups' cost unit, shown with two decimals.
+	UnitCost = "cost"
+)
+
+// FormatGateValue renders a gate's value in its unit: durations as 1h30m
+// (whole seconds from a minute on), costs with two decimals, counts and
+// shares as they are.
+func FormatGateValue(unit string, v float64) string {
+	switch unit {
+	case UnitSeconds:
+		d := time.Duration(math.Round(v*1000)) * time.Millisecond
+		if d >= time.Minute || d <= -time.Minute {
+			d = d.Round(time.Second)
+		}
+		s := d.String()
+		if strings.HasSuffix(s, "m0s") {
+			s = strings.TrimSuffix(s, "0s")
+		}
+		if strings.HasSuffix(s, "h0m") {
+			s = strings.TrimSuffix(s, "0m")
+		}
+		return s
+	case UnitCost:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// MeasuredText is the measured value in its unit, "-" when nothing was
+// measured.
+func (r GateResult) MeasuredText() string {
+	if r.Measured == nil {
+		return "-"
+	}
+	return FormatGateValue(r.Unit, *r.Measured)
+}
+
+// BoundText is the comparison and the bound in its unit: "<= 2m".
+func (r GateResult) BoundText() string { return r.Op + " " + FormatGateValue(r.Unit, r.Bound) }
 
 // GatesError is a problem with a gates file: the file, the line (when
 // known), the gate (by name and index) and the field.
@@ -597,19 +649,24 @@ func pendingPods(a *PendingPodsGate, run *sim.Run) (int, string, error) {
 }
 
 func atMost(typ, target string, measured, bound float64, what string) GateResult {
-	r := GateResult{Type: typ, Target: target, Measured: measured, Op: "<=", Bound: bound, Passed: measured <= bound}
-	r.Message = fmt.Sprintf("%s: %s = %s, want <= %s", target, what, formatValue(measured), formatValue(bound))
-	return r
+	return verdictOf(typ, target, &measured, "<=", bound, "", what, "")
 }
 
 func atLeast(typ, target string, measured, bound float64, what string) GateResult {
-	r := GateResult{Type: typ, Target: target, Measured: measured, Op: ">=", Bound: bound, Passed: measured >= bound}
-	r.Message = fmt.Sprintf("%s: %s = %s, want >= %s", target, what, formatValue(measured), formatValue(bound))
-	return r
+	return verdictOf(typ, target, &measured, ">=", bound, "", what, "")
 }
 
-func formatValue(v float64) string {
-	return fmt.Sprintf("%g", v)
+// verdictOf compares measured with bound (op "<=" or ">="), in unit; a
+// nil measured fails, and the message says why in none.
+func verdictOf(typ, target string, measured *float64, op string, bound float64, unit, what, none string) GateResult {
+	r := GateResult{Type: typ, Target: target, Measured: measured, Op: op, Bound: bound, Unit: unit}
+	value := "none (" + none + ")"
+	if measured != nil {
+		r.Passed = op == "<=" && *measured <= bound || op == ">=" && *measured >= bound
+		value = r.MeasuredText()
+	}
+	r.Message = fmt.Sprintf("%s: %s = %s, want %s", target, what, value, r.BoundText())
+	return r
 }
 
 func shapeNames(rep *Report) []string {

@@ -51,7 +51,7 @@ gates:
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []GateResult{{Name: "every gang placed", Type: GateMaxPendingPodGroups, Target: "all pod groups", Measured: 1, Op: "<=", Bound: 0,
+		want := []GateResult{{Name: "every gang placed", Type: GateMaxPendingPodGroups, Target: "all pod groups", Measured: float(1), Op: "<=", Bound: 0,
 			Message: "all pod groups: pod groups not placed whole = 1, want <= 0: default/train"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("gates %s: gate results (-want +got):\n%s", tc.gates, diff)

@@ -48,8 +48,8 @@ gates:
 		t.Fatal(err)
 	}
 	wantResults := []GateResult{
-		{Name: "nothing important preempted", Type: GateMaxPreemptedPods, Target: "priority >= 100", Passed: false, Measured: 1, Op: "<=", Bound: 0, Message: "priority >= 100: preempted pods = 1, want <= 0"},
-		{Name: "no inference preempted", Type: GateMaxPreemptedPods, Target: "priority >= 1000", Passed: true, Measured: 0, Op: "<=", Bound: 0, Message: "priority >= 1000: preempted pods = 0, want <= 0"},
+		{Name: "nothing important preempted", Type: GateMaxPreemptedPods, Target: "priority >= 100", Passed: false, Measured: float(1), Op: "<=", Bound: 0, Message: "priority >= 100: preempted pods = 1, want <= 0"},
+		{Name: "no inference preempted", Type: GateMaxPreemptedPods, Target: "priority >= 1000", Passed: true, Measured: float(0), Op: "<=", Bound: 0, Message: "priority >= 1000: preempted pods = 0, want <= 0"},
 	}
 	if diff := cmp.Diff(wantResults, got); diff != "" {
 		t.Errorf("gate results (-want +got):\n%s", diff)

@@ -10,9 +10,10 @@ import (
 // provides them.
 type TimelineMeasures interface {
 	// Wait returns the nearest-rank percentile p of the waiting time of the
-	// placed pods (of the workload and priority, when set), and whether
-	// any pod matched.
-	Wait(p float64, workload string, priority *int32) (time.Duration, bool)
+	// placed pods (of the workload and priority, when set), whether any
+	// placed pod matched, and whether the timeline has the workload and
+	// priority at all.
+	Wait(p float64, workload string, priority *int32) (wait time.Duration, placed, known bool)
 	// Cost returns the cost (of the group, when set) and whether the group
 	// exists.
 	Cost(group string) (float64, bool)
@@ -28,7 +29,8 @@ type TimelineMeasures interface {
 // capacity reports (pending pods, headroom, fragmentation, utilization)
 // and ones that name a workload or group the timeline does not have are
 // input errors, returned together; minFirstChoiceShare applies to both,
-// over all workloads.
+// over all workloads. A maxWait gate whose pods were none placed has
+// nothing to measure and fails.
 func EvaluateTimelineGates(g *Gates, m TimelineMeasures) ([]GateResult, error) {
 	out := make([]GateResult, 0, len(g.Gates))
 	var errs []error
@@ -51,7 +53,7 @@ func evaluateTimelineGate(gate Gate, m TimelineMeasures) (GateResult, error) {
 	switch {
 	case gate.MaxWait != nil:
 		a := gate.MaxWait
-		w, found := m.Wait(a.Percentile, a.Workload, a.Priority)
+		w, placed, known := m.Wait(a.Percentile, a.Workload, a.Priority)
 		target := "all pods"
 		switch {
 		case a.Workload != "" && a.Priority != nil:
@@ -61,11 +63,19 @@ func evaluateTimelineGate(gate Gate, m TimelineMeasures) (GateResult, error) {
 		case a.Priority != nil:
 			target = fmt.Sprintf("priority %d", *a.Priority)
 		}
-		if !found && (a.Workload != "" || a.Priority != nil) {
-			return GateResult{}, fmt.Errorf("%s: no placed pod of %s in the timeline", GateMaxWait, target)
+		if !known {
+			field, what := "workload", fmt.Sprintf("workload %q", a.Workload)
+			if a.Priority != nil {
+				field, what = "priority", target
+			}
+			return GateResult{}, fmt.Errorf("%s.%s: no %s in the timeline", GateMaxWait, field, what)
 		}
-		r := atMost(GateMaxWait, target, w.Seconds(), a.Max.Seconds(), fmt.Sprintf("p%g wait (seconds)", a.Percentile))
-		return r, nil
+		var measured *float64
+		if placed {
+			s := w.Seconds()
+			measured = &s
+		}
+		return verdictOf(GateMaxWait, target, measured, "<=", a.Max.Seconds(), UnitSeconds, fmt.Sprintf("p%g wait", a.Percentile), "no placed pod"), nil
 	case gate.MaxCost != nil:
 		a := gate.MaxCost
 		c, found := m.Cost(a.Group)
@@ -76,7 +86,7 @@ func evaluateTimelineGate(gate Gate, m TimelineMeasures) (GateResult, error) {
 		if a.Group != "" {
 			target = "group " + a.Group
 		}
-		return atMost(GateMaxCost, target, c, *a.Max, "cost"), nil
+		return verdictOf(GateMaxCost, target, &c, "<=", *a.Max, UnitCost, "cost", ""), nil
 	case gate.MaxNeverPlaced != nil:
 		a := gate.MaxNeverPlaced
 		n, found := m.NeverPlaced(a.Workload)

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -24,7 +25,7 @@ func placed(p *PodRecord) bool {
 // counts in the waiting times.
 func waited(p *PodRecord) bool { return placed(p) && (p.Attempts > 0 || p.Arrival > 0) }
 
-func (m measures) Wait(p float64, workload string, priority *int32) (time.Duration, bool) {
+func (m measures) Wait(p float64, workload string, priority *int32) (wait time.Duration, placed, known bool) {
 	var waits []Seconds
 	for i := range m.r.Pods {
 		rec := &m.r.Pods[i]
@@ -34,7 +35,16 @@ func (m measures) Wait(p float64, workload string, priority *int32) (time.Durati
 		waits = append(waits, rec.Wait)
 	}
 	sort.Slice(waits, func(i, j int) bool { return waits[i] < waits[j] })
-	return percentile(waits, p).Duration(), len(waits) > 0
+	return percentile(waits, p).Duration(), len(waits) > 0, m.known(workload, priority)
+}
+
+// known reports whether the timeline followed pods of the workload and of
+// the priority (each when set).
+func (m measures) known(workload string, priority *int32) bool {
+	if workload != "" && !slices.ContainsFunc(m.r.Summary.ByWorkload, func(w WaitRow) bool { return w.Workload == workload }) {
+		return false
+	}
+	return priority == nil || slices.ContainsFunc(m.r.Summary.ByPriority, func(w WaitRow) bool { return w.Priority != nil && *w.Priority == *priority })
 }
 
 func (m measures) Cost(group string) (float64, bool) {

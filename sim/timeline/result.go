@@ -145,7 +145,8 @@ type Sample struct {
 	Pending int     `json:"pending"`
 	Running int     `json:"running"`
 	// Nodes counts Ready nodes per group ("<none>" for nodes of no group),
-	// Provisioning the nodes asked for and not Ready yet.
+	// every NodeGroup of the run, at 0 too; Provisioning the nodes asked
+	// for and not Ready yet.
 	Nodes        []GroupCount `json:"nodes"`
 	Provisioning int          `json:"provisioning"`
 	// CostRate is the price per hour of the nodes (provisioning ones

@@ -1082,7 +1082,12 @@ func (e *engine) sample() error {
 			s.Pending++
 		}
 	}
+	// Every NodeGroup counts, at 0 too: a group scaled to zero stays on
+	// the charts.
 	counts := map[string]int{}
+	for _, g := range e.initialGroups {
+		counts[g.Name] = 0
+	}
 	for _, ni := range e.c.Nodes {
 		group, _ := e.priceOf(ni.Node().Name)
 		counts[group]++

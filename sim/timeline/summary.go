@@ -46,14 +46,15 @@ type Summary struct {
 	FirstChoiceShare *float64 `json:"firstChoiceShare,omitempty"`
 }
 
-// WaitStats are percentiles of waiting times, nearest rank.
+// WaitStats are percentiles of waiting times, nearest rank; nil (null in
+// JSON) without a placed pod: a wait that never ended is not 0s.
 type WaitStats struct {
-	Pods int     `json:"pods"`
-	P50  Seconds `json:"p50"`
-	P95  Seconds `json:"p95"`
-	P99  Seconds `json:"p99"`
-	Max  Seconds `json:"max"`
-	Mean Seconds `json:"mean"`
+	Pods int      `json:"pods"`
+	P50  *Seconds `json:"p50"`
+	P95  *Seconds `json:"p95"`
+	P99  *Seconds `json:"p99"`
+	Max  *Seconds `json:"max"`
+	Mean *Seconds `json:"mean"`
 }
 
 // WaitRow is the wait of one workload or priority.
@@ -96,9 +97,9 @@ func waitStats(waits []Seconds) WaitStats {
 	for _, w := range waits {
 		total += float64(w)
 	}
-	st.P50, st.P95, st.P99 = percentile(waits, 50), percentile(waits, 95), percentile(waits, 99)
-	st.Max = waits[len(waits)-1]
-	st.Mean = Seconds(math.Round(total/float64(len(waits))*1000) / 1000)
+	p50, p95, p99 := percentile(waits, 50), percentile(waits, 95), percentile(waits, 99)
+	largest, mean := waits[len(waits)-1], Seconds(math.Round(total/float64(len(waits))*1000)/1000)
+	st.P50, st.P95, st.P99, st.Max, st.Mean = &p50, &p95, &p99, &largest, &mean
 	return st
 }
 

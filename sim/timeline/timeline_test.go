@@ -93,8 +93,8 @@ func TestQueueHandComputed(t *testing.T) {
 	if diff := cmp.Diff(want, sortedLines(r)); diff != "" {
 		t.Errorf("pods (-want +got):\n%s", diff)
 	}
-	if r.Summary.Wait.P50 != 0 || r.Summary.Wait.P99 != 600 || r.Summary.NeverPlaced != 0 {
-		t.Errorf("summary wait p50 %v p99 %v never placed %d, want 0, 600, 0", r.Summary.Wait.P50, r.Summary.Wait.P99, r.Summary.NeverPlaced)
+	if secs(r.Summary.Wait.P50) != "0" || secs(r.Summary.Wait.P99) != "600" || r.Summary.NeverPlaced != 0 {
+		t.Errorf("summary wait p50 %v p99 %v never placed %d, want 0, 600, 0", secs(r.Summary.Wait.P50), secs(r.Summary.Wait.P99), r.Summary.NeverPlaced)
 	}
 	// Open end: 30 minutes after the last completion.
 	if r.Inputs.End != 1200+1800 {

@@ -21,7 +21,7 @@ type inputFlags struct {
 
 func (f *inputFlags) add(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.Files, "filename", "f", nil, "snapshot file or directory (repeatable; - reads standard input)")
-	fs.BoolVar(&f.Strict, "strict", false, "treat unknown and duplicate fields as errors")
+	fs.BoolVar(&f.Strict, "strict", false, "treat unknown fields as errors (a field written twice is always one)")
 	annotateFile(fs, "filename", fileSnapshot)
 }
 

@@ -607,8 +607,11 @@ func TestDocsSweepExample(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Mkdir(filepath.Join(dir, "generated"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for s := 0; s < 10; s++ {
-		out := filepath.Join(dir, "cluster-"+strconv.Itoa(s)+".yaml")
+		out := filepath.Join(dir, "generated", "cluster-"+strconv.Itoa(s)+".yaml")
 		if r := drasim(t, "", "generate", "--nodes", "24", "--pods", "200", "--seed", strconv.Itoa(s), "--output-snapshot", out); r.code != ExitOK {
 			t.Fatalf("generate: exit %d: %s", r.code, r.stder)
 		}

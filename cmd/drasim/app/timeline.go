@@ -91,6 +91,7 @@ type timelineFlags struct {
 	Compare            []string
 	Gates              string
 	JUnit              string
+	GatesOutput        string
 }
 
 func (f *timelineFlags) add(fs *pflag.FlagSet) {
@@ -112,11 +113,13 @@ func (f *timelineFlags) add(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.Compare, "compare", nil, "run the same arrivals again with other settings, NAME=FLAGS, e.g. 'price=--expander price' (repeatable; the base run is compared too)")
 	fs.StringVar(&f.Gates, "gates", "", "check gates (kind Gates: maxWait, maxCost, maxNeverPlaced, minFirstChoiceShare) on the timeline; exit 3 when one fails")
 	fs.StringVar(&f.JUnit, "output-junit", "", "with --gates, write the verdicts as JUnit XML to FILE (old name: --junit)")
+	fs.StringVar(&f.GatesOutput, "output-gates", "", "with --gates, write the verdicts (kind GateReport) to FILE: YAML when it ends in .yaml or .yml, else JSON")
 	markInput(fs, "trace")
 	markInput(fs, "node-groups")
 	markInput(fs, "gates")
 	markOutput(fs, "output-html")
 	markOutput(fs, "output-junit")
+	markOutput(fs, "output-gates")
 }
 
 // NewTimelineCommand runs a cluster over simulated time.
@@ -144,14 +147,16 @@ docs/timeline.md explains the model and its limits.
 Output: per-pod records, a time series (--resolution) and a summary (wait
 percentiles by workload and priority, node-hours and cost per group,
 scale-ups and scale-downs, prioritized-list alternatives, pods never placed)
-as table, markdown, json, yaml, csv or html (--report FILE: line charts).
+as table, markdown, json, yaml, csv or html (--output-html FILE: line charts).
+--gates checks gates on the timeline (exit 3 when one fails); the output stays
+the timeline, and --output-gates FILE writes the verdicts.
 --compare runs the same arrivals under other settings side by side. Without
 -f and --trace, runs the embedded demo.`,
 		Example: `  drasim timeline
-  drasim timeline -f cluster.yaml -f nodegroups.yaml --trace day.csv --report day.html
+  drasim timeline -f cluster.yaml -f nodegroups.yaml --trace day.csv --output-html day.html
   drasim timeline -f cluster.yaml --trace day.csv --compare 'price=--expander price' --compare 'fa=--expander first-available'
   drasim timeline --trace openb_node_list_gpu_node.csv --trace openb_pod_list_default.csv --autoscale=false
-  drasim timeline -f cluster/ --trace day.csv --gates ci/timeline-gates.yaml`,
+  drasim timeline -f cluster/ --trace day.csv --gates ci/timeline-gates.yaml -o json --output-gates verdicts.json > day.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runTimeline(cmd.Context(), streams, g, f, cmd.Flags())
@@ -168,6 +173,9 @@ func timelineFormats() []string { return []string{"table", "markdown", "json", "
 func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *timelineFlags, fs *pflag.FlagSet) error {
 	if f.JUnit != "" && f.Gates == "" {
 		return usageErrorf("--output-junit needs --gates")
+	}
+	if f.GatesOutput != "" && f.Gates == "" {
+		return usageErrorf("--output-gates needs --gates")
 	}
 	if f.Gates != "" && len(f.Compare) > 0 {
 		return usageErrorf("--gates checks one timeline: it cannot be used with --compare")
@@ -198,13 +206,67 @@ func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *time
 	if err != nil {
 		return err
 	}
-	if written, err := writeTimelineHTML(streams, g, "HTML report", func(w io.Writer) error { return report.WriteTimelineHTML(w, res) }); written || err != nil {
+	var verdicts *analysis.GateReport
+	if gates != nil {
+		if verdicts, err = timelineVerdicts(g, f.Gates, gates, res); err != nil {
+			return err
+		}
+	}
+	written, err := writeTimelineHTML(streams, g, "HTML report", func(w io.Writer) error { return report.WriteTimelineHTML(w, res) })
+	if !written && err == nil {
+		err = writeTimelineWithVerdicts(streams.Out, g.Output, res, verdicts)
+	}
+	if err != nil || verdicts == nil {
 		return err
 	}
-	if gates != nil {
-		return checkTimelineGates(streams, g, f.Gates, gates, res)
+	return gateFailure(verdicts)
+}
+
+// timelineVerdicts evaluates the gates on the timeline and writes the
+// verdicts to --output-gates, --output-junit and the job summary; the
+// command's output stays the timeline.
+func timelineVerdicts(g *GlobalOptions, file string, gates *analysis.Gates, res *timeline.Result) (*analysis.GateReport, error) {
+	results, err := analysis.EvaluateTimelineGates(gates, res.Measures())
+	if err != nil {
+		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
-	return writeTimeline(streams.Out, g.Output, res)
+	verdicts := analysis.NewGateReport(file, results)
+	if err := g.files.write("output-gates", func(w io.Writer) error {
+		format := "json"
+		if t := g.files.target("output-gates"); strings.HasSuffix(t.Path, ".yaml") || strings.HasSuffix(t.Path, ".yml") {
+			format = "yaml"
+		}
+		return writeStructured(w, format, verdicts)
+	}); err != nil {
+		return nil, err
+	}
+	if err := g.files.write("output-junit", func(w io.Writer) error { return report.WriteJUnit(w, "drasim timeline "+file, results) }); err != nil {
+		return nil, err
+	}
+	if path := os.Getenv(stepSummaryEnv); path != "" {
+		if err := appendMarkdown(path, func(w io.Writer) error { return report.WriteTimelineCheckMarkdown(w, results, res) }); err != nil {
+			return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s: %w", stepSummaryEnv, err)}
+		}
+	}
+	return verdicts, nil
+}
+
+// writeTimelineWithVerdicts writes the timeline in the format; the table
+// and markdown add the gate verdicts, when there are any.
+func writeTimelineWithVerdicts(w io.Writer, format string, res *timeline.Result, verdicts *analysis.GateReport) error {
+	switch {
+	case verdicts != nil && format == "markdown":
+		return report.WriteTimelineCheckMarkdown(w, verdicts.Results, res)
+	case verdicts != nil && format == "table":
+		if err := report.WriteTimelineTable(w, res); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprint(w, "\nGATES\n"); err != nil {
+			return err
+		}
+		return report.WriteGateTable(w, verdicts.Results)
+	}
+	return writeTimeline(w, format, res)
 }
 
 // writeTimelineHTML writes --output-html; done is true when that was the
@@ -492,7 +554,7 @@ func (f *timelineFlags) variant(base *pflag.FlagSet, args []string) (*timelineFl
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	for _, name := range []string{"filename", "trace", "compare", "output-html", "gates", "output-junit", "strict"} {
+	for _, name := range []string{"filename", "trace", "compare", "output-html", "gates", "output-junit", "output-gates", "strict"} {
 		if fs.Changed(name) {
 			return nil, fmt.Errorf("--%s cannot change in a comparison: every run has the same input and one output", name)
 		}

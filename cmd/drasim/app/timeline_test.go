@@ -174,3 +174,79 @@ func TestGenerateTraceCommand(t *testing.T) {
 		t.Errorf("--daily-cycle 2: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestTimelineGatesKeepTheTimeline: with --gates, -o json still writes the
+// Timeline (what check --timeline reads back); the verdicts go to
+// --output-gates. A maxWait gate on a workload never placed fails the
+// gate (exit 3), it is not a bad input; verdicts keep their units.
+func TestTimelineGatesKeepTheTimeline(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	// Four GPUs on queue.yaml's node of two: never placed.
+	trace := writeFile(t, dir, "huge.csv", "arrival,workload,replicas,cpu,memory,claim_template,devices,device_class,duration,priority\n"+
+		"1m,huge,1,1,1Gi,,4,gpu.example.com,10m,0\n")
+	gates := writeFile(t, dir, "gates.yaml", `apiVersion: drasim.io/v1alpha1
+kind: Gates
+gates:
+- name: train waits little
+  maxWait: {percentile: 95, max: 15m, workload: Job/train}
+- name: huge waits little
+  maxWait: {percentile: 95, max: 1h30m, workload: huge}
+`)
+	verdicts := filepath.Join(dir, "verdicts.json")
+	code, stdout, stderr := runDrasim(t, "timeline", "-f", timelineTestdata+"queue.yaml", "--trace", trace, "--gates", gates, "-o", "json", "--output-gates", verdicts)
+	if code != ExitGateFailed || !strings.Contains(stderr, `1 of 2 gate(s) failed: "huge waits little"`) {
+		t.Fatalf("timeline --gates: want exit 3 naming the failed gate, got %d, stderr %q", code, stderr)
+	}
+	var res timeline.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Kind != timeline.Kind {
+		t.Fatalf("-o json with --gates: want the Timeline, got kind %q (err %v):\n%.300s", res.Kind, err, stdout)
+	}
+	for _, w := range res.Summary.ByWorkload {
+		if w.Workload == "huge" && w.P95 != nil {
+			t.Errorf("workload huge never placed: want p95 null, got %v", *w.P95)
+		}
+	}
+	data, err := os.ReadFile(verdicts)
+	if err != nil {
+		t.Fatalf("--output-gates: %v", err)
+	}
+	var rep struct {
+		Kind    string
+		Results []struct {
+			Name     string
+			Passed   bool
+			Measured *float64
+			Unit     string
+			Message  string
+		}
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Kind != "GateReport" || len(rep.Results) != 2 {
+		t.Fatalf("--output-gates: want a GateReport of 2 verdicts, got %s (err %v)", data, err)
+	}
+	if r := rep.Results[1]; r.Passed || r.Measured != nil || r.Unit != "seconds" || r.Message != "workload huge: p95 wait = none (no placed pod), want <= 1h30m" {
+		t.Errorf("huge's verdict: want failed, measured null, in seconds, got %+v", r)
+	}
+
+	// The saved timeline checks the same with check --timeline; the table
+	// shows the units.
+	day := writeFile(t, dir, "day.json", stdout)
+	code, stdout, stderr = runDrasim(t, "check", "--timeline", day, "--gates", gates)
+	if code != ExitGateFailed {
+		t.Errorf("check --timeline: want exit 3, got %d (stderr %q)", code, stderr)
+	}
+	for _, s := range []string{"train waits little   PASS", "10m     ", "<= 15m", "huge waits little    FAIL     workload huge        -", "<= 1h30m"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("check --timeline table: want %q in\n%s", s, stdout)
+		}
+	}
+
+	// -o table shows the timeline and then the verdicts.
+	code, stdout, _ = runDrasim(t, "timeline", "-f", timelineTestdata+"queue.yaml", "--trace", trace, "--gates", gates)
+	if code != ExitGateFailed || !strings.Contains(stdout, "Timeline of ") || !strings.Contains(stdout, "huge waits little") {
+		t.Errorf("timeline --gates -o table: want exit 3, the timeline and the verdicts, got %d:\n%s", code, stdout)
+	}
+	if code, _, stderr := runDrasim(t, "timeline", "--output-gates", verdicts); code != ExitUsage || !strings.Contains(stderr, "--output-gates needs --gates") {
+		t.Errorf("--output-gates without --gates: want a usage error, got %d, %q", code, stderr)
+	}
+}
