@@ -11,6 +11,7 @@ import (
 
 	"github.com/drasim/drasim/internal/oraclelog"
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/load"
 )
 
@@ -170,7 +171,9 @@ func checkSteps(t *testing.T, rec *oraclelog.Recording) stepTotals {
 	if err != nil {
 		t.Fatalf("loading %s: %v", rec.Scenario, err)
 	}
-	st, err := sim.NewStepper(res.Snapshot, sim.Options{Gates: scenarioGates(t, rec.Scenario)})
+	// The oracle creates the nodes in file order while its scheduler
+	// runs, so that is the order the recorded scheduler met them in.
+	st, err := sim.NewStepper(res.Snapshot, sim.Options{Gates: scenarioGates(t, rec.Scenario), NodeOrder: cluster.NodeOrderFile})
 	if err != nil {
 		t.Fatal(err)
 	}

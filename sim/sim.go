@@ -42,6 +42,9 @@ type Options struct {
 	Reference bool
 	// OnlyQueued limits the result to the queued pods (schedule.Options).
 	OnlyQueued bool
+	// NodeOrder is the order the scheduler met the nodes in
+	// (cluster.NodeOrderName when empty).
+	NodeOrder cluster.NodeOrder
 	// Resume starts the scheduler where another one stood (see
 	// schedule.Checkpoint), to replay a moment of a longer run.
 	Resume *schedule.Checkpoint
@@ -60,7 +63,7 @@ func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin
 	if gates == nil {
 		gates = dra.DefaultGates()
 	}
-	c := cluster.Build(snap, gates)
+	c := cluster.BuildOrdered(snap, gates, opts.NodeOrder)
 	draPlugin, profile, err := profileFor(c, opts)
 	return c, draPlugin, profile, err
 }
@@ -111,6 +114,9 @@ func replay(ctx context.Context, c *cluster.Cluster, draPlugin *dra.Plugin, prof
 	res.Inputs.KubernetesVersion = KubernetesVersion
 	res.Inputs.FeatureGates = c.DRA.Gates().String()
 	res.Inputs.ScoringStrategy = scoringStrategy(opts.Plugins)
+	if o := c.NodeOrder(); o != cluster.NodeOrderName {
+		res.Inputs.NodeOrder = string(o)
+	}
 	return &Run{Cluster: c, Result: res, DRA: draPlugin}, nil
 }
 

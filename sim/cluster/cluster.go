@@ -66,6 +66,10 @@ type Cluster struct {
 	edits uint64
 	// inPlace counts the in-place edits reported with Changed.
 	inPlace uint64
+	// nodeOrder and joins say in which order the scheduler met the nodes
+	// (nodeorder.go).
+	nodeOrder NodeOrder
+	joins     joinOrder
 }
 
 // Version counts the changes of the cluster so far: every change of a
@@ -137,16 +141,23 @@ func (c *Cluster) NodeChanges(pos uint64) (changed []int32, next uint64, ok bool
 	return l.entries[pos-1-l.base:], next, true
 }
 
-// Build makes the replay state from a snapshot.
+// Build makes the replay state from a snapshot, its nodes in the order a
+// scheduler that starts now lists them (NodeOrderName).
 func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
-	c := &Cluster{Snapshot: s, byName: map[string]*framework.NodeInfo{}, Namespaces: map[string]*v1.Namespace{}, podOrder: map[types.UID]int{}}
+	return BuildOrdered(s, gates, NodeOrderName)
+}
+
+// BuildOrdered is Build with the nodes in the given order (see NodeOrder).
+func BuildOrdered(s *snapshot.Snapshot, gates dra.Gates, order NodeOrder) *Cluster {
+	c := &Cluster{Snapshot: s, byName: map[string]*framework.NodeInfo{}, Namespaces: map[string]*v1.Namespace{}, podOrder: map[types.UID]int{}, nodeOrder: order}
+	c.startJoins(s.Nodes)
 	for _, ns := range s.Namespaces {
 		c.Namespaces[ns.Name] = ns
 	}
 	for _, pdb := range s.PodDisruptionBudgets {
 		c.PDBs = append(c.PDBs, pdb.DeepCopy())
 	}
-	for _, n := range orderNodes(s.Nodes) {
+	for _, n := range c.orderNodes(s.Nodes) {
 		// Node objects are shared with the snapshot: nothing changes a
 		// node in place (NodeInfo.Clone shares them as well).
 		c.adopt(framework.NewNodeInfo(n))
@@ -294,33 +305,6 @@ func copyMap(m map[string]string) map[string]string {
 	return out
 }
 
-// orderNodes returns the nodes in the order kube-scheduler's snapshot lists
-// them: the node tree takes nodes as the informer lists them (by name) and
-// interleaves zones round-robin, zones in order of first appearance.
-func orderNodes(nodes []*v1.Node) []*v1.Node {
-	sorted := append([]*v1.Node(nil), nodes...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	var zones []string
-	byZone := map[string][]*v1.Node{}
-	for _, n := range sorted {
-		z := zoneKey(n)
-		if _, ok := byZone[z]; !ok {
-			zones = append(zones, z)
-		}
-		byZone[z] = append(byZone[z], n)
-	}
-	out := make([]*v1.Node, 0, len(nodes))
-	for len(out) < len(sorted) {
-		for _, z := range zones {
-			if list := byZone[z]; len(list) > 0 {
-				out = append(out, list[0])
-				byZone[z] = list[1:]
-			}
-		}
-	}
-	return out
-}
-
 // zoneKey mirrors kube's utilnode.GetZoneKey: region and zone labels.
 func zoneKey(n *v1.Node) string {
 	zone, region := n.Labels[v1.LabelTopologyZone], n.Labels[v1.LabelTopologyRegion]
@@ -417,6 +401,8 @@ func (c *Cluster) fork(lost map[string]bool) *Cluster {
 		Warnings:   append([]string(nil), c.Warnings...),
 		podOrder:   make(map[types.UID]int, len(c.podOrder)),
 		nextOrder:  c.nextOrder,
+		nodeOrder:  c.nodeOrder,
+		joins:      c.joins.copy(),
 	}
 	for uid, i := range c.podOrder {
 		f.podOrder[uid] = i
@@ -465,7 +451,7 @@ func (c *Cluster) fork(lost map[string]bool) *Cluster {
 			kept = append(kept, n.Node())
 		}
 	}
-	for _, n := range orderNodes(kept) {
+	for _, n := range f.orderNodes(kept) {
 		f.adopt(c.byName[n.Name].Clone())
 	}
 	return f
@@ -474,6 +460,7 @@ func (c *Cluster) fork(lost map[string]bool) *Cluster {
 // AddNode adds a node (and its ResourceSlices) to the cluster, e.g. a node
 // a scale-up would create. It keeps kube's node order.
 func (c *Cluster) AddNode(node *v1.Node, slices []*resourceapi.ResourceSlice) {
+	c.joined(node.Name)
 	c.adopt(framework.NewNodeInfo(node))
 	c.DRA.AddSlices(slices, c.Snapshot.DeviceTaintRules)
 }

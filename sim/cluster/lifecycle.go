@@ -129,8 +129,9 @@ func (c *Cluster) RemoveNode(name string) (*v1.Node, []*resourceapi.ResourceSlic
 }
 
 // Reorder puts the nodes in the order kube-scheduler's snapshot lists them
-// (see orderNodes), as a scheduler that starts now would see them. Call it
-// after adding nodes.
+// (see orderNodes): with NodeOrderName as a scheduler that starts now
+// would see them, otherwise nodes added later after the others. Call it
+// after adding or removing nodes.
 func (c *Cluster) Reorder() {
 	byNode := make(map[*v1.Node]*framework.NodeInfo, len(c.Nodes))
 	objs := make([]*v1.Node, len(c.Nodes))
@@ -139,7 +140,7 @@ func (c *Cluster) Reorder() {
 		objs[i] = ni.Node()
 	}
 	ordered := make([]*framework.NodeInfo, 0, len(c.Nodes))
-	for _, n := range orderNodes(objs) {
+	for _, n := range c.orderNodes(objs) {
 		ordered = append(ordered, byNode[n])
 	}
 	c.renewNodes(ordered)

@@ -58,6 +58,9 @@ type Inputs struct {
 	ScoringStrategy   string `json:"scoringStrategy"`
 	ScoreAllNodes     bool   `json:"scoreAllNodes,omitempty"`
 	KubernetesVersion string `json:"kubernetesVersion"`
+	// NodeOrder is the order the scheduler met the nodes in, when it is
+	// not by name ("creation" or "file"; see cluster.NodeOrder).
+	NodeOrder string `json:"nodeOrder,omitempty"`
 }
 
 // Summary counts pods by outcome.

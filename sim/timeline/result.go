@@ -53,6 +53,9 @@ type Inputs struct {
 	// the random tie-break and the random expander.
 	TieBreak string `json:"tieBreak"`
 	Seed     int64  `json:"seed"`
+	// NodeOrder is the order the scheduler met the nodes in, when it is
+	// not by name (see cluster.NodeOrder).
+	NodeOrder string `json:"nodeOrder,omitempty"`
 	// Start is the wall-clock time the timeline's time 0 stands for.
 	Start      time.Time `json:"start"`
 	End        Seconds   `json:"end"`

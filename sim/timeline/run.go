@@ -279,7 +279,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 		billed: map[string]billing{}, nodeHours: map[string]float64{}, groupCost: map[string]float64{},
 		workload: analysis.WorkloadNamer(work), controllerExists: controllerCheck(work, in.Workloads),
 	}
-	e.c = cluster.Build(work, gates)
+	e.c = cluster.BuildOrdered(work, gates, opts.Sim.NodeOrder)
 	draPlugin := dra.New(e.c.DRA, dra.Options{Reference: opts.Sim.Reference})
 	e.draPlugin = draPlugin
 	profile, err := schedule.NewProfile(e.c, draPlugin, opts.Sim.Plugins)

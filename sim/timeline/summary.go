@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/schedule"
 )
 
@@ -138,6 +139,9 @@ func (e *engine) inputs() Inputs {
 		Name: o.Name, Files: e.in.Files, KubernetesVersion: sim.KubernetesVersion, TieBreak: tieBreak(o.Sim.TieBreak), Seed: o.Sim.Seed, Start: o.Start,
 		End: secondsOf(e.now), Resolution: secondsOf(o.Resolution), FragmentationEvery: secondsOf(o.FragmentationEvery),
 		Arrivals: len(e.in.Arrivals), Nodes: len(e.in.Snapshot.Nodes), ScoringStrategy: scoringStrategy(o.Sim),
+	}
+	if o := e.c.NodeOrder(); o != cluster.NodeOrderName {
+		in.NodeOrder = string(o)
 	}
 	if e.as != nil {
 		a := &AutoscalerInputs{Expanders: o.Autoscale.Expanders, ScanInterval: secondsOf(o.ScanInterval),

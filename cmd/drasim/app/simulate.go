@@ -8,6 +8,7 @@ import (
 
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/schedule"
@@ -25,6 +26,7 @@ type engineFlags struct {
 	Parallelism     int
 	Engine          string
 	Arrival         string
+	NodeOrder       string
 
 	// fs is the flag set the flags are in, to name where a value came
 	// from (flagSource).
@@ -41,6 +43,7 @@ func (f *engineFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Parallelism, "parallelism", 0, "filter workers (default: number of CPUs)")
 	fs.StringVar(&f.Engine, "engine", "fast", "fast, or reference: ask the allocator on every node with no shortcut (same decisions, for comparison)")
 	markInput(fs, "scheduler-config")
+	fs.StringVar(&f.NodeOrder, "node-order", "name", "the order kube-scheduler met the nodes in, which decides ties: name (a scheduler started after the nodes joined), creation (one that ran while they joined: creationTimestamp, then file order) or file")
 	fs.StringVar(&f.Arrival, "arrival", "batch", "when pending pods reach the scheduler: batch (all at once) or sequential (one at a time in file order, each placed before the next, as the oracle replays them)")
 }
 
@@ -66,7 +69,11 @@ func (f *engineFlags) parse() (sim.Options, error) {
 	if f.Parallelism < 0 || (f.Parallelism == 0 && flagGiven(f.fs, "parallelism")) {
 		return sim.Options{}, usageErrorf("%s must be at least 1, got %d", flagSource(f.fs, "parallelism"), f.Parallelism)
 	}
-	return sim.Options{Gates: gates, TieBreak: tieBreak, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Reference: f.Engine == "reference", Arrival: schedule.Arrival(f.Arrival)}, nil
+	nodeOrder, err := cluster.ParseNodeOrder(f.NodeOrder)
+	if err != nil {
+		return sim.Options{}, usageErrorf("%s: %v", flagSource(f.fs, "node-order"), err)
+	}
+	return sim.Options{Gates: gates, TieBreak: tieBreak, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Reference: f.Engine == "reference", Arrival: schedule.Arrival(f.Arrival), NodeOrder: nodeOrder}, nil
 }
 
 func (f *engineFlags) options(files []string) (sim.Options, error) {

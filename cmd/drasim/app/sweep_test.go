@@ -577,7 +577,8 @@ var fileWord = regexp.MustCompile(`\bfile\b`)
 
 // namesNoFile are the flags whose help says "file" without taking one.
 var namesNoFile = map[string]bool{
-	"arrival": true, // "in file order"
+	"arrival":    true, // "in file order"
+	"node-order": true, // "file order", an order, not a file
 }
 
 // allCommands lists a command's subcommands, theirs included.
