@@ -44,6 +44,13 @@ type Sampler struct {
 	invVersion uint64
 	// deviceJSON keeps the devices' encodings for the node signatures.
 	deviceJSON map[*resourceapi.Device]json.RawMessage
+	// frag is the last fragmentation measured, on cluster fragOn at
+	// version fragVersion (once the probes' claims were taken away): a
+	// cluster that did not change since has the same rate, and a
+	// timeline of months spends most samples on such a cluster.
+	frag        *Fragmentation
+	fragOn      *cluster.Cluster
+	fragVersion uint64
 }
 
 // ClassDevices is how many devices a DeviceClass selects and how many of
@@ -119,8 +126,26 @@ func (s *Sampler) Devices(c *cluster.Cluster) []ClassDevices {
 }
 
 // Fragmentation returns the fragmentation rate of the cluster's idle
-// devices for the mix, now. The cluster is the same afterwards.
+// devices for the mix, now. The cluster is the same afterwards. The
+// caller must not change what it returns (kept for the next call).
 func (s *Sampler) Fragmentation(c *cluster.Cluster) (Fragmentation, error) {
+	if s.frag != nil && s.fragOn == c && s.fragVersion == c.Version() {
+		return *s.frag, nil
+	}
+	f, err := s.measure(c)
+	if err != nil {
+		return f, err
+	}
+	// The probes' claims came and went: the cluster is as it was, with
+	// another version. What was measured of it holds for that version.
+	if s.invOn == c {
+		s.invVersion = c.Version()
+	}
+	s.frag, s.fragOn, s.fragVersion = &f, c, c.Version()
+	return f, nil
+}
+
+func (s *Sampler) measure(c *cluster.Cluster) (Fragmentation, error) {
 	inv := s.inventory(c)
 	nodes := collectNodes(c, inv, s.opts.GroupBy)
 	var p *prober
