@@ -98,6 +98,9 @@ type Progress struct {
 	Events int
 	// Pending are the pods in the scheduling queue, Running those bound.
 	Pending, Running int
+	// Arrived of Arrivals have arrived: a trace whose arrivals crowd
+	// into its last weeks does most of its work there.
+	Arrived, Arrivals int
 }
 
 // progressEvery is how many events pass between calls of
@@ -273,6 +276,7 @@ type engine struct {
 	res           *Result
 	cycles        int
 	handled       int
+	arrived       int
 	horizon       time.Duration
 	draPlugin     *dra.Plugin
 	moment        *Moment
@@ -578,7 +582,8 @@ func (e *engine) progress() {
 	if e.opts.Progress == nil {
 		return
 	}
-	e.opts.Progress(Progress{Now: e.now, End: e.horizon, Events: e.handled, Pending: e.q.Len(), Running: e.running})
+	e.opts.Progress(Progress{Now: e.now, End: e.horizon, Events: e.handled, Pending: e.q.Len(), Running: e.running,
+		Arrived: e.arrived, Arrivals: len(e.in.Arrivals)})
 }
 
 func (e *engine) arrive(a Arrival) error {
@@ -589,6 +594,7 @@ func (e *engine) arrive(a Arrival) error {
 	}
 	e.track(pod, a)
 	e.r.Add(pod, e.now)
+	e.arrived++
 	return nil
 }
 

@@ -58,11 +58,25 @@ func (t *timelineProgress) line(p timeline.Progress, end, elapsed time.Duration)
 		s += " " + t.name
 	}
 	s += fmt.Sprintf(": %s of %s simulated, %d events, %d pending, %d running, %s", shortDuration(p.Now), shortDuration(end), p.Events, p.Pending, p.Running, roundElapsed(elapsed))
-	if p.Now > 0 && p.Now < end {
-		eta := time.Duration(float64(elapsed) * float64(end-p.Now) / float64(p.Now))
+	if done := doneShare(p, end); done > 0 && done < 1 {
+		eta := time.Duration(float64(elapsed) * (1 - done) / done)
 		s += fmt.Sprintf(", ETA %s", roundElapsed(eta))
 	}
 	return s
+}
+
+// doneShare is the share of the run done, for the ETA: the simulated
+// time's, or the arrivals' when fewer of them are in (a trace's work
+// follows its arrivals more than its clock).
+func doneShare(p timeline.Progress, end time.Duration) float64 {
+	if end <= 0 {
+		return 0
+	}
+	done := float64(p.Now) / float64(end)
+	if p.Arrivals > 0 {
+		done = min(done, float64(p.Arrived)/float64(p.Arrivals))
+	}
+	return done
 }
 
 // shortDuration writes a simulated time in days, hours and minutes
