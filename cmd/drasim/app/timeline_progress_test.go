@@ -43,8 +43,8 @@ func TestTimelineAutoSteps(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	demo := "../../../scenarios/00-demo.yaml"
 	tests := []struct {
-		name                     string
-		args                     []string
+		name                  string
+		args                  []string
 		resolution, fragEvery timeline.Seconds
 	}{
 		{"the embedded demo: 5m, hourly", nil, 300, 3600},
