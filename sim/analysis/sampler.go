@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/drasim/drasim/sim"
@@ -51,6 +52,10 @@ type Sampler struct {
 	frag        *Fragmentation
 	fragOn      *cluster.Cluster
 	fragVersion uint64
+	// devices is the last Devices, of the inventory inv: the counts of
+	// an unchanged inventory are the same.
+	devices   []ClassDevices
+	devicesOf *devInventory
 }
 
 // ClassDevices is how many devices a DeviceClass selects and how many of
@@ -107,6 +112,9 @@ func (s *Sampler) inventory(c *cluster.Cluster) *devInventory {
 // the cluster's nodes and how many of them are allocated.
 func (s *Sampler) Devices(c *cluster.Cluster) []ClassDevices {
 	inv := s.inventory(c)
+	if s.devicesOf == inv {
+		return slices.Clone(s.devices)
+	}
 	out := make([]ClassDevices, len(s.classes))
 	index := map[string]int{}
 	for i, cl := range s.classes {
@@ -122,7 +130,8 @@ func (s *Sampler) Devices(c *cluster.Cluster) []ClassDevices {
 			}
 		}
 	}
-	return out
+	s.devices, s.devicesOf = out, inv
+	return slices.Clone(out)
 }
 
 // Fragmentation returns the fragmentation rate of the cluster's idle

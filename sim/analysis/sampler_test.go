@@ -100,6 +100,13 @@ func TestSamplerUnchangedCluster(t *testing.T) {
 	if got := c.Version(); got != version {
 		t.Errorf("measuring the unchanged cluster again moved its version from %d to %d: it probed again", version, got)
 	}
+	// The device counts of the unchanged cluster are given again, each
+	// time as a list of the caller's own.
+	devices := s.Devices(c)
+	devices[0].Allocated = -1
+	if got := s.Devices(c); got[0].Allocated < 0 {
+		t.Errorf("Devices gave the list a caller changed: %+v", got)
+	}
 	fresh, err := NewSampler(context.Background(), c, probes.Pods, Options{}).Fragmentation(c)
 	if err != nil {
 		t.Fatal(err)
