@@ -82,6 +82,10 @@ func (r *Replayer) ReplayQueue(ctx context.Context) error {
 			}
 		}
 	}
+	// The clock runs on only while backoffs end; rounds that deliver no
+	// cluster event change nothing, and a pod parked without an event is
+	// not tried again, so they end soon unless a bug loops.
+	idle, events := 0, r.q.Events()
 	for {
 		next, ok := r.q.NextBackoff(t)
 		if !ok {
@@ -90,6 +94,11 @@ func (r *Replayer) ReplayQueue(ctx context.Context) error {
 		t = next
 		if err := r.Run(ctx, t); err != nil {
 			return err
+		}
+		if ev := r.q.Events(); ev != events {
+			idle, events = 0, ev
+		} else if idle++; idle > maxCyclesPerPod*max(r.q.Len(), 1) {
+			return fmt.Errorf("internal error: %d backoff rounds up to %s with no cluster event between them, %d pods queued", idle, t, r.q.Len())
 		}
 	}
 }
