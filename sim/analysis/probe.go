@@ -104,6 +104,9 @@ func (p *prober) feasible(pod *v1.Pod, candidates []string) (map[string]bool, *s
 		pinToNodes(pod, candidates)
 	}
 	a := p.evalSched.Evaluate(p.ctx, pod)
+	// The probe pod is not tried again: the scheduler (kept from sample
+	// to sample by a Sampler) must not keep it alive.
+	p.evalSched.ForgetPod(pod)
 	if a.Err != nil {
 		return nil, nil, fmt.Errorf("probe pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/drasim/drasim/sim"
@@ -44,6 +45,17 @@ type Sampler struct {
 	invVersion uint64
 	// deviceJSON keeps the devices' encodings for the node signatures.
 	deviceJSON map[*resourceapi.Device]json.RawMessage
+	// frag is the last fragmentation measured, on cluster fragOn at
+	// version fragVersion (once the probes' claims were taken away): a
+	// cluster that did not change since has the same rate, and a
+	// timeline of months spends most samples on such a cluster.
+	frag        *Fragmentation
+	fragOn      *cluster.Cluster
+	fragVersion uint64
+	// devices is the last Devices, of the inventory inv: the counts of
+	// an unchanged inventory are the same.
+	devices   []ClassDevices
+	devicesOf *devInventory
 }
 
 // ClassDevices is how many devices a DeviceClass selects and how many of
@@ -100,6 +112,9 @@ func (s *Sampler) inventory(c *cluster.Cluster) *devInventory {
 // the cluster's nodes and how many of them are allocated.
 func (s *Sampler) Devices(c *cluster.Cluster) []ClassDevices {
 	inv := s.inventory(c)
+	if s.devicesOf == inv {
+		return slices.Clone(s.devices)
+	}
 	out := make([]ClassDevices, len(s.classes))
 	index := map[string]int{}
 	for i, cl := range s.classes {
@@ -115,12 +130,31 @@ func (s *Sampler) Devices(c *cluster.Cluster) []ClassDevices {
 			}
 		}
 	}
-	return out
+	s.devices, s.devicesOf = out, inv
+	return slices.Clone(out)
 }
 
 // Fragmentation returns the fragmentation rate of the cluster's idle
-// devices for the mix, now. The cluster is the same afterwards.
+// devices for the mix, now. The cluster is the same afterwards. The
+// caller must not change what it returns (kept for the next call).
 func (s *Sampler) Fragmentation(c *cluster.Cluster) (Fragmentation, error) {
+	if s.frag != nil && s.fragOn == c && s.fragVersion == c.Version() {
+		return *s.frag, nil
+	}
+	f, err := s.measure(c)
+	if err != nil {
+		return f, err
+	}
+	// The probes' claims came and went: the cluster is as it was, with
+	// another version. What was measured of it holds for that version.
+	if s.invOn == c {
+		s.invVersion = c.Version()
+	}
+	s.frag, s.fragOn, s.fragVersion = &f, c, c.Version()
+	return f, nil
+}
+
+func (s *Sampler) measure(c *cluster.Cluster) (Fragmentation, error) {
 	inv := s.inventory(c)
 	nodes := collectNodes(c, inv, s.opts.GroupBy)
 	var p *prober

@@ -67,3 +67,51 @@ func TestSamplerAcrossChanges(t *testing.T) {
 		t.Errorf("the fragmentation rate never changed (%v): the changes do not reach what the samples measure", rates)
 	}
 }
+
+// TestSamplerUnchangedCluster: a cluster that did not change since the
+// last measurement has the same fragmentation rate; the sampler gives it
+// again without probing (a probe adds claims and takes them away, which
+// moves the cluster's version), so a timeline of months pays for its
+// changes, not for its samples.
+func TestSamplerUnchangedCluster(t *testing.T) {
+	b := newCluster()
+	for i := range 3 {
+		node := fmt.Sprintf("n%d", i)
+		b.Node(node, "pool", 32, 4)
+		b.Bound(node+"-a", node, 4, 1+i)
+	}
+	probes := probeSnapshot(probeShape{name: "two", replicas: 1, cpu: 1, gpus: 2})
+	snap := b.Snapshot()
+	snap.ResourceClaimTemplates = probes.ResourceClaimTemplates
+	c := cluster.Build(snap, dra.Gates{})
+	s := NewSampler(context.Background(), c, probes.Pods, Options{})
+	first, err := s.Fragmentation(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := c.Version()
+	again, err := s.Fragmentation(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(first, again); diff != "" {
+		t.Errorf("the unchanged cluster measured otherwise (-first +again):\n%s", diff)
+	}
+	if got := c.Version(); got != version {
+		t.Errorf("measuring the unchanged cluster again moved its version from %d to %d: it probed again", version, got)
+	}
+	// The device counts of the unchanged cluster are given again, each
+	// time as a list of the caller's own.
+	devices := s.Devices(c)
+	devices[0].Allocated = -1
+	if got := s.Devices(c); got[0].Allocated < 0 {
+		t.Errorf("Devices gave the list a caller changed: %+v", got)
+	}
+	fresh, err := NewSampler(context.Background(), c, probes.Pods, Options{}).Fragmentation(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fresh, again); diff != "" {
+		t.Errorf("the rate given again differs from a new sampler's (-new +again):\n%s", diff)
+	}
+}

@@ -26,10 +26,14 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// maxCyclesPerPod bounds the scheduling cycles of a replay (times the
-// pods in the queue): every cycle after a pod's first needs an event
-// that may help it, so a replay ends on its own; the bound guards
-// against a bug turning that into a loop.
+// maxCyclesPerPod bounds the scheduling cycles that may run at one
+// moment with no cluster event between them (times the pods in the
+// queue). Without an event, a pod that failed is not tried again at the
+// same moment, so each pod is tried about once; the bound guards against
+// a bug turning that into a loop. It bounds nothing else: a pod that
+// never fits may be tried for as long as a timeline runs (every flush of
+// the unschedulable pool), and a cycle that binds or preempts is an
+// event.
 const maxCyclesPerPod = 64
 
 // Replay schedules every queued pod of the cluster through kube's
@@ -78,6 +82,10 @@ func (r *Replayer) ReplayQueue(ctx context.Context) error {
 			}
 		}
 	}
+	// The clock runs on only while backoffs end; rounds that deliver no
+	// cluster event change nothing, and a pod parked without an event is
+	// not tried again, so they end soon unless a bug loops.
+	idle, events := 0, r.q.Events()
 	for {
 		next, ok := r.q.NextBackoff(t)
 		if !ok {
@@ -86,6 +94,11 @@ func (r *Replayer) ReplayQueue(ctx context.Context) error {
 		t = next
 		if err := r.Run(ctx, t); err != nil {
 			return err
+		}
+		if ev := r.q.Events(); ev != events {
+			idle, events = 0, ev
+		} else if idle++; idle > maxCyclesPerPod*max(r.q.Len(), 1) {
+			return fmt.Errorf("internal error: %d backoff rounds up to %s with no cluster event between them, %d pods queued", idle, t, r.q.Len())
 		}
 	}
 }
@@ -232,7 +245,8 @@ func (r *Replayer) Add(pod *v1.Pod, t queue.Time) {
 
 // Run schedules at time t until the queue has nothing ready.
 func (r *Replayer) Run(ctx context.Context, t queue.Time) error {
-	limit := maxCyclesPerPod * max(r.queued, 1)
+	// Cycles since the last cluster event, at this moment.
+	idle, events := 0, r.q.Events()
 	for {
 		e := r.q.Pop(t)
 		if e == nil {
@@ -247,8 +261,12 @@ func (r *Replayer) Run(ctx context.Context, t queue.Time) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if r.cycles++; r.cycles > limit {
-			return fmt.Errorf("internal error: more than %d scheduling cycles for %d pods", limit, r.queued)
+		r.cycles++
+		if ev := r.q.Events(); ev != events {
+			idle, events = 0, ev
+		}
+		if idle++; idle > maxCyclesPerPod*max(r.q.Len(), 1) {
+			return fmt.Errorf("internal error: %d scheduling cycles at %s with no cluster event between them, %d pods queued", idle-1, t, r.q.Len())
 		}
 		schedule := r.schedulePod
 		if e.Group != nil {

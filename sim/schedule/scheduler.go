@@ -1434,6 +1434,18 @@ func (s *Scheduler) Evaluate(ctx context.Context, pod *v1.Pod) *Attempt {
 	return s.findNode(ctx, pod)
 }
 
+// ForgetPod drops what the scheduler and its plugins keep of a pod that
+// will not be scheduled again (a probe pod after Evaluate): their caches
+// per pod would otherwise keep it alive.
+func (s *Scheduler) ForgetPod(pod *v1.Pod) {
+	s.profile.Requests.Forget(pod)
+	for _, pl := range s.profile.plugins() {
+		if f, ok := pl.(framework.PodForgetter); ok {
+			f.ForgetPod(pod)
+		}
+	}
+}
+
 // Feasible runs the filtering of one cycle for the pod, as Evaluate does
 // (the same nodes visited, the same start index after it), and stops
 // there: FeasibleNodes and EvaluatedNodes say whether and where it fits,

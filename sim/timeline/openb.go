@@ -166,12 +166,16 @@ func addOpenbClass(snap *snapshot.Snapshot) {
 // scheduled), and asks for num_gpu GPUs of gpu_milli milli-GPUs each
 // (1000 for whole GPUs), of a model in gpu_spec when it names some. A
 // claim template per request shape is added to snap (a working copy).
+// The lists without times (openb_pod_list_multigpu*.csv: name,
+// cpu_milli, memory_mib, num_gpu, gpu_milli) are submitted as the
+// trace's simulator submits them, in list order: a pod a second, each
+// running for ever.
 func ReadOpenbPods(name string, r io.Reader, snap *snapshot.Snapshot) (Arrivals, error) {
 	t, err := readTable(name, r)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.require("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "creation_time"); err != nil {
+	if err := t.require("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"); err != nil {
 		return nil, err
 	}
 	addOpenbClass(snap)
@@ -180,6 +184,9 @@ func ReadOpenbPods(name string, r io.Reader, snap *snapshot.Snapshot) (Arrivals,
 		templates[tmpl.Namespace+"/"+tmpl.Name] = true
 	}
 	start := int64(math.MaxInt64)
+	if !t.has("creation_time") {
+		start = 0
+	}
 	for i := range t.rows {
 		if c, err := nonNegative(t.get(i, "creation_time")); err == nil && c < start {
 			start = c
@@ -215,7 +222,12 @@ func openbRow(t *table, i int, start int64, snap *snapshot.Snapshot, templates m
 		return a, t.errorf(i, "name", "%q is not a pod name", name)
 	}
 	num := map[string]int64{}
-	for _, col := range []string{"cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "creation_time"} {
+	columns := []string{"cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "creation_time"}
+	if !t.has("creation_time") {
+		// In list order, a second apart (ReadOpenbPods).
+		columns, num["creation_time"] = columns[:4], int64(i)
+	}
+	for _, col := range columns {
 		v, err := nonNegative(t.get(i, col))
 		if err != nil {
 			return a, t.errorf(i, col, "%v", err)

@@ -54,10 +54,12 @@ type Options struct {
 	ScaleDown autoscale.ScaleDownOptions
 	// ScanInterval is the autoscaler's loop interval (default 10s).
 	ScanInterval time.Duration
-	// Resolution is the time series' step (default 5m).
+	// Resolution is the time series' step (default: DefaultResolutionFor
+	// the horizon, 5m up to a week).
 	Resolution time.Duration
 	// FragmentationEvery samples the fragmentation rate at the first
-	// sample of each such period (0: never).
+	// sample of each such period (0: never; FragmentationAuto:
+	// DefaultFragmentationEvery for the horizon, hourly up to a week).
 	FragmentationEvery time.Duration
 	// End stops the timeline at this time; 0 runs it until Tail after the
 	// last arrival, completion or node change.
@@ -72,8 +74,9 @@ type Options struct {
 	// (preemption) have run, with the pod's message in Moment.Message.
 	Cycle   func(*Moment)
 	Attempt func(*Moment, *schedule.Attempt)
-	// Progress, when set, is called now and then with the time reached.
-	Progress func(now time.Duration)
+	// Progress, when set, is called now and then (every few hundred
+	// events, and at every sample) with how far the run is.
+	Progress func(Progress)
 	// NoFailureMemo runs every failed scheduling cycle instead of giving
 	// an equivalent pod's answer again (schedule.Replayer.MemoizeFailures):
 	// the same result, slower; for the tests that prove it.
@@ -84,20 +87,44 @@ type Options struct {
 	Memo *MemoStats
 }
 
+// Progress is how far a running timeline is.
+type Progress struct {
+	// Now is the simulated time reached; End is where the run is
+	// expected to end (Options.End, else Input.Horizon: an open timeline
+	// may run past it while pods wait).
+	Now, End time.Duration
+	// Events are the events handled so far: arrivals, completions, nodes
+	// ready, the autoscaler's loops, the queue's wake-ups and samples.
+	Events int
+	// Pending are the pods in the scheduling queue, Running those bound.
+	Pending, Running int
+	// Arrived of Arrivals have arrived: a trace whose arrivals crowd
+	// into its last weeks does most of its work there.
+	Arrived, Arrivals int
+}
+
+// progressEvery is how many events pass between calls of
+// Options.Progress (samples call it too).
+const progressEvery = 256
+
 // MemoStats counts the answers of the memo of failed cycles.
 type MemoStats struct {
 	Hits, Misses int
 }
 
-func (o Options) withDefaults() Options {
+func (o Options) withDefaults(in *Input) Options {
 	if o.ScanInterval <= 0 {
 		o.ScanInterval = DefaultScanInterval
 	}
-	if o.Resolution <= 0 {
-		o.Resolution = DefaultResolution
-	}
 	if o.Tail <= 0 {
 		o.Tail = DefaultTail
+	}
+	horizon := in.Horizon(o.End, o.Tail)
+	if o.Resolution <= 0 {
+		o.Resolution = DefaultResolutionFor(horizon)
+	}
+	if o.FragmentationEvery < 0 {
+		o.FragmentationEvery = DefaultFragmentationEvery(horizon, o.Resolution)
 	}
 	if o.Start.IsZero() {
 		o.Start = DefaultStart
@@ -248,6 +275,9 @@ type engine struct {
 
 	res           *Result
 	cycles        int
+	handled       int
+	arrived       int
+	horizon       time.Duration
 	draPlugin     *dra.Plugin
 	moment        *Moment
 	failedCycle   *failedCycle
@@ -256,7 +286,7 @@ type engine struct {
 
 // Run runs the timeline.
 func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
-	opts = opts.withDefaults()
+	opts = opts.withDefaults(in)
 	e, err := newEngine(ctx, in, opts)
 	if err != nil {
 		return nil, err
@@ -274,7 +304,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	}
 	work := copySnapshot(in.Snapshot)
 	e := &engine{
-		ctx: ctx, opts: opts, in: in, work: work,
+		ctx: ctx, opts: opts, in: in, work: work, horizon: in.Horizon(opts.End, opts.Tail),
 		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{}, daemons: map[string][]*v1.Pod{},
 		billed: map[string]billing{}, nodeHours: map[string]float64{}, groupCost: map[string]float64{},
 		workload: analysis.WorkloadNamer(work), controllerExists: controllerCheck(work, in.Workloads),
@@ -491,6 +521,9 @@ func (e *engine) run() error {
 		if err := e.handle(ev); err != nil {
 			return err
 		}
+		if e.handled++; e.handled%progressEvery == 0 {
+			e.progress()
+		}
 		// Schedule what is ready once every change of this moment that
 		// comes before the scheduler is in.
 		if e.events.Len() == 0 || e.events[0].at != e.now || e.events[0].kind > evWake {
@@ -538,12 +571,19 @@ func (e *engine) handle(ev event) error {
 		return e.loop()
 	case evSample:
 		e.push(event{at: e.now + e.opts.Resolution, kind: evSample})
-		if e.opts.Progress != nil {
-			e.opts.Progress(e.now)
-		}
+		e.progress()
 		return e.sample()
 	}
 	return nil
+}
+
+// progress tells Options.Progress how far the run is.
+func (e *engine) progress() {
+	if e.opts.Progress == nil {
+		return
+	}
+	e.opts.Progress(Progress{Now: e.now, End: e.horizon, Events: e.handled, Pending: e.q.Len(), Running: e.running,
+		Arrived: e.arrived, Arrivals: len(e.in.Arrivals)})
 }
 
 func (e *engine) arrive(a Arrival) error {
@@ -554,6 +594,7 @@ func (e *engine) arrive(a Arrival) error {
 	}
 	e.track(pod, a)
 	e.r.Add(pod, e.now)
+	e.arrived++
 	return nil
 }
 

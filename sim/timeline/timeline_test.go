@@ -21,9 +21,15 @@ func loadInput(t *testing.T, files ...string) *Input {
 	for _, f := range files {
 		paths = append(paths, filepath.Join("testdata", f))
 	}
+	return loadInputPaths(t, paths...)
+}
+
+// loadInputPaths loads snapshots by their paths.
+func loadInputPaths(t *testing.T, paths ...string) *Input {
+	t.Helper()
 	res, err := load.Load(paths, load.Options{Strict: true})
 	if err != nil {
-		t.Fatalf("loading %v: %v", files, err)
+		t.Fatalf("loading %v: %v", paths, err)
 	}
 	in, err := Prepare(res.Snapshot, res.Files, nil)
 	if err != nil {

@@ -42,6 +42,14 @@ func (p *progressBar) Update(done, total int) { p.update(done, total, "pods", ""
 
 // update draws done of total units, with a note after the elapsed time.
 func (p *progressBar) update(done, total int, unit, note string) {
+	p.show(done, total, func(elapsed time.Duration) string {
+		return fmt.Sprintf("%d/%d %s, %s%s", min(done, total), total, unit, elapsed.Round(time.Second), note)
+	})
+}
+
+// show draws the bar at done of total with the text made for the
+// elapsed time, at most every 100ms.
+func (p *progressBar) show(done, total int, text func(elapsed time.Duration) string) {
 	if !p.enabled || total == 0 {
 		return
 	}
@@ -55,9 +63,15 @@ func (p *progressBar) update(done, total int, unit, note string) {
 	if done > total {
 		done = total // retry passes revisit pods
 	}
+	p.draw(done, total, text(now.Sub(p.start)))
+}
+
+// draw draws the bar at done of total with the text after it; the
+// caller holds mu.
+func (p *progressBar) draw(done, total int, text string) {
 	const width = 30
 	filled := width * done / total
-	line := fmt.Sprintf("[%s%s] %d/%d %s, %s%s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), done, total, unit, now.Sub(p.start).Round(time.Second), note)
+	line := fmt.Sprintf("[%s%s] %s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), text)
 	// Pad over the end of a longer line drawn before.
 	fmt.Fprintf(p.w, "\r%-*s", p.drawnWidth, line)
 	p.drawnWidth = max(p.drawnWidth, len(line))

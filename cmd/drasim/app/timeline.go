@@ -85,8 +85,8 @@ type timelineFlags struct {
 	NodeGroups         string
 	ScanInterval       time.Duration
 	Duration           time.Duration
-	Resolution         time.Duration
-	FragmentationEvery time.Duration
+	Resolution         autoDuration
+	FragmentationEvery autoDuration
 	ReportFile         string
 	Compare            []string
 	Gates              string
@@ -107,8 +107,8 @@ func (f *timelineFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.NodeGroups, "node-groups", "", "read the NodeGroups from FILE instead of the snapshot")
 	fs.DurationVar(&f.ScanInterval, "scan-interval", timeline.DefaultScanInterval, "cluster-autoscaler's loop interval")
 	fs.DurationVar(&f.Duration, "duration", 0, "end the timeline at this time (default: 30m after the last arrival, completion or node change)")
-	fs.DurationVar(&f.Resolution, "resolution", timeline.DefaultResolution, "time series step")
-	fs.DurationVar(&f.FragmentationEvery, "fragmentation-every", time.Hour, "measure the fragmentation rate this often (0: never; each costs a dry cycle per request shape)")
+	fs.Var(&f.Resolution, "resolution", "time series step (auto: 5m up to a week's horizon, then as fine as keeps the series to 2016 samples)")
+	fs.Var(&f.FragmentationEvery, "fragmentation-every", "measure the fragmentation rate this often (0: never; auto: hourly up to a week's horizon, then as often as keeps to 168 measurements; each costs a dry cycle per request shape)")
 	fs.StringVar(&f.ReportFile, "output-html", "", "write the HTML report (line charts over time and every table) to FILE (old name: --report)")
 	fs.StringArrayVar(&f.Compare, "compare", nil, "run the same arrivals again with other settings, NAME=FLAGS, e.g. 'price=--expander price' (repeatable; the base run is compared too)")
 	fs.StringVar(&f.Gates, "gates", "", "check gates (kind Gates: maxWait, maxCost, maxNeverPlaced, minFirstChoiceShare) on the timeline; exit 3 when one fails")
@@ -384,7 +384,9 @@ func (f *timelineFlags) options(in *timeline.Input, name string) (timeline.Optio
 	if err := f.checkTimes(); err != nil {
 		return timeline.Options{}, err
 	}
-	opts := timeline.Options{Name: name, Sim: simOpts, ScanInterval: f.ScanInterval, Resolution: f.Resolution, FragmentationEvery: f.FragmentationEvery, End: f.Duration}
+	// Unset steps adapt to the horizon (the engine's defaults).
+	opts := timeline.Options{Name: name, Sim: simOpts, ScanInterval: f.ScanInterval, Resolution: f.Resolution.or(0),
+		FragmentationEvery: f.FragmentationEvery.or(timeline.FragmentationAuto), End: f.Duration}
 	if opts.ScaleDown, err = f.scaleDown.options(); err != nil {
 		return timeline.Options{}, err
 	}
@@ -415,12 +417,12 @@ func (f *timelineFlags) checkTimes() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"--scan-interval", f.ScanInterval}, {"--resolution", f.Resolution}} {
+	}{{"--scan-interval", f.ScanInterval}, {"--resolution", f.Resolution.or(1)}} {
 		if d.v <= 0 {
 			return usageErrorf("%s must be positive, got %s", d.name, d.v)
 		}
 	}
-	if f.Duration < 0 || f.FragmentationEvery < 0 {
+	if f.Duration < 0 || f.FragmentationEvery.or(0) < 0 {
 		return usageErrorf("--duration and --fragmentation-every must not be negative")
 	}
 	return nil
@@ -433,8 +435,11 @@ func (f *timelineFlags) run(ctx context.Context, streams Streams, verbosity int,
 	}
 	var memo timeline.MemoStats
 	opts.Memo = &memo
+	progress := newTimelineProgress(streams.Err, verbosity, name)
+	opts.Progress = progress.update
 	start := time.Now()
 	res, err := timeline.Run(ctx, in, opts)
+	progress.done()
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -605,4 +610,42 @@ func gateFailure(verdicts *analysis.GateReport) error {
 		}
 	}
 	return &ExitError{Code: ExitGateFailed, Err: fmt.Errorf("%d of %d gate(s) failed: %s", verdicts.Failed, len(verdicts.Results), strings.Join(failed, ", "))}
+}
+
+// autoDuration is a duration flag whose default ("auto") the engine picks.
+type autoDuration struct {
+	d   time.Duration
+	set bool
+}
+
+var _ pflag.Value = (*autoDuration)(nil)
+
+func (a *autoDuration) String() string {
+	if !a.set {
+		return "auto"
+	}
+	return a.d.String()
+}
+
+func (a *autoDuration) Set(s string) error {
+	if s == "auto" {
+		*a = autoDuration{}
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*a = autoDuration{d: d, set: true}
+	return nil
+}
+
+func (a *autoDuration) Type() string { return "duration" }
+
+// or is the value given, else def.
+func (a autoDuration) or(def time.Duration) time.Duration {
+	if a.set {
+		return a.d
+	}
+	return def
 }

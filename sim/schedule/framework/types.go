@@ -90,6 +90,14 @@ type Plugin interface {
 	Name() string
 }
 
+// PodForgetter is a plugin that keeps values per pod (a PodCache):
+// ForgetPod drops the pod's. A caller that makes pods it evaluates once
+// and throws away (probe pods) tells the plugins, so that they do not
+// keep them alive.
+type PodForgetter interface {
+	ForgetPod(pod *v1.Pod)
+}
+
 // PreFilterPlugin runs once per pod before filtering. A Skip status means the
 // plugin's Filter is skipped for this pod; a rejection fails the pod on every
 // node with that status.

@@ -476,6 +476,14 @@ func (q *Queue) compactOrder() {
 	q.order, q.holes = live, 0
 }
 
+// Events is the number of cluster events delivered so far: a scheduling
+// cycle that follows one may decide otherwise than the cycles before.
+func (q *Queue) Events() uint64 { return q.events }
+
+// Len is the number of entities (pods, or gangs) in the queue, in any
+// of its sub-queues or being scheduled.
+func (q *Queue) Len() int { return len(q.entities) }
+
 // waiting is the number of entities in the unschedulable pool.
 func (q *Queue) waiting() int { return len(q.order) - q.holes }
 

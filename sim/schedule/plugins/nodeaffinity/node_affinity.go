@@ -119,7 +119,15 @@ func (pl *NodeAffinity) PreFilter(_ context.Context, state *framework.CycleState
 		if termNames == nil {
 			return nil, nil
 		}
-		nodeNames = nodeNames.Union(termNames)
+		// kube's Union copies the set for every term; added in place,
+		// the same set costs one insert per name (a probe pod of the
+		// analysis is pinned to a term per node, a thousand and more).
+		if nodeNames == nil {
+			nodeNames = sets.New[string]()
+		}
+		for n := range termNames {
+			nodeNames.Insert(n)
+		}
 	}
 	if nodeNames != nil && len(nodeNames) == 0 {
 		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonConflict)

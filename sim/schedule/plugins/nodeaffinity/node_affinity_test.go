@@ -71,6 +71,15 @@ func TestFilter(t *testing.T) {
 			want:      map[string]tu.FilterResult{"n1": {}, "n2": {}, "n3": mismatch},
 		},
 		{
+			name: "a term whose names conflict adds none to the union",
+			pod: tu.MakePod("p").
+				RequiredNodeAffinityTerm(v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{nameIn("n1"), nameIn("n3")}}).
+				RequiredNodeAffinityTerm(v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{nameIn("n3")}}).
+				RequiredNodeAffinityTerm(v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{nameIn("n2")}}).Obj(),
+			wantNames: []string{"n2", "n3"},
+			want:      map[string]tu.FilterResult{"n1": mismatch, "n2": {}, "n3": {}},
+		},
+		{
 			name: "a term without matchFields prevents narrowing",
 			pod: tu.MakePod("p").
 				RequiredNodeAffinityTerm(v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{nameIn("n1")}}).

@@ -23,7 +23,11 @@ type BalancedAllocation struct {
 var (
 	_ framework.PreScorePlugin = (*BalancedAllocation)(nil)
 	_ framework.ScorePlugin    = (*BalancedAllocation)(nil)
+	_ framework.PodForgetter   = (*BalancedAllocation)(nil)
 )
+
+// ForgetPod drops the pod's requests.
+func (ba *BalancedAllocation) ForgetPod(pod *v1.Pod) { ba.scorer.requests.Forget(pod) }
 
 // NewBalancedAllocation returns the plugin for args (defaulted, then
 // validated). dra may be nil; so may requests (the pods' requests are

@@ -46,7 +46,14 @@ var (
 	_ framework.FilterPlugin    = (*Fit)(nil)
 	_ framework.PreScorePlugin  = (*Fit)(nil)
 	_ framework.ScorePlugin     = (*Fit)(nil)
+	_ framework.PodForgetter    = (*Fit)(nil)
 )
+
+// ForgetPod drops the pod's requests.
+func (pl *Fit) ForgetPod(pod *v1.Pod) {
+	pl.requests.Forget(pod)
+	pl.scorer.requests.Forget(pod)
+}
 
 // NewFit returns the plugin for args (defaulted with
 // config.DefaultNodeResourcesFitArgs, then validated). dra may be nil; so
