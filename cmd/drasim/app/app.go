@@ -247,6 +247,7 @@ the config file ($XDG_CONFIG_HOME/drasim/config.yaml or ./drasim.yaml, or
 		NewCheckCommand(streams, g),
 		NewAutoscaleCommand(streams, g),
 		NewTimelineCommand(streams, g),
+		NewFillCommand(streams, g),
 		NewGenerateCommand(streams, g),
 		NewCaptureCommand(streams, g),
 		NewSweepCommand(streams, g),
