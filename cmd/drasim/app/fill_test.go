@@ -1,0 +1,75 @@
+package app
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/drasim/drasim/sim/fill"
+)
+
+const fillNodes = `sn,cpu_milli,memory_mib,gpu,model
+n-0,96000,786432,8,V100M32
+n-1,96000,786432,8,V100M32
+n-2,32000,131072,2,T4
+`
+
+const fillPods = `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+p-00,8000,16384,1,1000,,LS,Running,0,,
+p-01,4000,8192,1,500,,LS,Running,1,,
+p-02,16000,32768,2,1000,,BE,Running,3,,
+p-03,2000,4096,0,0,,BE,Running,4,,
+p-04,4000,8192,1,250,T4,LS,Running,5,,
+`
+
+func TestFillCommand(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	nodes, pods := writeFile(t, dir, "nodes.csv", fillNodes), writeFile(t, dir, "pods.csv", fillPods)
+	code, out, errOut := runDrasim(t, "fill", "--nodes", nodes, "--trace", pods, "--policy", "kube,most-allocated", "--seeds", "1-3", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res fill.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Curves) != 6 || len(res.Means) != 2 || res.Devices != 18 {
+		t.Errorf("got %d curves, %d means on %d devices, want 6 (2 policies × 3 seeds), 2 on 18", len(res.Curves), len(res.Means), res.Devices)
+	}
+	code, out, errOut = runDrasim(t, "fill", "--nodes", nodes, "--trace", pods, "--seed", "4", "-o", "csv")
+	if code != ExitOK || !strings.HasPrefix(out, "policy,seed,arrived,allocation,fragmentation,fragmentationRate,pods\nkube,4,0,") {
+		t.Errorf("-o csv: exit %d, got %.200q (%s)", code, out, errOut)
+	}
+	code, out, _ = runDrasim(t, "fill", "--nodes", nodes, "--trace", pods, "--seeds", "1,2", "--policy", "kube,most-allocated", "-o", "html")
+	for _, want := range []string{"chart-fill-allocation", "chart-fill-fragmentation", "<svg", "most-allocated"} {
+		if code != ExitOK || !strings.Contains(out, want) {
+			t.Errorf("-o html: exit %d, want %q in the page", code, want)
+		}
+	}
+}
+
+func TestFillBadInput(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	nodes, pods := writeFile(t, dir, "nodes.csv", fillNodes), writeFile(t, dir, "pods.csv", fillPods)
+	cpuNodes := writeFile(t, dir, "cpu.csv", "sn,cpu_milli,memory_mib,gpu,model\nc-0,64000,262144,0,\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown policy", []string{"--nodes", nodes, "--trace", pods, "--policy", "tetris"}, `--policy: unknown policy "tetris"`},
+		{"target zero", []string{"--nodes", nodes, "--trace", pods, "--target", "0"}, "--target must be positive"},
+		{"target negative", []string{"--nodes", nodes, "--trace", pods, "--target", "-1.3"}, "--target must be positive"},
+		{"no GPU nodes", []string{"--nodes", cpuNodes, "--trace", pods}, "the cluster has no devices to fill"},
+		{"nodes not a node list", []string{"--nodes", pods, "--trace", pods}, "not an openb node list"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runDrasim(t, append([]string{"fill"}, tc.args...)...)
+			if code != ExitFailure || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errOut, tc.want)
+			}
+		})
+	}
+}
