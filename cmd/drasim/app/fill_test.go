@@ -2,16 +2,27 @@ package app
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/drasim/drasim/sim/fill"
+	"github.com/google/go-cmp/cmp"
 )
 
 const fillNodes = `sn,cpu_milli,memory_mib,gpu,model
-n-0,96000,786432,8,V100M32
-n-1,96000,786432,8,V100M32
-n-2,32000,131072,2,T4
+n-00,96000,786432,8,V100M32
+n-01,96000,786432,8,V100M32
+n-02,96000,786432,8,V100M32
+n-03,96000,786432,8,V100M32
+n-04,96000,786432,8,V100M32
+n-05,96000,786432,8,V100M32
+n-06,96000,786432,8,V100M32
+n-07,96000,786432,8,V100M32
+n-08,96000,786432,8,V100M32
+n-09,96000,786432,8,V100M32
+n-10,96000,786432,8,V100M32
+n-11,32000,131072,2,T4
 `
 
 const fillPods = `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
@@ -34,8 +45,8 @@ func TestFillCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Curves) != 6 || len(res.Means) != 2 || res.Devices != 18 {
-		t.Errorf("got %d curves, %d means on %d devices, want 6 (2 policies × 3 seeds), 2 on 18", len(res.Curves), len(res.Means), res.Devices)
+	if len(res.Curves) != 6 || len(res.Means) != 2 || res.Devices != 90 {
+		t.Errorf("got %d curves, %d means on %d devices, want 6 (2 policies × 3 seeds), 2 on 90", len(res.Curves), len(res.Means), res.Devices)
 	}
 	code, out, errOut = runDrasim(t, "fill", "--nodes", nodes, "--trace", pods, "--seed", "4", "-o", "csv")
 	if code != ExitOK || !strings.HasPrefix(out, "policy,seed,arrived,allocation,fragmentation,fragmentationRate,pods\nkube,4,0,") {
@@ -71,5 +82,52 @@ func TestFillBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errOut, tc.want)
 			}
 		})
+	}
+}
+
+// TestDocsFillSweep keeps docs/policies.md's sweep runnable: with small
+// CSVs under the doc's file names, every run gives a row whose metrics
+// are what drasim fill gives by hand.
+func TestDocsFillSweep(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	writeFile(t, dir, "openb_node_list_gpu_node.csv", fillNodes)
+	writeFile(t, dir, "openb_pod_list_default.csv", fillPods)
+	path := writeFile(t, dir, "sweep.yaml", readText(t, "../../../docs/sweeps/fill-openb/sweep.yaml"))
+	out := filepath.Join(dir, "results")
+	if r := drasim(t, "", "sweep", path, "--output-dir", out, "--workers", "2"); r.code != ExitOK {
+		t.Fatalf("sweep: want exit 0, got %d\nstderr: %s", r.code, r.stder)
+	}
+	_, rows := readRows(t, filepath.Join(out, "results.jsonl"))
+	if len(rows) != 20 {
+		t.Fatalf("want 20 rows (2 policies × 1 trace × 10 seeds), got %d", len(rows))
+	}
+	plan, err := loadPlan(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows[:2] {
+		if row.Error != "" {
+			t.Fatalf("run %d failed: %s", row.Run, row.Error)
+		}
+		by := drasim(t, "", plan.Runs[row.Run].Args...)
+		var res fill.Result
+		if err := json.Unmarshal([]byte(by.stdout), &res); err != nil {
+			t.Fatalf("run %d by hand: %v (%s)", row.Run, err, by.stder)
+		}
+		c := res.Curves[0]
+		at := func(k int) fill.Point {
+			for _, p := range c.Points {
+				if p.Arrived == k {
+					return p
+				}
+			}
+			t.Fatalf("run %d: no point at %d%%", row.Run, k)
+			return fill.Point{}
+		}
+		want := []float64{at(100).Allocation, at(130).Allocation, at(100).Fragmentation, at(130).Fragmentation, float64(c.Failed)}
+		if !cmp.Equal(want, row.Metrics) {
+			t.Errorf("run %d: the sweep's row has %v, drasim fill by hand %v", row.Run, row.Metrics, want)
+		}
 	}
 }
