@@ -40,9 +40,10 @@ const (
 type Options struct {
 	// Sim are the scheduler's options every policy starts from.
 	Sim sim.Options
-	// Policies name the scoring policies to run, each on its own copy of
-	// the cluster with the same workload ("kube" when empty).
-	Policies []string
+	// Policies are the scoring policies to run, each on its own copy of
+	// the cluster with the same workload (kube's default profile, Sim,
+	// when empty).
+	Policies []Policy
 	// Target is the share of the device capacity the inflated workload
 	// requests (DefaultTarget when 0; it must be positive).
 	Target float64
@@ -170,15 +171,7 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 		opts.Seeds = []int64{0}
 	}
 	if len(opts.Policies) == 0 {
-		opts.Policies = []string{PolicyKube}
-	}
-	profiles := make([]sim.Options, len(opts.Policies))
-	for i, p := range opts.Policies {
-		o, err := PolicyOptions(p, opts.Sim)
-		if err != nil {
-			return nil, err
-		}
-		profiles[i] = o
+		opts.Policies = []Policy{{Name: PolicyKube, Sim: opts.Sim}}
 	}
 	for _, p := range in.Snapshot.Pods {
 		if p.Spec.NodeName == "" {
@@ -229,19 +222,25 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 		for _, s := range seq {
 			requested += reqs[s.index].total()
 		}
-		for i, name := range opts.Policies {
-			so := profiles[i]
-			so.Seed = seed
-			c, err := runPolicy(ctx, in, inv, gates, so, o, name, seq, reqs, shapes)
+		for _, pol := range opts.Policies {
+			so, err := pol.forRun(seed, in, gates)
 			if err != nil {
-				return nil, fmt.Errorf("policy %s, seed %d: %w", name, seed, err)
+				return nil, fmt.Errorf("policy %s: %w", pol.Name, err)
+			}
+			c, err := runPolicy(ctx, in, inv, gates, so, o, pol.Name, seq, reqs, shapes)
+			if err != nil {
+				return nil, fmt.Errorf("policy %s, seed %d: %w", pol.Name, seed, err)
 			}
 			c.Seed, c.Submitted, c.Requested = seed, len(seq), round(float64(requested)/milli, 3)
 			res.Curves = append(res.Curves, *c)
 		}
 	}
 	if len(opts.Seeds) > 1 {
-		res.Means = means(res.Curves, opts.Policies)
+		names := make([]string, len(opts.Policies))
+		for i, p := range opts.Policies {
+			names[i] = p.Name
+		}
+		res.Means = means(res.Curves, names)
 	}
 	return res, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/drasim/drasim/sim/timeline"
 	"github.com/google/go-cmp/cmp"
@@ -50,7 +51,7 @@ func testInput(t *testing.T, nodes, pods string) *Input {
 }
 
 func TestCurveInvariants(t *testing.T) {
-	res, err := Run(context.Background(), testInput(t, testNodes, testPods), Options{Policies: []string{PolicyKube, PolicyMostAllocated}, Seeds: []int64{42, 43}})
+	res, err := Run(context.Background(), testInput(t, testNodes, testPods), Options{Policies: kubePolicies(t, PolicyKube, PolicyMostAllocated), Seeds: []int64{42, 43}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestCurveInvariants(t *testing.T) {
 
 func TestDeterministicPerSeed(t *testing.T) {
 	run := func(seed int64) []byte {
-		res, err := Run(context.Background(), testInput(t, testNodes, testPods), Options{Policies: []string{PolicyKube}, Seeds: []int64{seed}})
+		res, err := Run(context.Background(), testInput(t, testNodes, testPods), Options{Policies: kubePolicies(t, PolicyKube), Seeds: []int64{seed}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,6 +156,25 @@ func TestInflateDrawsAsThePaper(t *testing.T) {
 	}
 }
 
+func kubePolicies(t *testing.T, names ...string) []Policy {
+	t.Helper()
+	var out []Policy
+	for _, n := range names {
+		so, err := KubePolicyOptions(n, sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, Policy{Name: n, Sim: so})
+	}
+	return out
+}
+
+func TestUnknownKubePolicy(t *testing.T) {
+	if _, err := KubePolicyOptions("tetris", sim.Options{}); err == nil || !strings.Contains(err.Error(), `unknown policy "tetris": use one of`) {
+		t.Errorf("got %v, want an unknown policy error listing the policies", err)
+	}
+}
+
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 func TestBadInput(t *testing.T) {
@@ -166,7 +186,6 @@ func TestBadInput(t *testing.T) {
 		want  string
 		is    error
 	}{
-		{name: "unknown policy", nodes: testNodes, opts: Options{Policies: []string{"tetris"}}, want: `unknown policy "tetris": use one of`},
 		{name: "target not positive", nodes: testNodes, opts: Options{Target: -1}, want: "target share -1: want a positive number"},
 		{name: "no GPU nodes", nodes: "sn,cpu_milli,memory_mib,gpu,model\nc-0,64000,262144,0,\n", want: "no node has a device", is: ErrNoDevices},
 		{name: "unknown device class", nodes: testNodes, opts: Options{DeviceClass: "gpu.example.com"}, want: "device class gpu.example.com: no such DeviceClass"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/fill"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/policy"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/drasim/drasim/sim/timeline"
 	"github.com/spf13/cobra"
@@ -23,7 +25,6 @@ type fillFlags struct {
 	engine      engineFlags
 	Nodes       string
 	Traces      []string
-	Policies    []string
 	Target      float64
 	Seeds       string
 	Order       string
@@ -76,7 +77,7 @@ docs/policies.md describes the protocol and how it matches the paper.`,
 	_ = fs.MarkHidden("arrival")
 	fs.StringVar(&f.Nodes, "nodes", "", "the cluster's nodes from an openb node list (openb_node_list_gpu_node.csv), added to -f's")
 	fs.StringArrayVar(&f.Traces, "trace", nil, "the workload: an openb pod list or drasim's CSV trace (repeatable; an openb node list adds nodes)")
-	fs.StringSliceVar(&f.Policies, "policy", []string{fill.PolicyKube}, "scoring policies, comma-separated, each run on the same workload: "+strings.Join(fill.Policies(), ", "))
+	fs.Lookup("policy").Usage = "scoring policies, comma-separated, each run on the same workload: " + strings.Join(fill.Policies(), ", ") + " (docs/policies.md)"
 	fs.Float64Var(&f.Target, "target", fill.DefaultTarget, "inflate the workload until its device requests reach this share of the device capacity")
 	fs.StringVar(&f.Seeds, "seeds", "", "run several seeds instead of --seed: a list (42,43) or a range (42-51); gives mean curves with 95% confidence bands")
 	fs.StringVar(&f.Order, "order", string(fill.OrderShuffle), "submission order: shuffle (sorted by name, then shuffled with the seed, as the paper) or trace")
@@ -114,7 +115,9 @@ func parseSeeds(s string) ([]int64, error) {
 }
 
 func (f *fillFlags) options(files []string) (fill.Options, error) {
-	simOpts, err := f.engine.options(files)
+	base := f.engine
+	base.Policy = string(policy.Kube)
+	simOpts, err := base.options(files)
 	if err != nil {
 		return fill.Options{}, err
 	}
@@ -130,12 +133,30 @@ func (f *fillFlags) options(files []string) (fill.Options, error) {
 			return fill.Options{}, usageErrorf("--seeds %v", err)
 		}
 	}
-	for _, p := range f.Policies {
-		p = strings.TrimSpace(p)
-		if _, err := fill.PolicyOptions(p, simOpts); err != nil {
-			return fill.Options{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--policy: %w", err)}
+	// Each policy is a name the engine flags turn into scheduler options,
+	// as for every replaying command; kube's own profiles (most-allocated)
+	// are kube's options changed.
+	for _, name := range strings.Split(f.engine.Policy, ",") {
+		name = strings.TrimSpace(name)
+		e := f.engine
+		kube := slices.Contains(fill.KubePolicies(), name)
+		if kube {
+			e.Policy = string(policy.Kube)
+		} else if _, err := policy.ParseName(name); err != nil {
+			return fill.Options{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--policy: unknown policy %q: use one of %s", name, strings.Join(fill.Policies(), ", "))}
+		} else {
+			e.Policy = name
 		}
-		opts.Policies = append(opts.Policies, p)
+		so, err := e.options(files)
+		if err != nil {
+			return fill.Options{}, err
+		}
+		if kube {
+			if so, err = fill.KubePolicyOptions(name, so); err != nil {
+				return fill.Options{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--policy: %w", err)}
+			}
+		}
+		opts.Policies = append(opts.Policies, fill.Policy{Name: name, Sim: so})
 	}
 	return opts, nil
 }
