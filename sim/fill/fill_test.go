@@ -223,3 +223,27 @@ func TestBinAsThePaper(t *testing.T) {
 		t.Errorf("bins (-want +got):\n%s", diff)
 	}
 }
+
+// Runs of one seed each, merged, are the run of both seeds.
+func TestMergeIsTheJointRun(t *testing.T) {
+	run := func(seeds ...int64) *Result {
+		res, err := Run(context.Background(), testInput(t, testNodes, testPods), Options{Policies: kubePolicies(t, PolicyKube), Seeds: seeds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	joint := run(42, 43)
+	merged, err := Merge(run(42), run(43))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(joint, merged); diff != "" {
+		t.Errorf("merged runs differ from the joint run (-joint +merged):\n%s", diff)
+	}
+	other := run(42)
+	other.Target = 1.2
+	if _, err := Merge(joint, other); err == nil || !strings.Contains(err.Error(), "is not the experiment of result 0") {
+		t.Errorf("merging another experiment: got %v, want a refusal", err)
+	}
+}

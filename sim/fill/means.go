@@ -1,6 +1,10 @@
 package fill
 
-import "github.com/drasim/drasim/sim/sweep"
+import (
+	"fmt"
+
+	"github.com/drasim/drasim/sim/sweep"
+)
 
 // MeanCurve is a policy's curve over several seeds: at each percent of
 // arrived capacity, the mean and the half-width of its 95% confidence
@@ -51,4 +55,41 @@ func means(curves []Curve, policies []string) []MeanCurve {
 		out = append(out, m)
 	}
 	return out
+}
+
+// Merge joins results of the same experiment run apart (policies or seeds
+// in separate processes): their curves in order, the seeds of all, and
+// the means again over every curve of a policy. The results must agree
+// on the target, the order and the cluster's capacity.
+func Merge(results ...*Result) (*Result, error) {
+	if len(results) == 0 {
+		return nil, fmt.Errorf("no results to merge")
+	}
+	first := results[0]
+	out := *first
+	out.Curves, out.Seeds, out.Means = nil, nil, nil
+	seeds := map[int64]bool{}
+	var policies []string
+	seen := map[string]bool{}
+	for i, r := range results {
+		if r.Kind != Kind || r.Target != first.Target || r.Order != first.Order || r.Devices != first.Devices || r.Nodes != first.Nodes || r.WorkloadPods != first.WorkloadPods {
+			return nil, fmt.Errorf("result %d (%s, target %v, order %s, %d devices, %d workload pods) is not the experiment of result 0 (%s, target %v, order %s, %d devices, %d workload pods)",
+				i, r.Kind, r.Target, r.Order, r.Devices, r.WorkloadPods, first.Kind, first.Target, first.Order, first.Devices, first.WorkloadPods)
+		}
+		for _, c := range r.Curves {
+			out.Curves = append(out.Curves, c)
+			if !seeds[c.Seed] {
+				seeds[c.Seed] = true
+				out.Seeds = append(out.Seeds, c.Seed)
+			}
+			if !seen[c.Policy] {
+				seen[c.Policy] = true
+				policies = append(policies, c.Policy)
+			}
+		}
+	}
+	if len(out.Seeds) > 1 {
+		out.Means = means(out.Curves, policies)
+	}
+	return &out, nil
 }

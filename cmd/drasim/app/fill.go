@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,7 @@ type fillFlags struct {
 	Order       string
 	DeviceClass string
 	HTML        string
+	Merge       []string
 }
 
 // NewFillCommand runs the inflation experiment of Weng et al. (ATC'23).
@@ -83,6 +85,8 @@ docs/policies.md describes the protocol and how it matches the paper.`,
 	fs.StringVar(&f.Order, "order", string(fill.OrderShuffle), "submission order: shuffle (sorted by name, then shuffled with the seed, as the paper) or trace")
 	fs.StringVar(&f.DeviceClass, "device-class", "", "count only the devices of this DeviceClass as capacity (default: every device of a node)")
 	fs.StringVar(&f.HTML, "output-html", "", "write the HTML report (the curves of every policy on one chart) to FILE")
+	fs.StringArrayVar(&f.Merge, "merge", nil, "render the JSON results of earlier fill runs (-o json; policies or seeds run apart) as one, with the means over all their seeds, instead of running (repeatable)")
+	markInput(fs, "merge")
 	markInput(fs, "nodes")
 	markInput(fs, "trace")
 	markOutput(fs, "output-html")
@@ -221,6 +225,13 @@ func runFill(ctx context.Context, streams Streams, g *GlobalOptions, f *fillFlag
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if len(f.Merge) > 0 {
+		res, err := mergeFills(f.Merge)
+		if err != nil {
+			return err
+		}
+		return writeFillResult(streams, g, res)
+	}
 	defer paceCollector(streams)()
 	in, err := f.loadInput(streams, g.Verbosity)
 	if err != nil {
@@ -238,10 +249,35 @@ func runFill(ctx context.Context, streams Streams, g *GlobalOptions, f *fillFlag
 	if g.Verbosity >= 1 {
 		fmt.Fprintf(streams.Err, "filled %d device(s) with %d run(s) in %s\n", res.Devices, len(res.Curves), time.Since(start).Round(time.Millisecond))
 	}
+	return writeFillResult(streams, g, res)
+}
+
+func writeFillResult(streams Streams, g *GlobalOptions, res *fill.Result) error {
 	if written, err := writeTimelineHTML(streams, g, "HTML report", func(w io.Writer) error { return report.WriteFillHTML(w, res) }); written || err != nil {
 		return err
 	}
 	return writeFill(streams.Out, g.Output, res)
+}
+
+// mergeFills reads fill results (JSON) and merges them.
+func mergeFills(paths []string) (*fill.Result, error) {
+	var all []*fill.Result
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--merge: %w", err)}
+		}
+		var r fill.Result
+		if err := json.Unmarshal(data, &r); err != nil || r.Kind != fill.Kind {
+			return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--merge %s: not the JSON of drasim fill -o json (kind %s)", p, fill.Kind)}
+		}
+		all = append(all, &r)
+	}
+	res, err := fill.Merge(all...)
+	if err != nil {
+		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--merge: %w", err)}
+	}
+	return res, nil
 }
 
 func writeFill(w io.Writer, format string, res *fill.Result) error {

@@ -52,6 +52,19 @@ func TestFillCommand(t *testing.T) {
 	if code != ExitOK || !strings.HasPrefix(out, "policy,seed,arrived,allocation,fragmentation,fragmentationRate,pods\nkube,4,0,") {
 		t.Errorf("-o csv: exit %d, got %.200q (%s)", code, out, errOut)
 	}
+	// Runs apart, merged: the means over both.
+	for _, s := range []string{"5", "6"} {
+		code, out, errOut = runDrasim(t, "fill", "--nodes", nodes, "--trace", pods, "--seed", s, "--policy", "kube,fgd", "-o", "json")
+		if code != ExitOK {
+			t.Fatalf("seed %s: exit %d: %s", s, code, errOut)
+		}
+		writeFile(t, dir, "seed"+s+".json", out)
+	}
+	code, out, errOut = runDrasim(t, "fill", "--merge", filepath.Join(dir, "seed5.json"), "--merge", filepath.Join(dir, "seed6.json"), "-o", "json")
+	var merged fill.Result
+	if code != ExitOK || json.Unmarshal([]byte(out), &merged) != nil || len(merged.Means) != 2 || merged.Means[1].Policy != "fgd" || merged.Means[1].Runs != 2 {
+		t.Errorf("--merge: exit %d, want the means of kube and fgd over 2 runs each, got %.300s (%s)", code, out, errOut)
+	}
 	code, out, _ = runDrasim(t, "fill", "--nodes", nodes, "--trace", pods, "--seeds", "1,2", "--policy", "kube,most-allocated", "-o", "html")
 	for _, want := range []string{"chart-fill-allocation", "chart-fill-fragmentation", "<svg", "most-allocated"} {
 		if code != ExitOK || !strings.Contains(out, want) {
