@@ -31,6 +31,7 @@ type fillFlags struct {
 	Order       string
 	DeviceClass string
 	HTML        string
+	Chart       string
 	Merge       []string
 }
 
@@ -89,7 +90,9 @@ docs/policies.md describes the protocol and how it matches the paper.`,
 	markInput(fs, "merge")
 	markInput(fs, "nodes")
 	markInput(fs, "trace")
+	fs.StringVar(&f.Chart, "output-chart", "", "write the allocation chart (every policy's curve, bands over seeds) as SVG to FILE")
 	markOutput(fs, "output-html")
+	markOutput(fs, "output-chart")
 	return setFormats(cmd, "table", "json", "yaml", "csv", "html")
 }
 
@@ -253,6 +256,11 @@ func runFill(ctx context.Context, streams Streams, g *GlobalOptions, f *fillFlag
 }
 
 func writeFillResult(streams Streams, g *GlobalOptions, res *fill.Result) error {
+	if g.files.isSet("output-chart") {
+		if err := g.files.write("output-chart", func(w io.Writer) error { return report.WriteFillChartSVG(w, res, false) }); err != nil {
+			return err
+		}
+	}
 	if written, err := writeTimelineHTML(streams, g, "HTML report", func(w io.Writer) error { return report.WriteFillHTML(w, res) }); written || err != nil {
 		return err
 	}

@@ -60,7 +60,11 @@ func TestFillCommand(t *testing.T) {
 		}
 		writeFile(t, dir, "seed"+s+".json", out)
 	}
-	code, out, errOut = runDrasim(t, "fill", "--merge", filepath.Join(dir, "seed5.json"), "--merge", filepath.Join(dir, "seed6.json"), "-o", "json")
+	chart := filepath.Join(dir, "chart.svg")
+	code, out, errOut = runDrasim(t, "fill", "--merge", filepath.Join(dir, "seed5.json"), "--merge", filepath.Join(dir, "seed6.json"), "-o", "json", "--output-chart", chart)
+	if svg := readText(t, chart); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "fgd") {
+		t.Errorf("--output-chart: want an SVG with the fgd curve, got %.100q", svg)
+	}
 	var merged fill.Result
 	if code != ExitOK || json.Unmarshal([]byte(out), &merged) != nil || len(merged.Means) != 2 || merged.Means[1].Policy != "fgd" || merged.Means[1].Runs != 2 {
 		t.Errorf("--merge: exit %d, want the means of kube and fgd over 2 runs each, got %.300s (%s)", code, out, errOut)
