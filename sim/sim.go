@@ -111,6 +111,9 @@ func replay(ctx context.Context, c *cluster.Cluster, draPlugin *dra.Plugin, prof
 	res.Inputs.KubernetesVersion = KubernetesVersion
 	res.Inputs.FeatureGates = c.DRA.Gates().String()
 	res.Inputs.ScoringStrategy = scoringStrategy(opts.Plugins)
+	if pol := opts.Plugins.Policy; pol != nil {
+		res.Inputs.Policy = string(pol.Policy)
+	}
 	return &Run{Cluster: c, Result: res, DRA: draPlugin}, nil
 }
 

@@ -58,6 +58,39 @@ type nodeDevices struct {
 	typicalDone  bool
 	uniform      bool
 	typicalSigID uint32
+
+	// fgd caches FGD's answers for the node's current state (CPU and GPUs
+	// left): with pods arriving one at a time, one node changes per pod
+	// and the others answer from here.
+	fgdCPU  int64
+	fgdLeft []int64
+	fgd     map[Shape]fgdAnswer
+}
+
+type fgdAnswer struct {
+	score  int64
+	chosen []int
+}
+
+// fgdCached returns FGD's answer for the shape on the node in state v,
+// computing it with f when the node changed or the shape is new.
+func (n *nodeDevices) fgdCached(v View, s Shape, f func() (int64, []int)) (int64, []int) {
+	n.mu.Lock()
+	if n.fgd == nil || n.fgdCPU != v.MilliCPULeft || !slices.Equal(n.fgdLeft, v.Left) {
+		n.fgdCPU, n.fgdLeft, n.fgd = v.MilliCPULeft, slices.Clone(v.Left), map[Shape]fgdAnswer{}
+	}
+	a, ok := n.fgd[s]
+	n.mu.Unlock()
+	if ok {
+		return a.score, a.chosen
+	}
+	score, chosen := f()
+	n.mu.Lock()
+	if n.fgdCPU == v.MilliCPULeft && slices.Equal(n.fgdLeft, v.Left) {
+		n.fgd[s] = fgdAnswer{score: score, chosen: chosen}
+	}
+	n.mu.Unlock()
+	return score, chosen
 }
 
 // indexNodes groups the current slices local to one node, of the drivers

@@ -231,7 +231,7 @@ func (p *Plugin) Score(_ context.Context, cs *framework.CycleState, pod *v1.Pod,
 		if c.empty {
 			return maxScore, nil
 		}
-		s, _ := FGDScore(v, c.shape, sel, p.fragFunc(nd))
+		s, _ := p.fgd(nd, v, c.shape, sel)
 		return s, nil
 	}
 	return 0, framework.AsStatus(fmt.Errorf("%s: unknown policy %q", PluginName, p.args.Policy))
@@ -272,7 +272,7 @@ func (p *Plugin) OrderDevices(cs *framework.CycleState, pod *v1.Pod, ni *framewo
 	var chosen []int
 	switch p.args.Policy {
 	case FGD:
-		_, chosen = FGDScore(v, c.shape, sel, p.fragFunc(nd))
+		_, chosen = p.fgd(nd, v, c.shape, sel)
 	case Random:
 		p.mu.Lock()
 		chosen = RandomGPUs(v, c.shape, sel, p.rng.IntN)
@@ -399,6 +399,14 @@ func (p *Plugin) selects(nd *nodeDevices, s Shape) []bool {
 		return nil
 	}
 	return out
+}
+
+// fgd is FGD's score and GPU choice, cached per node state.
+func (p *Plugin) fgd(nd *nodeDevices, v View, s Shape, sel []bool) (int64, []int) {
+	if nd == nil {
+		return FGDScore(v, s, sel, p.fragFunc(nd))
+	}
+	return nd.fgdCached(v, s, func() (int64, []int) { return FGDScore(v, s, sel, p.fragFunc(nd)) })
 }
 
 // fragFunc returns the node's fragmentation under FGD's workload,

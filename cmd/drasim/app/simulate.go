@@ -71,7 +71,7 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 	}
 	name, err := policy.ParseName(f.Policy)
 	if err != nil {
-		return sim.Options{}, usageErrorf("--policy: %v", err)
+		return sim.Options{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--policy: %w", err)}
 	}
 	if name != policy.Kube {
 		applyPolicy(&opts, name, f.fs != nil && f.fs.Changed("tie-break"))
