@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/drasim/drasim/sim/policy"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/schedule/plugins/config"
 	v1 "k8s.io/api/core/v1"
@@ -15,7 +16,11 @@ import (
 // LoadSchedulerConfig reads a KubeSchedulerConfiguration
 // (kubescheduler.config.k8s.io/v1) and returns the settings of its
 // default-scheduler profile that drasim models: score weights, disabled
-// plugins, plugin args and percentageOfNodesToScore.
+// plugins, plugin args and percentageOfNodesToScore, and drasim's own
+// score plugin DrasimPolicy (sim/policy): enabled in plugins.score (or
+// multiPoint) with its weight, its args in pluginConfig. A "*" in
+// plugins.score.disabled switches off the scores of kube's plugins, as in
+// kube-scheduler.
 func LoadSchedulerConfig(path string) (schedule.PluginConfig, error) {
 	var out schedule.PluginConfig
 	data, err := os.ReadFile(path)
@@ -54,19 +59,34 @@ func LoadSchedulerConfig(path string) (schedule.PluginConfig, error) {
 	}
 	out.Weights = map[string]int64{}
 	out.Disabled = map[string]bool{}
+	policyEnabled := false
 	if pl := profile.Plugins; pl != nil {
 		for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Score} {
 			for _, p := range set.Enabled {
 				if p.Weight != nil {
 					out.Weights[p.Name] = int64(*p.Weight)
 				}
+				if p.Name == policy.PluginName {
+					policyEnabled = true
+				}
+			}
+		}
+		for _, p := range pl.Score.Disabled {
+			if p.Name == "*" {
+				out.DisableDefaultScores = true
 			}
 		}
 		for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Filter, pl.Score, pl.PreFilter, pl.PreScore, pl.PostFilter} {
 			for _, p := range set.Disabled {
+				if p.Name == "*" && out.DisableDefaultScores {
+					continue
+				}
 				out.Disabled[p.Name] = true
 			}
 		}
+	}
+	if w, ok := out.Weights[policy.PluginName]; ok && (w < 1 || w > 100) {
+		return out, fmt.Errorf("scheduler config %s: plugins.score.enabled %s: weight %d: not in valid range [1, 100]", path, policy.PluginName, w)
 	}
 	for _, pc := range profile.PluginConfig {
 		raw := pc.Args.Raw
@@ -98,6 +118,17 @@ func LoadSchedulerConfig(path string) (schedule.PluginConfig, error) {
 					out.InterPodAffinity.IgnorePreferredTermsOfExistingPods = true
 				}
 			}
+		case policy.PluginName:
+			var a policy.Args
+			if err = yaml.UnmarshalStrict(raw, &a); err == nil {
+				err = a.Validate()
+			}
+			if err == nil {
+				if !policyEnabled {
+					return out, fmt.Errorf("scheduler config %s: pluginConfig %s: the plugin is not enabled in plugins.score (or multiPoint)", path, pc.Name)
+				}
+				out.Policy = &a
+			}
 		case "NodeAffinity":
 			var a schedv1.NodeAffinityArgs
 			if err = json.Unmarshal(raw, &a); err == nil {
@@ -109,6 +140,9 @@ func LoadSchedulerConfig(path string) (schedule.PluginConfig, error) {
 		if err != nil {
 			return out, fmt.Errorf("scheduler config %s: pluginConfig %s: %w", path, pc.Name, err)
 		}
+	}
+	if policyEnabled && out.Policy == nil {
+		return out, fmt.Errorf("scheduler config %s: plugins.score.enabled names %s but no pluginConfig gives its args (args.policy: one of random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd)", path, policy.PluginName)
 	}
 	return out, nil
 }

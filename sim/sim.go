@@ -117,6 +117,9 @@ func replay(ctx context.Context, c *cluster.Cluster, draPlugin *dra.Plugin, prof
 	if o := c.NodeOrder(); o != cluster.NodeOrderName {
 		res.Inputs.NodeOrder = string(o)
 	}
+	if pol := opts.Plugins.Policy; pol != nil {
+		res.Inputs.Policy = string(pol.Policy)
+	}
 	return &Run{Cluster: c, Result: res, DRA: draPlugin}, nil
 }
 

@@ -54,6 +54,11 @@ type Plugin struct {
 	// prune holds which devices the allocator may skip (prune.go).
 	prune pruneState
 
+	// order, when set, steers the devices Reserve allocates (see
+	// SetDeviceOrder); nodes finds the chosen node for it.
+	order DeviceOrder
+	nodes framework.NodeLister
+
 	// lastCycle is the latest PreFilter's data: how many nodes the
 	// previous cycle recorded an allocation for sizes the next cycle's
 	// map, which would otherwise grow three or four times in every cycle
@@ -108,6 +113,56 @@ func New(state *State, opts ...Options) *Plugin {
 
 // Name implements framework.Plugin.
 func (p *Plugin) Name() string { return Name }
+
+// DeviceOrder chooses among the devices the allocator could give a pod on
+// the node it was scheduled to: OrderDevices returns the node's slices
+// with the devices it prefers first (copies; nil keeps the allocator's own
+// choice). The allocator searches devices in slice order and takes the
+// first that fit, so asking it again with that order makes it take the
+// preferred devices when they fit, and its own next choice when they do
+// not: the result is always one the allocator itself found.
+type DeviceOrder interface {
+	OrderDevices(cs *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo, slices []*resourceapi.ResourceSlice) []*resourceapi.ResourceSlice
+}
+
+// SetDeviceOrder makes Reserve ask the allocator again on the chosen node
+// with the devices in o's order (scoring policies that choose GPUs inside
+// a node, sim/policy). Only nodes whose slices are all local to them are
+// steered; nodes finds the chosen node's NodeInfo. Without it (kube's
+// profile) Reserve keeps the allocation Filter found, as kube does.
+func (p *Plugin) SetDeviceOrder(o DeviceOrder, nodes framework.NodeLister) {
+	p.order, p.nodes = o, nodes
+}
+
+// steer asks the allocator again for the pod's claims on the node, with
+// the devices in the order's preference; nil when there is no order, the
+// node's devices are not its own, or the allocator finds nothing there.
+func (p *Plugin) steer(ctx context.Context, cs *framework.CycleState, d *cycleData, pod *v1.Pod, nodeName string) []resourceapi.AllocationResult {
+	if p.order == nil || !p.state.equivalence {
+		return nil
+	}
+	claims := d.allPending()
+	if claims == nil {
+		return nil
+	}
+	ni := p.nodes.Get(nodeName)
+	if ni == nil {
+		return nil
+	}
+	slices := p.order.OrderDevices(cs, pod, ni, p.state.nodeSlices[nodeName])
+	if slices == nil {
+		return nil
+	}
+	alloc, err := structured.NewAllocator(ctx, p.state.features, p.state.AllocatedState(), p.state, slices, p.celCache)
+	if err != nil {
+		return nil
+	}
+	res, err := alloc.Allocate(ctx, ni.Node(), claims)
+	if err != nil || len(res) != len(claims) {
+		return nil
+	}
+	return res
+}
 
 // cycleData is what PreFilter learns about one pod, for Filter, Score and
 // Reserve.
@@ -629,13 +684,18 @@ func (p *Plugin) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *v
 // chosen node is written into the claims (status.allocation, finalizer) and
 // every claim of the pod is reserved for it, which is what PreBind persists
 // in a real cluster.
-func (p *Plugin) Reserve(_ context.Context, cs *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
+func (p *Plugin) Reserve(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
 	d := readCycle(cs)
 	if d == nil {
 		return nil
 	}
 	alloc := d.nodeAllocations[nodeName].get()
 	results := p.resultsOn(alloc, nodeName)
+	if p.order != nil && d.needsAllocation {
+		if steered := p.steer(ctx, cs, d, pod, nodeName); steered != nil {
+			results = steered
+		}
+	}
 	next := 0
 	for _, i := range d.toAllocate() {
 		claim := d.claims[i]

@@ -52,10 +52,13 @@ type Inputs struct {
 	ResourceClaims int      `json:"resourceClaims"`
 	// TieBreak is how ties between top-scored nodes were broken: "kube"
 	// (kube-scheduler v1.37.2's rule) or "random" (seeded by Seed).
-	TieBreak          string `json:"tieBreak"`
-	Seed              int64  `json:"seed"`
-	FeatureGates      string `json:"featureGates,omitempty"`
-	ScoringStrategy   string `json:"scoringStrategy"`
+	TieBreak        string `json:"tieBreak"`
+	Seed            int64  `json:"seed"`
+	FeatureGates    string `json:"featureGates,omitempty"`
+	ScoringStrategy string `json:"scoringStrategy"`
+	// Policy is the research scoring policy the run added (DrasimPolicy,
+	// docs/policies.md); empty for kube's profile.
+	Policy            string `json:"policy,omitempty"`
 	ScoreAllNodes     bool   `json:"scoreAllNodes,omitempty"`
 	KubernetesVersion string `json:"kubernetesVersion"`
 	// NodeOrder is the order the scheduler met the nodes in, when it is

@@ -5,6 +5,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/policy"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/plugins"
 	"github.com/drasim/drasim/sim/schedule/plugins/config"
@@ -37,6 +38,14 @@ type PluginConfig struct {
 	Disabled map[string]bool
 	// PercentageOfNodesToScore: 0 means adaptive.
 	PercentageOfNodesToScore int32
+	// Policy, when set, adds DrasimPolicy (sim/policy, a research scoring
+	// policy) to the score plugins, last, with weight
+	// Weights[policy.PluginName] (1 when unset), and lets it choose the
+	// devices of the chosen node. nil: kube's profile, untouched.
+	Policy *policy.Args
+	// DisableDefaultScores switches off the Score of every default plugin
+	// (kube's plugins.score.disabled "*"); their filters and PreScore stay.
+	DisableDefaultScores bool
 }
 
 // DefaultWeights are the score weights of kube-scheduler v1.37's default
@@ -99,6 +108,20 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 	chain := []framework.Plugin{
 		nodename.New(), nodeunschedulable.New(), taints, affinity, ports, fit, spread, interPod, draPlugin, balanced, images,
 	}
+	// A research policy scores after kube's plugins (out-of-tree plugins
+	// are appended to the multi-point list) and steers the allocator's
+	// choice of devices on the chosen node.
+	if cfg.Policy != nil {
+		pol, err := policy.NewPlugin(*cfg.Policy, c)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, pol)
+		if _, set := weights[policy.PluginName]; !set {
+			weights[policy.PluginName] = 1
+		}
+		draPlugin.SetDeviceOrder(pol, c)
+	}
 	p := &Profile{Requests: requests, PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Preemption: !cfg.Disabled[PreemptionPlugin],
 		Gang: c.GangsEnabled() && !cfg.Disabled[gangscheduling.Name]}
 	for _, pl := range chain {
@@ -115,7 +138,7 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 		if x, ok := pl.(framework.PreScorePlugin); ok {
 			p.PreScore = append(p.PreScore, x)
 		}
-		if x, ok := pl.(framework.ScorePlugin); ok {
+		if x, ok := pl.(framework.ScorePlugin); ok && !(cfg.DisableDefaultScores && pl.Name() != policy.PluginName) {
 			p.Score = append(p.Score, WeightedScore{Plugin: x, Weight: weights[pl.Name()]})
 		}
 		if x, ok := pl.(framework.ReservePlugin); ok {

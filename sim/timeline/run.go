@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"github.com/drasim/drasim/sim/policy"
 	"io"
 	"sort"
 	"strings"
@@ -312,7 +313,19 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	e.c = cluster.BuildOrdered(work, gates, opts.Sim.NodeOrder)
 	draPlugin := dra.New(e.c.DRA, dra.Options{Reference: opts.Sim.Reference})
 	e.draPlugin = draPlugin
-	profile, err := schedule.NewProfile(e.c, draPlugin, opts.Sim.Plugins)
+	plugins := opts.Sim.Plugins
+	if pol := plugins.Policy; pol != nil && pol.Policy == policy.FGD && pol.Workload == nil {
+		// FGD's workload is the trace's: the pods there at the start and
+		// every pod that arrives, as the simulator reads its pod list.
+		w, err := arrivalsWorkload(work, e.c, in, *pol)
+		if err != nil {
+			return nil, fmt.Errorf("scheduler profile: %w", err)
+		}
+		args := *pol
+		args.Workload = w
+		plugins.Policy = &args
+	}
+	profile, err := schedule.NewProfile(e.c, draPlugin, plugins)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler profile: %w", err)
 	}
@@ -1151,4 +1164,18 @@ func (e *engine) sample() error {
 	}
 	e.res.Series = append(e.res.Series, s)
 	return nil
+}
+
+// arrivalsWorkload is FGD's distribution of shapes over the snapshot's
+// pods and the arrivals.
+func arrivalsWorkload(work *snapshot.Snapshot, c *cluster.Cluster, in *Input, args policy.Args) (*policy.Workload, error) {
+	shaper := policy.NewShaper(work, c.DRA.Gates())
+	shapes := make([]policy.Shape, 0, len(c.Pods)+len(in.Arrivals))
+	for _, p := range c.Pods {
+		shapes = append(shapes, shaper.Shape(p))
+	}
+	for _, a := range in.Arrivals {
+		shapes = append(shapes, shaper.Shape(a.Pod))
+	}
+	return policy.NewWorkload(shapes, args.PopularityThreshold)
 }

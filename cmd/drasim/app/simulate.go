@@ -11,6 +11,7 @@ import (
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/policy"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,14 +28,17 @@ type engineFlags struct {
 	Engine          string
 	Arrival         string
 	NodeOrder       string
+	Policy          string
 
 	// fs is the flag set the flags are in, to name where a value came
-	// from (flagSource).
+	// from (flagSource), and says which flags were given (--policy picks a
+	// tie-break only when --tie-break was not).
 	fs *pflag.FlagSet
 }
 
 func (f *engineFlags) add(fs *pflag.FlagSet) {
 	f.fs = fs
+	fs.StringVar(&f.Policy, "policy", "kube", "scoring policy: kube (kube-scheduler v1.37.2's default profile, unchanged), or kube's filters with one research policy as the only score: random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd (docs/policies.md)")
 	fs.StringVar(&f.TieBreak, "tie-break", "kube", "how to choose among equally scored nodes: kube (kube-scheduler v1.37.2's heap over the feasible nodes) or random (seeded by --seed)")
 	fs.Int64Var(&f.Seed, "seed", 0, "seed for --tie-break=random (printed in the report)")
 	fs.BoolVar(&f.ScoreAllNodes, "score-all-nodes", false, "score every feasible node instead of kube's sample (percentageOfNodesToScore)")
@@ -89,7 +93,37 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 		}
 		opts.Plugins = cfg
 	}
+	name, err := policy.ParseName(f.Policy)
+	if err != nil {
+		return sim.Options{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--policy: %w", err)}
+	}
+	if name != policy.Kube {
+		applyPolicy(&opts, name, f.fs != nil && f.fs.Changed("tie-break"))
+	}
 	return opts, nil
+}
+
+// applyPolicy is the --policy shortcut, the paper's simulator's profile:
+// kube's filters, the policy as the only score, every feasible node
+// scored (percentageOfNodesToScore 100, unless the scheduler config sets
+// it) and ties broken at random (k8s 1.20's selectHost), seeded by --seed,
+// unless --tie-break says otherwise. The random policy draws from --seed.
+func applyPolicy(opts *sim.Options, name policy.Name, tieBreakGiven bool) {
+	var args policy.Args
+	if opts.Plugins.Policy != nil {
+		args = *opts.Plugins.Policy // the config's drivers and threshold
+	} else {
+		args.Seed = opts.Seed
+	}
+	args.Policy = name
+	opts.Plugins.Policy = &args
+	opts.Plugins.DisableDefaultScores = true
+	if opts.Plugins.PercentageOfNodesToScore == 0 {
+		opts.Plugins.PercentageOfNodesToScore = 100
+	}
+	if !tieBreakGiven {
+		opts.TieBreak = schedule.TieBreakRandom
+	}
 }
 
 type simulateFlags struct {

@@ -189,6 +189,11 @@ var sweepTrialFlags = map[string]func(t *testing.T) []string{
 		}
 		return []string{"--gates=" + gates}
 	},
+	// fill needs devices to fill and a workload that asks for some.
+	"fill": func(t *testing.T) []string {
+		dir := t.TempDir()
+		return []string{"--nodes=" + writeFile(t, dir, "nodes.csv", fillNodes), "--trace=" + writeFile(t, dir, "pods.csv", fillPods)}
+	},
 }
 
 // TestEverySweepableCommandTakesTheSweepSnapshot holds every command a
