@@ -18,7 +18,7 @@ func openbFiles(b *testing.B) (nodes, pods string) {
 	b.Helper()
 	dir := os.Getenv(openbEnv)
 	if dir == "" {
-		b.Skipf("set %s to the directory of the openb CSVs (openb_node_list_gpu_node.csv, openb_pod_list_default.csv) to run it", openbEnv)
+		b.Skipf("needs the openb trace (github.com/alibaba/clusterdata, cluster-trace-gpu-v2023/csv): set %s to the folder with openb_node_list_gpu_node.csv and openb_pod_list_default.csv", openbEnv)
 	}
 	nodes, pods = filepath.Join(dir, "openb_node_list_gpu_node.csv"), filepath.Join(dir, "openb_pod_list_default.csv")
 	for _, p := range []string{nodes, pods} {

@@ -3,14 +3,8 @@ package bench
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 )
-
-// openbEnv names the folder holding the Alibaba GPU trace's CSV files
-// (cluster-trace-gpu-v2023/csv of github.com/alibaba/clusterdata).
-const openbEnv = "DRASIM_OPENB"
 
 // BenchmarkTimelineOpenb is issue 26's target: the published openb trace,
 // `drasim timeline --trace openb_node_list_gpu_node.csv --trace
@@ -21,13 +15,7 @@ const openbEnv = "DRASIM_OPENB"
 // the same bytes. Metrics as BenchmarkTimeline's: cpu-s/op and peak-MiB.
 // Skipped unless DRASIM_OPENB names the folder with the files.
 func BenchmarkTimelineOpenb(b *testing.B) {
-	dir := os.Getenv(openbEnv)
-	nodes, pods := filepath.Join(dir, "openb_node_list_gpu_node.csv"), filepath.Join(dir, "openb_pod_list_default.csv")
-	for _, f := range []string{nodes, pods} {
-		if _, err := os.Stat(f); dir == "" || err != nil {
-			b.Skipf("needs the openb trace (github.com/alibaba/clusterdata, cluster-trace-gpu-v2023/csv): set %s to the folder with openb_node_list_gpu_node.csv and openb_pod_list_default.csv", openbEnv)
-		}
-	}
+	nodes, pods := openbFiles(b)
 	args := []string{"timeline", "--trace", nodes, "--trace", pods, "--autoscale=false", "-o", "json"}
 	want := runCLI(b, args...)
 	var res struct {
