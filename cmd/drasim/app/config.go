@@ -22,7 +22,7 @@ const envPrefix = "DRASIM_"
 // toolingEnv are the DRASIM_* variables of drasim's tests, benchmarks and
 // CI (internal/testenv, bench/, scenarios/, .ci/run): they name no flag,
 // and are not typos.
-var toolingEnv = []string{"DRASIM_BENCH_LARGE", "DRASIM_CI_CACHE", "DRASIM_ORACLE_DIR", "DRASIM_REALWORLD", "DRASIM_REQUIRE_INTEGRATION"}
+var toolingEnv = []string{"DRASIM_BENCH_LARGE", "DRASIM_CI_CACHE", "DRASIM_OPENB", "DRASIM_ORACLE_DIR", "DRASIM_REALWORLD", "DRASIM_REQUIRE_INTEGRATION", "DRASIM_SCREENSHOTS"}
 
 // envName is the variable that sets flag name.
 func envName(flag string) string {

@@ -66,7 +66,7 @@ func TestConfigErrorsNameTheirSource(t *testing.T) {
 // unknown config key does. Variables of drasim's own tooling do not.
 func TestUnknownEnvironmentVariableWarns(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("DRASIM_SEEDS", "7")
+	t.Setenv("DRASIM_SEEED", "7")
 	t.Setenv("DRASIM_OUTPUT", "yaml")
 	t.Setenv("DRASIM_JUNIT", "")
 	t.Setenv("DRASIM_REALWORLD", "1")
@@ -75,9 +75,9 @@ func TestUnknownEnvironmentVariableWarns(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stder)
 	}
-	want := `warning: environment variable DRASIM_SEEDS names no flag of any drasim command (ignored)` + "\n"
+	want := `warning: environment variable DRASIM_SEEED names no flag of any drasim command (ignored)` + "\n"
 	if r.stder != want {
-		t.Errorf("want one warning for DRASIM_SEEDS:\nwant %q\ngot  %q", want, r.stder)
+		t.Errorf("want one warning for DRASIM_SEEED:\nwant %q\ngot  %q", want, r.stder)
 	}
 	if !strings.Contains(r.stdout, "kubernetesVersion:") {
 		t.Errorf("DRASIM_OUTPUT=yaml not applied:\n%s", r.stdout)
