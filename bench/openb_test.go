@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"testing"
 )
@@ -28,20 +27,5 @@ func BenchmarkTimelineOpenb(b *testing.B) {
 	if res.Summary.Pods != 8152 || res.Summary.Placed != 8152 {
 		b.Fatalf("want the trace's 8,152 pods read and placed, got %+v", res.Summary)
 	}
-	wantSum := sha256.Sum256(want)
-	stop := watchPeakMemory()
-	start := cpuTime(b)
-	b.ResetTimer()
-	var got []byte
-	for b.Loop() {
-		got = runCLI(b, args...)
-	}
-	b.StopTimer()
-	cpu := cpuTime(b) - start
-	peak := stop()
-	if sha256.Sum256(got) != wantSum {
-		b.Fatalf("a timed run wrote other bytes than the checked run (%d bytes, want %d)", len(got), len(want))
-	}
-	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
-	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+	timeCLI(b, want, args)
 }

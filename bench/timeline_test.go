@@ -60,25 +60,32 @@ func BenchmarkTimeline(b *testing.B) {
 
 			want := runCLI(b, args...)
 			checkTimeline(b, want, c.arrivals)
-			wantSum := sha256.Sum256(want)
-
-			stop := watchPeakMemory()
-			start := cpuTime(b)
-			b.ResetTimer()
-			var got []byte
-			for b.Loop() {
-				got = runCLI(b, args...)
-			}
-			b.StopTimer()
-			cpu := cpuTime(b) - start
-			peak := stop()
-			if sha256.Sum256(got) != wantSum {
-				b.Fatalf("a timed run wrote other bytes than the checked run (%d bytes, want %d)", len(got), len(want))
-			}
-			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
-			b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+			timeCLI(b, want, args)
 		})
 	}
+}
+
+// timeCLI runs the CLI with args in the timed loop, checks that every
+// run wrote the bytes of the checked run want, and reports the process's
+// CPU time per run (cpu-s/op) and its peak memory (peak-MiB).
+func timeCLI(b *testing.B, want []byte, args []string) {
+	b.Helper()
+	wantSum := sha256.Sum256(want)
+	stop := watchPeakMemory()
+	start := cpuTime(b)
+	b.ResetTimer()
+	var got []byte
+	for b.Loop() {
+		got = runCLI(b, args...)
+	}
+	b.StopTimer()
+	cpu := cpuTime(b) - start
+	peak := stop()
+	if sha256.Sum256(got) != wantSum {
+		b.Fatalf("a timed run wrote other bytes than the checked run (%d bytes, want %d)", len(got), len(want))
+	}
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 }
 
 // runCLI runs drasim in-process and returns what it wrote on stdout.
