@@ -23,19 +23,8 @@ import (
 // (docs/metrics.md, "Largest request per DeviceClass").
 func (p *prober) largest(class string) (LargestRequest, error) {
 	lr := LargestRequest{Class: class}
-	avail := map[string]int{}
-	for _, ni := range p.base.Nodes {
-		node := ni.Node()
-		if node.Spec.Unschedulable {
-			continue
-		}
-		n := 0
-		for _, d := range p.inv.byNode[node.Name] {
-			if d.state == stateIdle && d.classes[class] {
-				n++
-			}
-		}
-		avail[node.Name] = n
+	avail := p.idleOfClass(class)
+	for _, n := range avail {
 		lr.Available += n
 	}
 	var candidates []string
@@ -245,4 +234,23 @@ func (p *prober) consumesCounters(class string) bool {
 		}
 	}
 	return false
+}
+
+// idleOfClass counts each schedulable node's idle devices of the class.
+func (p *prober) idleOfClass(class string) map[string]int {
+	avail := map[string]int{}
+	for _, ni := range p.base.Nodes {
+		node := ni.Node()
+		if node.Spec.Unschedulable {
+			continue
+		}
+		n := 0
+		for _, d := range p.inv.byNode[node.Name] {
+			if d.state == stateIdle && d.classes[class] {
+				n++
+			}
+		}
+		avail[node.Name] = n
+	}
+	return avail
 }

@@ -119,20 +119,9 @@ func (b *clusterBuilder) ProfileClass(profile string) *clusterBuilder {
 func largestByAllocator(t *testing.T, p *prober, class string) LargestRequest {
 	t.Helper()
 	lr := LargestRequest{Class: class}
-	avail := map[string]int{}
+	avail := p.idleOfClass(class)
 	maxAvail := 0
-	for _, ni := range p.base.Nodes {
-		node := ni.Node()
-		if node.Spec.Unschedulable {
-			continue
-		}
-		n := 0
-		for _, d := range p.inv.byNode[node.Name] {
-			if d.state == stateIdle && d.classes[class] {
-				n++
-			}
-		}
-		avail[node.Name] = n
+	for _, n := range avail {
 		lr.Available += n
 		maxAvail = max(maxAvail, n)
 	}
