@@ -58,6 +58,11 @@ const (
 	// seeded by Options.Seed (kube before v1.35, or with extenders), for
 	// studying how much the choice among equals matters.
 	TieBreakRandom TieBreak = "random"
+	// TieBreakName picks the tied node with the smallest name, as the
+	// simulator of Weng et al. (ATC'23, hkust-adsl/kubernetes-scheduler-
+	// simulator) patched kube 1.20's selectHost "for reproducibility": the
+	// rule its published fragmentation results were produced with.
+	TieBreakName TieBreak = "name"
 )
 
 // ParseTieBreak reads a --tie-break value; empty means kube's rule.
@@ -67,8 +72,10 @@ func ParseTieBreak(s string) (TieBreak, error) {
 		return TieBreakKube, nil
 	case TieBreakRandom:
 		return TieBreakRandom, nil
+	case TieBreakName:
+		return TieBreakName, nil
 	}
-	return "", fmt.Errorf("unknown tie-break %q: use kube or random", s)
+	return "", fmt.Errorf("unknown tie-break %q: use kube, random or name", s)
 }
 
 // Options tune a replay.
@@ -530,7 +537,7 @@ func (s *Scheduler) findNodeUpTo(ctx context.Context, pod *v1.Pod, onlyFeasible 
 			a.fail(err)
 			return a
 		}
-		chosen = s.selectHost(sc)
+		chosen = s.selectHost(sc, f.feasible)
 		a.Chosen = sc.result(chosen, f.feasible[chosen].Node().Name)
 		if s.opts.KeepNodeStatuses {
 			for j := range f.feasible {
@@ -1344,11 +1351,27 @@ func resize[T any](buf *[]T, n int) []T {
 }
 
 // selectHost returns the index of the feasible node the pod goes to.
-func (s *Scheduler) selectHost(sc *scoreResult) int {
-	if s.opts.TieBreak == TieBreakRandom {
+func (s *Scheduler) selectHost(sc *scoreResult, feasible []*framework.NodeInfo) int {
+	switch s.opts.TieBreak {
+	case TieBreakRandom:
 		return s.randomHost(sc)
+	case TieBreakName:
+		return nameHost(sc, feasible)
 	}
 	return kubeHost(sc)
+}
+
+// nameHost picks the highest total; among equals the node whose name is
+// smallest (TieBreakName).
+func nameHost(sc *scoreResult, feasible []*framework.NodeInfo) int {
+	best, bestTotal := 0, sc.total(0)
+	for j := 1; j < len(sc.slot); j++ {
+		t := sc.total(j)
+		if t > bestTotal || t == bestTotal && feasible[j].Node().Name < feasible[best].Node().Name {
+			best, bestTotal = j, t
+		}
+	}
+	return best
 }
 
 // kubeHost is kube-scheduler v1.37.2's choice: schedulePod pops the first

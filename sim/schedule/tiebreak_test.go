@@ -4,6 +4,10 @@ import (
 	"container/heap"
 	"math/rand/v2"
 	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/drasim/drasim/sim/schedule/framework"
 )
 
 // scoresOf is a score result with one slot per feasible node.
@@ -110,7 +114,7 @@ func TestRandomHostOnlyPicksTopScores(t *testing.T) {
 	seen := map[int]bool{}
 	for seed := int64(0); seed < 64; seed++ {
 		s := New(nil, &Profile{}, Options{TieBreak: TieBreakRandom, Seed: seed, Parallelism: 1})
-		j := s.selectHost(sc)
+		j := s.selectHost(sc, nil)
 		if sc.totals[j] != 8 {
 			t.Fatalf("seed %d: picked node %d scoring %d, want one of the nodes scoring 8", seed, j, sc.totals[j])
 		}
@@ -121,8 +125,25 @@ func TestRandomHostOnlyPicksTopScores(t *testing.T) {
 	}
 }
 
+// TestNameHostPicksSmallestTiedName checks the paper simulator's rule:
+// the top total first, then the smallest name among the nodes holding
+// it, wherever they sit in filter order.
+func TestNameHostPicksSmallestTiedName(t *testing.T) {
+	sc := scoresOf(9, 8, 3, 9, 9, 2)
+	var feasible []*framework.NodeInfo
+	for _, name := range []string{"node-c", "node-a", "node-0", "node-b", "node-bb", "node-00"} {
+		n := &v1.Node{}
+		n.Name = name
+		feasible = append(feasible, framework.NewNodeInfo(n))
+	}
+	s := New(nil, &Profile{}, Options{TieBreak: TieBreakName, Parallelism: 1})
+	if j := s.selectHost(sc, feasible); feasible[j].Node().Name != "node-b" {
+		t.Errorf("picked %s (total %d), want node-b: the smallest name among the totals of 9 (node-c, node-b, node-bb)", feasible[j].Node().Name, sc.total(j))
+	}
+}
+
 func TestParseTieBreak(t *testing.T) {
-	for in, want := range map[string]TieBreak{"": TieBreakKube, "kube": TieBreakKube, "random": TieBreakRandom} {
+	for in, want := range map[string]TieBreak{"": TieBreakKube, "kube": TieBreakKube, "random": TieBreakRandom, "name": TieBreakName} {
 		if got, err := ParseTieBreak(in); err != nil || got != want {
 			t.Errorf("ParseTieBreak(%q) = %q, %v; want %q", in, got, err, want)
 		}

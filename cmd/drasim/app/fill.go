@@ -70,12 +70,11 @@ docs/policies.md describes the protocol and how it matches the paper.`,
 	fs := cmd.Flags()
 	f.input.add(fs)
 	f.engine.add(fs)
-	// The paper's simulator scores every node (percentageOfNodesToScore
-	// 100) and picks at random among the best (kube 1.20's selectHost).
-	f.engine.TieBreak, f.engine.ScoreAllNodes = "random", true
-	fs.Lookup("tie-break").DefValue = "random"
-	fs.Lookup("tie-break").Usage = "how to choose among equally scored nodes: random (seeded by --seed, as the paper's simulator) or kube"
-	fs.Lookup("score-all-nodes").DefValue = "true"
+	// The research policies run as the paper's simulator configures them
+	// (every node scored, ties to the smallest node name: applyPolicy);
+	// kube's own profiles as kube-scheduler v1.37.2 runs them.
+	fs.Lookup("tie-break").DefValue = ""
+	fs.Lookup("tie-break").Usage = "how to choose among equally scored nodes: kube, random (seeded by --seed) or name; default: name for the research policies (the paper's simulator), kube for kube and most-allocated"
 	fs.Lookup("seed").Usage = "seed of the order, the inflation and the tie-break (the paper's runs use 42 to 51)"
 	_ = fs.MarkHidden("arrival")
 	fs.StringVar(&f.Nodes, "nodes", "", "the cluster's nodes from an openb node list (openb_node_list_gpu_node.csv), added to -f's")

@@ -39,7 +39,7 @@ type engineFlags struct {
 func (f *engineFlags) add(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.Policy, "policy", "kube", "scoring policy: kube (kube-scheduler v1.37.2's default profile, unchanged), or kube's filters with one research policy as the only score: random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd (docs/policies.md)")
-	fs.StringVar(&f.TieBreak, "tie-break", "kube", "how to choose among equally scored nodes: kube (kube-scheduler v1.37.2's heap over the feasible nodes) or random (seeded by --seed)")
+	fs.StringVar(&f.TieBreak, "tie-break", "kube", "how to choose among equally scored nodes: kube (kube-scheduler v1.37.2's heap over the feasible nodes), random (seeded by --seed) or name (the smallest node name, as the FGD paper's simulator; the default with a research --policy)")
 	fs.Int64Var(&f.Seed, "seed", 0, "seed for --tie-break=random (printed in the report)")
 	fs.BoolVar(&f.ScoreAllNodes, "score-all-nodes", false, "score every feasible node instead of kube's sample (percentageOfNodesToScore)")
 	fs.StringVar(&f.FeatureGates, "feature-gates", "", "Kubernetes feature gates that change DRA scheduling, e.g. DRAConsumableCapacity=false")
@@ -106,8 +106,9 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 // applyPolicy is the --policy shortcut, the paper's simulator's profile:
 // kube's filters, the policy as the only score, every feasible node
 // scored (percentageOfNodesToScore 100, unless the scheduler config sets
-// it) and ties broken at random (k8s 1.20's selectHost), seeded by --seed,
-// unless --tie-break says otherwise. The random policy draws from --seed.
+// it) and ties going to the smallest node name (the simulator's patched
+// selectHost), unless --tie-break says otherwise. The random policy draws
+// from --seed.
 func applyPolicy(opts *sim.Options, name policy.Name, tieBreakGiven bool) {
 	var args policy.Args
 	if opts.Plugins.Policy != nil {
@@ -122,7 +123,7 @@ func applyPolicy(opts *sim.Options, name policy.Name, tieBreakGiven bool) {
 		opts.Plugins.PercentageOfNodesToScore = 100
 	}
 	if !tieBreakGiven {
-		opts.TieBreak = schedule.TieBreakRandom
+		opts.TieBreak = schedule.TieBreakName
 	}
 }
 
