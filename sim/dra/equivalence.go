@@ -193,18 +193,18 @@ func (s *State) recordHashedFact(ref poolRef, fact string, hash uint64) {
 	}
 	set := s.poolFacts[ref]
 	if set == nil {
-		set = &poolFactSet{facts: map[string]bool{}}
+		set = &poolFactSet{facts: map[string]int{}}
 		s.poolFacts[ref] = set
 	}
-	if !set.facts[fact] {
-		set.facts[fact] = true
-		set.sum += hash
-	}
+	set.facts[fact]++
+	set.sum += hash
 }
 
-// poolFactSet is one pool's allocation facts and the sum of their hashes.
+// poolFactSet is one pool's allocation facts, a multiset (one device can
+// hold several shares of the same size), and the sum of their hashes,
+// each counted as often as it is held.
 type poolFactSet struct {
-	facts map[string]bool
+	facts map[string]int
 	sum   uint64
 }
 
@@ -284,8 +284,10 @@ func (s *State) forgetHashedFact(ref poolRef, fact string, hash uint64) {
 	if !s.equivalence {
 		return
 	}
-	if set := s.poolFacts[ref]; set != nil && set.facts[fact] {
-		delete(set.facts, fact)
+	if set := s.poolFacts[ref]; set != nil && set.facts[fact] > 0 {
+		if set.facts[fact]--; set.facts[fact] == 0 {
+			delete(set.facts, fact)
+		}
 		set.sum -= hash
 		if len(set.facts) == 0 {
 			delete(s.poolFacts, ref)

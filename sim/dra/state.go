@@ -307,7 +307,12 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 			} else {
 				s.sharedIDs.Delete(shared)
 			}
-			fact(ref, "s:"+r.Device+"/"+string(*r.ShareID))
+			// The facts leave out the share ID: the allocator reads a
+			// device's shares only as "in use" and their summed capacity
+			// (deviceCapacityInUse, AggregatedCapacity), and drasim draws
+			// the IDs itself (Allocate), so nodes whose devices hold the
+			// same shares under other IDs are equivalent.
+			fact(ref, "s:"+r.Device)
 			if r.ConsumedCapacity != nil {
 				consumed := structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity)
 				if add {
@@ -315,7 +320,7 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 				} else {
 					s.capacities.Remove(consumed)
 				}
-				fact(ref, "c:"+r.Device+"/"+string(*r.ShareID)+":"+capacityString(r.ConsumedCapacity))
+				fact(ref, "c:"+r.Device+":"+capacityString(r.ConsumedCapacity))
 			}
 			continue
 		}

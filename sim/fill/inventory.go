@@ -2,8 +2,12 @@ package fill
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/inventory"
@@ -12,6 +16,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
 )
 
 // milli is a whole device in the experiment's unit: the paper counts GPUs
@@ -34,6 +39,8 @@ type stock struct {
 	classes    map[string]bool
 	templates  map[string]*resourceapi.ResourceClaimTemplate
 	claims     map[string]*resourceapi.ResourceClaim
+	// celKeys are the devices' CEL-visible content (celKey).
+	celKeys []string
 }
 
 type device struct {
@@ -240,22 +247,60 @@ func (r request) shapeKey() string {
 // selects reports, per counted device, whether every part of the request
 // could take it (its class and selectors select it); nil when the request
 // has no device part.
+//
+// A selector sees only what CEL sees of a device (its driver, attributes,
+// capacity and allowMultipleAllocations), so the answer is evaluated once
+// per distinct such content: openb's 6,212 GPUs are a handful of models.
 func (inv *stock) selects(r request) []bool {
 	if len(r.parts) == 0 {
 		return nil
 	}
 	out := make([]bool, len(inv.devices))
+	seen := map[string]bool{}
 	for i, d := range inv.devices {
-		ok := false
-		for _, p := range r.parts {
-			if inv.m.Selects(p.class, "", p.selectors, d.Device) {
-				ok = true
-				break
+		key := inv.celKey(i)
+		ok, known := seen[key]
+		if !known {
+			for _, p := range r.parts {
+				if inv.m.Selects(p.class, "", p.selectors, d.Device) {
+					ok = true
+					break
+				}
 			}
+			seen[key] = ok
 		}
 		out[i] = ok
 	}
 	return out
+}
+
+// celKey is the content of counted device i that CEL selectors see,
+// computed once per device.
+func (inv *stock) celKey(i int) string {
+	if inv.celKeys == nil {
+		inv.celKeys = make([]string, len(inv.devices))
+	}
+	if k := inv.celKeys[i]; k != "" {
+		return k
+	}
+	d := inv.devices[i].Device
+	var b strings.Builder
+	b.WriteString(d.ID.Driver)
+	fmt.Fprintf(&b, "\x00%v", ptr.Deref(d.Device.AllowMultipleAllocations, false))
+	for _, name := range slices.Sorted(maps.Keys(d.Device.Attributes)) {
+		a := d.Device.Attributes[name]
+		fmt.Fprintf(&b, "\x00a%s=%v|%v|%v|%v", name, ptr.Deref(a.IntValue, 0), ptr.Deref(a.BoolValue, false), ptr.Deref(a.StringValue, "\x01"), ptr.Deref(a.VersionValue, "\x01"))
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.Device.Capacity)) {
+		c := d.Device.Capacity[name]
+		fmt.Fprintf(&b, "\x00c%s=%s", name, c.Value.String())
+		if c.RequestPolicy != nil {
+			policy, _ := json.Marshal(c.RequestPolicy)
+			b.Write(policy)
+		}
+	}
+	inv.celKeys[i] = b.String()
+	return inv.celKeys[i]
 }
 
 // sortedNames is the capacity names of a map, sorted.
