@@ -514,3 +514,52 @@ func TestNoLogsAtTheRoot(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestBenchmarkSectionsQuoted: where the docs or the code cite a section of
+// BENCHMARKS.md or docs/benchmarks-archive.md by its title (`BENCHMARKS.md,
+// "Title"`), the file has a heading that starts so. Sections move from the
+// one to the other as figures age; a citation must follow.
+func TestBenchmarkSectionsQuoted(t *testing.T) {
+	headings := map[string][]string{}
+	for name, rel := range map[string]string{"BENCHMARKS.md": "BENCHMARKS.md", "benchmarks-archive.md": "docs/benchmarks-archive.md"} {
+		for _, line := range strings.Split(withoutFencedBlocks(readRepoFile(t, rel)), "\n") {
+			if h := strings.TrimLeft(line, "#"); h != line {
+				headings[name] = append(headings[name], strings.ReplaceAll(strings.TrimSpace(h), "`", ""))
+			}
+		}
+	}
+	citeRe := regexp.MustCompile(`(BENCHMARKS\.md|benchmarks-archive\.md)(?:\]\([^)]*\))?, "([^"]+)"`)
+	joinRe := regexp.MustCompile(`\s*\n\s*(?://\s*)?`)
+	cites := 0
+	err := filepath.WalkDir(repoRoot, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != repoRoot && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "tools") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !(strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".go")) || strings.HasSuffix(p, "docs_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		text := joinRe.ReplaceAllString(string(b), " ")
+		for _, m := range citeRe.FindAllStringSubmatch(text, -1) {
+			cites++
+			title := strings.ReplaceAll(m[2], "`", "")
+			if !slices.ContainsFunc(headings[m[1]], func(h string) bool { return strings.HasPrefix(h, title) }) {
+				rel, _ := filepath.Rel(repoRoot, p)
+				t.Errorf("%s cites %s, %q: no heading there starts so (moved to the other file, or renamed?)", filepath.ToSlash(rel), m[1], m[2])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cites < 5 {
+		t.Fatalf("found only %d citations of benchmark sections: the check no longer reads them", cites)
+	}
+}
