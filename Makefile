@@ -63,7 +63,9 @@ test: fmt-check vet unit fuzz-smoke ## everything CI runs: gofmt, vet, tests and
 # GOLDEN_PKGS are the packages whose tests rewrite their golden files
 # when run with -update: report/testdata, scenarios/golden and
 # sim/autoscale/testdata. A test (cmd/drasim/app, TestMakeUpdateCoversEveryGoldenPackage)
-# fails when a package with an -update flag is missing here.
+# fails when a package whose tests use internal/golden (which defines
+# -update) is missing here. Each of them also fails when a golden file is
+# read by no test (golden.Main in its TestMain).
 GOLDEN_PKGS := ./report/ ./scenarios/ ./sim/autoscale/
 
 .PHONY: update

@@ -5,6 +5,7 @@
 // that the run placed what it should and that no device was given twice,
 // so a change that makes the engine fast by making it wrong fails here.
 //
-// Run them with `make bench`; BENCHMARKS.md records the numbers and
+// Run them with `make bench`; BENCHMARKS.md records the current numbers
+// (docs/benchmarks-archive.md the earlier ones) and
 // docs/performance.md where the time goes.
 package bench

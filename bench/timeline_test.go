@@ -22,7 +22,7 @@ import (
 // times their size, so nodes=250 is the "up to 1,000 nodes" and
 // arrivals=20000,nodes=250 the target (within 30 s and 2 GiB on 2 cores).
 // The grid over arrivals (2,000, 5,000, 20,000) and starting nodes (100,
-// 250, 1,000) is the growth BENCHMARKS.md records.
+// 250, 1,000) is the growth docs/benchmarks-archive.md records.
 //
 // Before the timed loop the timeline runs once and must have placed every
 // arrival; every timed run must write the same bytes. Metrics: cpu-s/op,

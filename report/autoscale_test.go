@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/drasim/drasim/internal/golden"
 	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/load"
-	"github.com/google/go-cmp/cmp"
 )
 
 const scaleUpGoldenDir = "testdata/autoscale"
@@ -51,24 +51,9 @@ func scaleUpPlan(t *testing.T, scenario string, expanders []string, priorities b
 	return out.Plan
 }
 
-func checkScaleUpGolden(t *testing.T, golden string, got []byte) {
+func checkScaleUpGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("golden file %s is missing; run go test ./report -update", golden)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got); run go test ./report -update if the change is intended:\n%s", golden, diff)
-	}
+	golden.Check(t, path, got)
 }
 
 func TestScaleUpRenderers(t *testing.T) {

@@ -8,13 +8,13 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/internal/golden"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/analysis"
 	"github.com/drasim/drasim/sim/load"
@@ -80,24 +80,25 @@ func capacityReport(t *testing.T, input string) *analysis.Report {
 	return rep
 }
 
-func checkGolden(t *testing.T, golden string, got []byte) {
+// pageStylesheet is the stylesheet every HTML page shares (pageTemplate's
+// <style>): its golden files hold a marker instead, and
+// testdata/page.golden.css holds it once.
+var pageStylesheet = golden.Shared{
+	Path:   filepath.Join("testdata", "page.golden.css"),
+	Start:  "<style>\n",
+	End:    "</style>",
+	Marker: "/* the stylesheet of every page: testdata/page.golden.css */\n",
+}
+
+// checkGolden checks a renderer's output against its golden file; an HTML
+// page's stylesheet against pageStylesheet's.
+func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatalf("writing %s: %v", golden, err)
-		}
+	if strings.HasSuffix(path, ".html") {
+		golden.Check(t, path, got, golden.WithShared(pageStylesheet))
 		return
 	}
-	want, err := os.ReadFile(golden)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("golden file %s is missing; run go test ./report -update", golden)
-	}
-	if err != nil {
-		t.Fatalf("reading %s: %v", golden, err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got); run go test ./report -update if the change is intended:\n%s", golden, diff)
-	}
+	golden.Check(t, path, got)
 }
 
 func TestCapacityRenderersGolden(t *testing.T) {

@@ -2,21 +2,16 @@ package report
 
 import (
 	"bytes"
-	"errors"
-	"flag"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/internal/golden"
 	"github.com/drasim/drasim/sim/inspect"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/ from the current output")
 
 const inspectGoldenDir = "testdata/inspect"
 
@@ -71,43 +66,9 @@ func TestWriteInspectTableGolden(t *testing.T) {
 			if again := renderInspect(t, inputs[name]); !bytes.Equal(got, again) {
 				t.Fatalf("two renderings of %s differ (map order leaking into output?) (-first +second):\n%s", inputs[name], cmp.Diff(string(got), string(again)))
 			}
-			golden := filepath.Join(inspectGoldenDir, name+".golden.txt")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatalf("writing %s: %v", golden, err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if errors.Is(err, fs.ErrNotExist) {
-				t.Fatalf("golden file %s is missing: run `make update` (go test ./report/ -update) to create it", golden)
-			}
-			if err != nil {
-				t.Fatalf("reading %s: %v", golden, err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("WriteInspectTable(%s) mismatch (-want +got):\n%s\nIf the change is intended, run `make update` (go test ./report/ -update).", inputs[name], diff)
-			}
+			// A golden file whose input is gone is an orphan (TestMain).
+			golden.Check(t, filepath.Join(inspectGoldenDir, name+".golden.txt"), got)
 		})
-	}
-
-	// A golden file whose input is gone would never be checked again.
-	goldens, err := filepath.Glob(filepath.Join(inspectGoldenDir, "*.golden.txt"))
-	if err != nil {
-		t.Fatalf("glob: %v", err)
-	}
-	for _, g := range goldens {
-		name := strings.TrimSuffix(filepath.Base(g), ".golden.txt")
-		if _, ok := inputs[name]; ok {
-			continue
-		}
-		if *update {
-			if err := os.Remove(g); err != nil {
-				t.Errorf("removing stale %s: %v", g, err)
-			}
-			continue
-		}
-		t.Errorf("golden file %s has no input (no ../scenarios/%s.yaml or %s/%s.input.yaml): run `make update` (go test ./report/ -update) to remove it", g, name, inspectGoldenDir, name)
 	}
 }
 

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/internal/golden"
 	"github.com/drasim/drasim/internal/invariants"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/dra"
@@ -19,8 +19,6 @@ import (
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden results in golden/")
 
 // groupCondition is a pod group's PodGroupInitiallyScheduled condition
 // (empty when kube-scheduler never tried the group).
@@ -256,24 +254,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, '\n')
-			path := filepath.Join("golden", name+".json")
-			if *update {
-				if err := os.MkdirAll("golden", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v: run `make update` (go test ./scenarios/ -update) to create it", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("result differs from %s (-want +got); if intended, run `make update`:\n%s", path, diff)
-			}
+			golden.Check(t, filepath.Join("golden", name+".json"), append(got, '\n'))
 		})
 	}
 }

@@ -5,14 +5,13 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/drasim/drasim/internal/caoracle"
+	"github.com/drasim/drasim/internal/golden"
 	"github.com/drasim/drasim/sim"
-	"github.com/google/go-cmp/cmp"
 )
 
 // ownExpandersGolden compares drasim's own expanders with
@@ -88,19 +87,7 @@ func TestOwnExpandersAgainstCA(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&b, "\n%d of %d runs of drasim's own expanders grow other groups than CA's least-waste (**≠**).\n", differ, 2*len(cases))
-	golden := filepath.Join(ownExpandersGolden)
-	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if diff := cmp.Diff(string(want), b.String()); diff != "" {
-		t.Errorf("%s (-want +got), run with -update if intended:\n%s", golden, diff)
-	}
+	golden.Check(t, ownExpandersGolden, b.Bytes())
 }
 
 type ownRow struct {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,13 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/internal/golden"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden plans in testdata/")
 
 const scenarioDir = "../../scenarios/autoscale"
 
@@ -141,7 +139,7 @@ func TestScenarios(t *testing.T) {
 			if after := snapshotJSON(t, snap); after != before {
 				t.Errorf("Run changed the input snapshot")
 			}
-			golden(t, filepath.Join("testdata", strings.ReplaceAll(tt.name, "/", "_")+".json"), out.Plan)
+			checkPlanGolden(t, filepath.Join("testdata", strings.ReplaceAll(tt.name, "/", "_")+".json"), out.Plan)
 		})
 	}
 }
@@ -176,29 +174,14 @@ func snapshotJSON(t *testing.T, s *snapshot.Snapshot) string {
 	return string(data)
 }
 
-func golden(t *testing.T, path string, v any) {
+// checkPlanGolden checks v, as indented JSON, against its golden file.
+func checkPlanGolden(t *testing.T, path string, v any) {
 	t.Helper()
 	got, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./sim/autoscale -update to record it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
-	}
+	golden.Check(t, path, append(got, '\n'))
 }
 
 // TestNeverFitsReason checks the one-sentence reason for pods no template

@@ -4,10 +4,17 @@
 // request selects, decided with the allocator's CEL environment
 // (k8s.io/dynamic-resource-allocation/cel) and one compilation cache.
 //
-// Every package that looks at devices outside the allocator (validate,
-// inspect, analysis, autoscale) asks this one, so that the rules cannot
-// drift apart. A selector that does not compile or fails on a device is a
-// *CELError naming the class (or request) and the selector; the Matcher
-// records it instead of swallowing it, and the device counts as not
-// selected, as the allocator would fail the claim.
+// Every package that looks at devices outside the allocator asks this one
+// (users: analysis, autoscale, fill, inspect, policy, schedule, validate),
+// so that the rules cannot drift apart; internal/archtest holds that list
+// to the imports. One rule is still written twice: validate compiles and
+// evaluates class and request selectors with its own CEL code, in the API
+// server's environment for new objects and with its cost limits, to report
+// what the API server would reject; it asks this package only for pools
+// and devices.
+//
+// A selector that does not compile or fails on a device is a *CELError
+// naming the class (or request) and the selector; the Matcher records it
+// instead of swallowing it, and the device counts as not selected, as the
+// allocator would fail the claim.
 package inventory

@@ -134,7 +134,7 @@ func (o Options) withDefaults(in *Input) Options {
 		// One goroutine runs the events, and a cycle filters a handful of
 		// node classes: more filter workers only look further ahead than
 		// a cycle that stops early needs, and leave the garbage collector
-		// less of the second core (BENCHMARKS.md, timeline). The decisions
+		// less of the second core (docs/benchmarks-archive.md, "Timeline (issue 13)"). The decisions
 		// are the same with any number of workers.
 		o.Sim.Parallelism = 1
 	}

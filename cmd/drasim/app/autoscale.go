@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/analysis"
 	"github.com/drasim/drasim/sim/autoscale"
@@ -140,7 +139,7 @@ that are still pending stay so. See docs/autoscaler.md.`,
 		}
 		return f.checkCompare()
 	})
-	return setFormats(cmd, "table", "markdown", "json", "yaml")
+	return setFormats(cmd, scaleUpFormats().names()...)
 }
 
 func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *autoscaleFlags) error {
@@ -189,19 +188,7 @@ func runAutoscale(ctx context.Context, streams Streams, g *GlobalOptions, f *aut
 	if err := g.files.write("output-snapshot", out.Cluster.WriteSnapshot); err != nil {
 		return err
 	}
-	switch g.Output {
-	case "table":
-		if applied != nil {
-			if err := report.WriteEditsTable(streams.Out, out.Plan.Result.Edits); err != nil {
-				return err
-			}
-			fmt.Fprintln(streams.Out)
-		}
-		return report.WriteScaleUpTable(streams.Out, out.Plan)
-	case "markdown":
-		return report.WriteScaleUpMarkdown(streams.Out, out.Plan)
-	}
-	return writeStructured(streams.Out, g.Output, out.Plan)
+	return scaleUpFormats().write(streams.Out, g.Output, editedOutput[*autoscale.Plan]{out.Plan, applied != nil})
 }
 
 // checkCompare refuses, before anything is read, a --compare-expanders
@@ -257,13 +244,7 @@ func compareExpanders(ctx context.Context, streams Streams, g *GlobalOptions, f 
 	if len(cmp.Entries) == 0 {
 		return usageErrorf("--compare-expanders: no expander given")
 	}
-	switch g.Output {
-	case "table":
-		return report.WriteScaleUpComparisonTable(streams.Out, cmp)
-	case "markdown":
-		return report.WriteScaleUpComparisonMarkdown(streams.Out, cmp)
-	}
-	return writeStructured(streams.Out, g.Output, cmp)
+	return scaleUpComparisonFormats().write(streams.Out, g.Output, cmp)
 }
 
 // runSimulateAutoscale is simulate --autoscale: the replay after the
@@ -284,8 +265,5 @@ func runSimulateAutoscale(ctx context.Context, streams Streams, g *GlobalOptions
 	if err := g.files.write("output-snapshot", out.Cluster.WriteSnapshot); err != nil {
 		return err
 	}
-	if g.Output != "table" {
-		return writeStructured(streams.Out, g.Output, out.Plan.Result)
-	}
-	return report.WriteSimulateScaleUpTable(streams.Out, out.Plan)
+	return simulateScaleUpFormats().write(streams.Out, g.Output, out.Plan)
 }

@@ -92,7 +92,7 @@ probe or gates file), 2 usage error.`,
 		}
 		return f.capacity.check()
 	})
-	return setFormats(cmd, "table", "markdown", "json", "yaml")
+	return setFormats(cmd, checkFormats().names()...)
 }
 
 func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFlags) error {
@@ -131,20 +131,10 @@ func runCheck(ctx context.Context, streams Streams, g *GlobalOptions, f *checkFl
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s: %w", stepSummaryEnv, err)}
 		}
 	}
-	if err := writeVerdicts(streams.Out, g.Output, verdicts, rep); err != nil {
+	if err := checkFormats().write(streams.Out, g.Output, checkVerdicts{verdicts, rep}); err != nil {
 		return err
 	}
 	return gateFailure(verdicts)
-}
-
-func writeVerdicts(w io.Writer, format string, verdicts *analysis.GateReport, rep *analysis.Report) error {
-	switch format {
-	case "table":
-		return report.WriteCheckTable(w, verdicts.Results, rep)
-	case "markdown":
-		return report.WriteCheckMarkdown(w, verdicts.Results, rep)
-	}
-	return writeStructured(w, format, verdicts)
 }
 
 // appendStepSummary appends the verdicts and the capacity report, in

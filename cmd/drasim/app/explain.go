@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -70,16 +69,7 @@ POD in the namespace of -n (default: default). Without -f, uses the demo.`,
 			if applied != nil {
 				ex.Edits = applied.Edits
 			}
-			if g.Output == "table" {
-				if err := report.WriteEditsTable(streams.Out, ex.Edits); err != nil {
-					return err
-				}
-				if applied != nil {
-					fmt.Fprintln(streams.Out)
-				}
-				return report.WriteExplanationTable(streams.Out, ex)
-			}
-			return writeStructured(streams.Out, g.Output, ex)
+			return explainFormats().write(streams.Out, g.Output, editedOutput[*sim.Explanation]{ex, applied != nil})
 		},
 	}
 	f.input.add(cmd.Flags())
@@ -87,7 +77,7 @@ POD in the namespace of -n (default: default). Without -f, uses the demo.`,
 	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "the pod's namespace (default: default, as kubectl's)")
 	f.edits.add(cmd.Flags())
 	preflight(cmd, f.engine.check)
-	return setFormats(cmd, "table", "json", "yaml")
+	return setFormats(cmd, explainFormats().names()...)
 }
 
 // podArg reads POD or NAMESPACE/POD with the namespace of -n.

@@ -92,7 +92,7 @@ docs/policies.md describes the protocol and how it matches the paper.`,
 	fs.StringVar(&f.Chart, "output-chart", "", "write the allocation chart (every policy's curve, bands over seeds) as SVG to FILE")
 	markOutput(fs, "output-html")
 	markOutput(fs, "output-chart")
-	return setFormats(cmd, "table", "json", "yaml", "csv", "html")
+	return setFormats(cmd, fillFormats().names()...)
 }
 
 // parseSeeds reads "42-51" or "1,7,42".
@@ -263,7 +263,7 @@ func writeFillResult(streams Streams, g *GlobalOptions, res *fill.Result) error 
 	if written, err := writeTimelineHTML(streams, g, "HTML report", func(w io.Writer) error { return report.WriteFillHTML(w, res) }); written || err != nil {
 		return err
 	}
-	return writeFill(streams.Out, g.Output, res)
+	return fillFormats().write(streams.Out, g.Output, res)
 }
 
 // mergeFills reads fill results (JSON) and merges them.
@@ -285,16 +285,4 @@ func mergeFills(paths []string) (*fill.Result, error) {
 		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--merge: %w", err)}
 	}
 	return res, nil
-}
-
-func writeFill(w io.Writer, format string, res *fill.Result) error {
-	switch format {
-	case "table":
-		return report.WriteFillTable(w, res)
-	case "csv":
-		return report.WriteFillCSV(w, res)
-	case "html":
-		return report.WriteFillHTML(w, res)
-	}
-	return writeStructured(w, format, res)
 }

@@ -8,7 +8,7 @@ import (
 // replayGCPercent is the garbage collector's pace while a command loads a
 // snapshot and replays it (GOGC): a replay allocates much and keeps
 // little, so a slower pace than Go's default of 100 spends less of the
-// two cores on collecting (BENCHMARKS.md, "GOGC for simulate").
+// two cores on collecting (docs/benchmarks-archive.md, "Sweeps (issue 15)" and the timeline's passes).
 const replayGCPercent = 400
 
 // replayMemoryLimit is the heap size beyond which the garbage collector

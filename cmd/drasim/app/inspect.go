@@ -1,7 +1,6 @@
 package app
 
 import (
-	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/inspect"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/spf13/cobra"
@@ -31,14 +30,11 @@ Without -f, summarizes the embedded demo.`,
 				return err
 			}
 			sum := inspect.Summarize(res.Snapshot, inspect.Options{GroupBy: f.GroupBy})
-			if g.Output == "table" {
-				return report.WriteInspectTable(streams.Out, sum)
-			}
-			return writeStructured(streams.Out, g.Output, sum)
+			return inspectFormats().write(streams.Out, g.Output, sum)
 		},
 	}
 	f.input.add(cmd.Flags())
 	cmd.Flags().StringVar(&f.GroupBy, "group-by", "node.kubernetes.io/instance-type", "node label to group nodes by")
 	cmd.Flags().BoolVar(&f.Raw, "no-expand", false, "do not add the pods that workload controllers would create")
-	return setFormats(cmd, "table", "json", "yaml")
+	return setFormats(cmd, inspectFormats().names()...)
 }

@@ -1,23 +1,10 @@
 package app
 
 import (
-	"io"
 	"strings"
 
-	"github.com/drasim/drasim/report"
 	"github.com/spf13/cobra"
 )
-
-// writeStructured writes v as JSON (indented) or YAML.
-func writeStructured(w io.Writer, format string, v any) error {
-	switch format {
-	case "json":
-		return report.WriteJSON(w, v)
-	case "yaml":
-		return report.WriteYAML(w, v)
-	}
-	return usageErrorf("invalid output format %q: use table, json or yaml", format)
-}
 
 // formatsAnnotation lists, on a command, the -o formats it offers.
 const formatsAnnotation = "drasim.io/formats"

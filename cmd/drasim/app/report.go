@@ -196,28 +196,6 @@ func (cr *capacityRun) deviceMaps(ctx context.Context, groupBy string) error {
 	return nil
 }
 
-// capacityFormats are report's output formats.
-func capacityFormats() []string { return []string{"table", "markdown", "json", "yaml", "csv", "html"} }
-
-// writeCapacity renders the report in one of capacityFormats.
-func writeCapacity(w io.Writer, format string, rep *analysis.Report) error {
-	switch format {
-	case "table":
-		return report.WriteCapacityTable(w, rep)
-	case "markdown":
-		return report.WriteCapacityMarkdown(w, rep)
-	case "json":
-		return report.WriteCapacityJSON(w, rep)
-	case "yaml":
-		return report.WriteCapacityYAML(w, rep)
-	case "csv":
-		return report.WriteCapacityCSV(w, rep)
-	case "html":
-		return report.WriteCapacityHTML(w, rep)
-	}
-	return usageErrorf("invalid output format %q for this command: use one of %v", format, capacityFormats())
-}
-
 type reportFlags struct {
 	capacity   capacityFlags
 	ReportFile string
@@ -258,7 +236,7 @@ row per pod and per node) and html (one self-contained page with charts);
 	cmd.Flags().StringVar(&f.ReportFile, "output-html", "", "write the HTML report (charts and tables, self-contained) to FILE (old name: --report)")
 	markOutput(cmd.Flags(), "output-html")
 	preflight(cmd, f.capacity.check)
-	return setFormats(cmd, capacityFormats()...)
+	return setFormats(cmd, capacityFormats().names()...)
 }
 
 func runReport(ctx context.Context, streams Streams, g *GlobalOptions, f *reportFlags) error {
@@ -283,5 +261,5 @@ func runReport(ctx context.Context, streams Streams, g *GlobalOptions, f *report
 			return nil
 		}
 	}
-	return writeCapacity(streams.Out, g.Output, rep)
+	return capacityFormats().write(streams.Out, g.Output, rep)
 }

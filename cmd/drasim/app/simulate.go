@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
@@ -171,7 +170,7 @@ embedded demo: a small mixed GPU cluster with prioritized-list claims.`,
 		_, err := f.scale.options(sim.Options{}, f.scale.Expander)
 		return err
 	})
-	return setFormats(cmd, "table", "json", "yaml")
+	return setFormats(cmd, simulateFormats().names()...)
 }
 
 // simulateChecked replays the snapshot. An input the admission check
@@ -260,8 +259,5 @@ func runSimulate(ctx context.Context, streams Streams, g *GlobalOptions, f *simu
 	if err := g.files.write("output-snapshot", run.Cluster.WriteSnapshot); err != nil {
 		return err
 	}
-	if g.Output == "table" {
-		return report.WriteSimulationTable(streams.Out, run.Result)
-	}
-	return writeStructured(streams.Out, g.Output, run.Result)
+	return simulateFormats().write(streams.Out, g.Output, run.Result)
 }

@@ -73,8 +73,6 @@ type sweepReportFlags struct {
 	Charts     string
 }
 
-func sweepReportFormats() []string { return []string{"table", "markdown", "json", "csv", "html"} }
-
 func newSweepReportCommand(streams Streams, g *GlobalOptions) *cobra.Command {
 	f := &sweepReportFlags{}
 	cmd := &cobra.Command{
@@ -103,7 +101,7 @@ DIR writes each chart as DIR/METRIC-by-AXIS.svg.`,
 	cmd.Flags().StringVar(&f.Charts, "output-charts", "", "write each chart into DIR as METRIC-by-AXIS.svg")
 	markOutput(cmd.Flags(), "output-html")
 	markOutputDir(cmd.Flags(), "output-charts")
-	return setFormats(cmd, sweepReportFormats()...)
+	return setFormats(cmd, sweepReportFormats().names()...)
 }
 
 func runSweepReport(streams Streams, g *GlobalOptions, f *sweepReportFlags, args []string) error {
@@ -139,17 +137,7 @@ func runSweepReport(streams Streams, g *GlobalOptions, f *sweepReportFlags, args
 			return nil
 		}
 	}
-	switch g.Output {
-	case "markdown":
-		return report.WriteSweepMarkdown(streams.Out, s)
-	case "json":
-		return report.WriteSweepJSON(streams.Out, s)
-	case "csv":
-		return report.WriteSweepCSV(streams.Out, s)
-	case "html":
-		return report.WriteSweepHTML(streams.Out, s)
-	}
-	return report.WriteSweepTable(streams.Out, s)
+	return sweepReportFormats().write(streams.Out, g.Output, s)
 }
 
 // writeSweepCharts writes every chart with a point as DIR/NAME.svg.

@@ -165,10 +165,8 @@ the timeline, and --output-gates FILE writes the verdicts.
 	f.add(cmd.Flags())
 	appendsStepSummary(cmd, "gates")
 	preflight(cmd, func() error { return f.check(slices.Contains(f.input.Files, "-")) })
-	return setFormats(cmd, timelineFormats()...)
+	return setFormats(cmd, timelineFormats().names()...)
 }
-
-func timelineFormats() []string { return []string{"table", "markdown", "json", "yaml", "csv", "html"} }
 
 func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *timelineFlags, fs *pflag.FlagSet) error {
 	if f.JUnit != "" && f.Gates == "" {
@@ -214,7 +212,7 @@ func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *time
 	}
 	written, err := writeTimelineHTML(streams, g, "HTML report", func(w io.Writer) error { return report.WriteTimelineHTML(w, res) })
 	if !written && err == nil {
-		err = writeTimelineWithVerdicts(streams.Out, g.Output, res, verdicts)
+		err = timelineFormats().write(streams.Out, g.Output, timelineOutput{res, verdicts})
 	}
 	if err != nil || verdicts == nil {
 		return err
@@ -236,7 +234,7 @@ func timelineVerdicts(g *GlobalOptions, file string, gates *analysis.Gates, res 
 		if t := g.files.target("output-gates"); strings.HasSuffix(t.Path, ".yaml") || strings.HasSuffix(t.Path, ".yml") {
 			format = "yaml"
 		}
-		return writeStructured(w, format, verdicts)
+		return structured(itself[*analysis.GateReport]).write(w, format, verdicts)
 	}); err != nil {
 		return nil, err
 	}
@@ -249,24 +247,6 @@ func timelineVerdicts(g *GlobalOptions, file string, gates *analysis.Gates, res 
 		}
 	}
 	return verdicts, nil
-}
-
-// writeTimelineWithVerdicts writes the timeline in the format; the table
-// and markdown add the gate verdicts, when there are any.
-func writeTimelineWithVerdicts(w io.Writer, format string, res *timeline.Result, verdicts *analysis.GateReport) error {
-	switch {
-	case verdicts != nil && format == "markdown":
-		return report.WriteTimelineCheckMarkdown(w, verdicts.Results, res)
-	case verdicts != nil && format == "table":
-		if err := report.WriteTimelineTable(w, res); err != nil {
-			return err
-		}
-		if _, err := fmt.Fprint(w, "\nGATES\n"); err != nil {
-			return err
-		}
-		return report.WriteGateTable(w, verdicts.Results)
-	}
-	return writeTimeline(w, format, res)
 }
 
 // writeTimelineHTML writes --output-html; done is true when that was the
@@ -285,20 +265,6 @@ func writeTimelineHTML(streams Streams, g *GlobalOptions, what string, write fun
 		fmt.Fprintf(streams.Err, "Wrote the %s to %s.\n", what, t.Path)
 	}
 	return true, nil
-}
-
-func writeTimeline(w io.Writer, format string, res *timeline.Result) error {
-	switch format {
-	case "table":
-		return report.WriteTimelineTable(w, res)
-	case "markdown":
-		return report.WriteTimelineMarkdown(w, res)
-	case "csv":
-		return report.WriteTimelineCSV(w, res)
-	case "html":
-		return report.WriteTimelineHTML(w, res)
-	}
-	return writeStructured(w, format, res)
 }
 
 // loadInput reads the snapshot, the node groups and the traces; without
@@ -491,17 +457,10 @@ func (f *timelineFlags) compare(ctx context.Context, streams Streams, g *GlobalO
 	if written, err := writeTimelineHTML(streams, g, "HTML comparison", func(w io.Writer) error { return report.WriteTimelineComparisonHTML(w, cmp) }); written || err != nil {
 		return err
 	}
-	switch g.Output {
-	case "table":
-		return report.WriteTimelineComparisonTable(streams.Out, cmp)
-	case "markdown":
-		return report.WriteTimelineComparisonMarkdown(streams.Out, cmp)
-	case "html":
-		return report.WriteTimelineComparisonHTML(streams.Out, cmp)
-	case "csv":
+	if g.Output == "csv" {
 		return usageErrorf("-o csv writes one timeline: use json or yaml for a comparison")
 	}
-	return writeStructured(streams.Out, g.Output, cmp)
+	return timelineComparisonFormats().write(streams.Out, g.Output, cmp)
 }
 
 // parseVariant splits NAME=FLAGS and the flags into arguments (single and
@@ -583,15 +542,7 @@ func checkTimelineGates(streams Streams, g *GlobalOptions, file string, gates *a
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s: %w", stepSummaryEnv, err)}
 		}
 	}
-	switch g.Output {
-	case "table":
-		err = report.WriteGateTable(streams.Out, results)
-	case "markdown":
-		err = report.WriteTimelineCheckMarkdown(streams.Out, results, res)
-	default:
-		err = writeStructured(streams.Out, g.Output, verdicts)
-	}
-	if err != nil {
+	if err := timelineCheckFormats().write(streams.Out, g.Output, timelineOutput{res, verdicts}); err != nil {
 		return err
 	}
 	return gateFailure(verdicts)

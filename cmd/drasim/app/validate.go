@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 
-	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/validate"
 	"github.com/spf13/cobra"
@@ -35,7 +34,7 @@ Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error.`,
 		RunE: func(*cobra.Command, []string) error { return runValidate(streams, g, f) },
 	}
 	f.input.add(cmd.Flags())
-	return setFormats(cmd, "table", "json", "yaml")
+	return setFormats(cmd, validateFormats().names()...)
 }
 
 func runValidate(streams Streams, g *GlobalOptions, f *validateFlags) error {
@@ -63,12 +62,7 @@ func runValidate(streams Streams, g *GlobalOptions, f *validateFlags) error {
 		diags = append(diags, validate.Validate(res.Snapshot, validate.Options{})...)
 	}
 	rep := validate.NewReport(files, diags)
-	if g.Output == "table" {
-		err = report.WriteValidationTable(streams.Out, rep)
-	} else {
-		err = writeStructured(streams.Out, g.Output, rep)
-	}
-	if err != nil {
+	if err := validateFormats().write(streams.Out, g.Output, rep); err != nil {
 		return err
 	}
 	if !rep.Valid {

@@ -28,14 +28,9 @@ func NewVersionCommand(streams Streams, g *GlobalOptions) *cobra.Command {
 		Short: "Print drasim's version and the Kubernetes version it models",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			info := currentVersion()
-			if g.Output == "table" {
-				_, err := fmt.Fprintln(streams.Out, info.line())
-				return err
-			}
-			return writeStructured(streams.Out, g.Output, info)
+			return versionFormats().write(streams.Out, g.Output, currentVersion())
 		},
-	}, "table", "json", "yaml")
+	}, versionFormats().names()...)
 }
 
 func currentVersion() versionInfo {
