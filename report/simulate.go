@@ -15,8 +15,11 @@ const maxScheduledRows = 40
 // tieBreakNote says how ties were broken when it is not kube's own rule:
 // only then does the seed change the outcome.
 func tieBreakNote(tieBreak string, seed int64) string {
-	if tieBreak == "random" {
+	switch tieBreak {
+	case "random":
 		return fmt.Sprintf(", random tie-break, seed %d", seed)
+	case "name":
+		return ", ties to the smallest node name"
 	}
 	return ""
 }

@@ -526,8 +526,8 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 	r.Inputs.ResourceClaims = len(c.Snapshot.ResourceClaims)
 	r.Inputs.Seed = s.opts.Seed
 	r.Inputs.TieBreak = string(TieBreakKube)
-	if s.opts.TieBreak == TieBreakRandom {
-		r.Inputs.TieBreak = string(TieBreakRandom)
+	if s.opts.TieBreak == TieBreakRandom || s.opts.TieBreak == TieBreakName {
+		r.Inputs.TieBreak = string(s.opts.TieBreak)
 	}
 	r.Inputs.ScoreAllNodes = s.opts.ScoreAllNodes
 	for _, sl := range c.DRA.Slices() {

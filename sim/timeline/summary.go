@@ -277,8 +277,8 @@ func (e *engine) summarize() Summary {
 // tieBreak names the scheduler's tie-break as drasim simulate's result
 // does.
 func tieBreak(t schedule.TieBreak) string {
-	if t == schedule.TieBreakRandom {
-		return string(schedule.TieBreakRandom)
+	if t == schedule.TieBreakRandom || t == schedule.TieBreakName {
+		return string(t)
 	}
 	return string(schedule.TieBreakKube)
 }

@@ -26,6 +26,21 @@ func TestPolicyFlag(t *testing.T) {
 	if code != 0 || a != b {
 		t.Errorf("--policy random --seed 5 twice: exit %d, same output: %v", code, a == b)
 	}
+	// A research policy breaks ties as the paper's simulator (the smallest
+	// node name), and says so; --tie-break still overrides it.
+	for args, want := range map[string]string{
+		"--policy gpu-packing":                  `"tieBreak": "name"`,
+		"--policy gpu-packing --tie-break kube": `"tieBreak": "kube"`,
+		"--policy fgd --tie-break random":       `"tieBreak": "random"`,
+	} {
+		code, out, errOut := runDrasim(t, append([]string{"simulate", "-o", "json"}, strings.Fields(args)...)...)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("simulate %s: exit %d (%s); want %s in the result's inputs", args, code, errOut, want)
+		}
+	}
+	if code, out, _ := runDrasim(t, "simulate", "--policy", "best-fit"); code != 0 || !strings.Contains(out, "ties to the smallest node name") {
+		t.Errorf("simulate --policy best-fit: exit %d; want the table to name the tie-break, got:\n%s", code, out)
+	}
 }
 
 func TestPolicyBadInput(t *testing.T) {
