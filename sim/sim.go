@@ -6,6 +6,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -17,7 +18,7 @@ const KubernetesVersion = "v1.37.2"
 // Options configure one replay.
 type Options struct {
 	// Gates are the DRA feature gates (dra.DefaultGates when nil).
-	Gates dra.Gates
+	Gates feature.Gates
 	// Plugins are the scheduler profile's plugin settings.
 	Plugins schedule.PluginConfig
 	// TieBreak picks among equally scored nodes (kube's rule when empty).
@@ -61,7 +62,7 @@ type Run struct {
 func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin, *schedule.Profile, error) {
 	gates := opts.Gates
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
 	c := cluster.BuildOrdered(snap, gates, opts.NodeOrder)
 	draPlugin, profile, err := profileFor(c, opts)

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -218,7 +219,7 @@ func allocatedDevices(st *dra.State) (exclusive, shared map[devKey]bool) {
 // package.
 type matcher struct{ *inventory.Matcher }
 
-func newMatcher(ctx context.Context, gates dra.Gates, classes []*resourceapi.DeviceClass) matcher {
+func newMatcher(ctx context.Context, gates feature.Gates, classes []*resourceapi.DeviceClass) matcher {
 	return matcher{inventory.NewMatcher(ctx, gates, classes)}
 }
 

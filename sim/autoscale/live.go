@@ -10,6 +10,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/schedule/framework"
@@ -129,7 +130,7 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opt
 	}
 	gates := opts.Sim.Gates
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
 	so := opts.Sim.ScheduleOptions()
 	so.Progress, so.Resume = nil, nil

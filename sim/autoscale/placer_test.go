@@ -6,6 +6,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -49,7 +50,7 @@ func TestFirstFitGoesOnAfterAnErrorStatus(t *testing.T) {
 		makePod("a").CPU("1").Claim("one-a100").Obj(),
 		makePod("h").CPU("1").Claim("one-h100").Obj(),
 	)
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	k, err := newCheckerWith(c, schedule.PluginConfig{}, dra.New(c.DRA, dra.Options{}))
 	if err != nil {
 		t.Fatal(err)

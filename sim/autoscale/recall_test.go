@@ -8,6 +8,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
@@ -126,7 +127,7 @@ func drainFixture(t *testing.T) (*cluster.Cluster, *placer, map[string]*v1.Pod) 
 		gpus("n1"), gpus("n2"), gpus("n3"), gpuClass(), gpuTemplate("one", 1, false), gpuTemplate("two", 2, false),
 		owned(makePod("a").Claim("one")), owned(makePod("b")), owned(makePod("c").Claim("two")),
 	)
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	k, err := newCheckerWith(c, schedule.PluginConfig{}, dra.New(c.DRA, dra.Options{}))
 	if err != nil {
 		t.Fatal(err)

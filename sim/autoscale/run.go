@@ -12,6 +12,7 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
@@ -100,7 +101,7 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 	}
 	gates := opts.Sim.Gates
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
 	s := &scaler{
 		ctx: ctx, opts: opts, groups: groups, work: work, cur: run.Cluster, draPlugin: run.DRA, chain: ch,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sort"
 
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/snapshot"
 	resourceapi "k8s.io/api/resource/v1"
@@ -115,7 +115,7 @@ func summarizeClasses(s *snapshot.Snapshot, devices []inventory.Device, used map
 	sort.Slice(classes, func(i, j int) bool { return classes[i].Name < classes[j].Name })
 	// The default gates' CEL features: a selector that needs a disabled
 	// feature fails to compile here as it would in the scheduler.
-	m := inventory.NewMatcher(context.Background(), dra.DefaultGates(), classes)
+	m := inventory.NewMatcher(context.Background(), feature.Defaults(), classes)
 	out := make([]DeviceClass, 0, len(classes))
 	for _, c := range classes {
 		dc := DeviceClass{Name: c.Name, Selectors: len(c.Spec.Selectors)}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/cel"
 )
@@ -44,9 +44,9 @@ type errorKey struct {
 
 // NewMatcher compiles the classes' selectors with the CEL features of the
 // gates (nil gates: the defaults). Compile errors are Errors in class order.
-func NewMatcher(ctx context.Context, gates dra.Gates, classes []*resourceapi.DeviceClass) *Matcher {
+func NewMatcher(ctx context.Context, gates feature.Gates, classes []*resourceapi.DeviceClass) *Matcher {
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
 	m := &Matcher{
 		ctx:      ctx,

@@ -4,11 +4,13 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
-	"github.com/drasim/drasim/sim/policy"
 	"io"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/drasim/drasim/sim/feature"
+	"github.com/drasim/drasim/sim/policy"
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim"
@@ -301,7 +303,7 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	gates := opts.Sim.Gates
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
 	work := copySnapshot(in.Snapshot)
 	e := &engine{

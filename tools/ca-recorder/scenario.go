@@ -8,7 +8,7 @@ import (
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
 	appsv1 "k8s.io/api/apps/v1"
@@ -71,7 +71,7 @@ func LoadScenario(path string, readyAt time.Time) (*Scenario, error) {
 		return nil, err
 	}
 	snap := res.Snapshot
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	s := &Scenario{Classes: snap.DeviceClasses}
 
 	byName := map[string]*v1.Node{}

@@ -9,7 +9,7 @@ import (
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/policy"
 	"github.com/drasim/drasim/sim/schedule"
@@ -54,7 +54,7 @@ func (f *engineFlags) add(fs *pflag.FlagSet) {
 // parse checks the engine flags and turns them into options, without the
 // input files and the scheduler configuration (options adds them).
 func (f *engineFlags) parse() (sim.Options, error) {
-	gates, err := dra.ParseGates(f.FeatureGates)
+	gates, err := feature.Parse(f.FeatureGates)
 	if err != nil {
 		return sim.Options{}, usageErrorf("%s: %v", flagSource(f.fs, "feature-gates"), err)
 	}
