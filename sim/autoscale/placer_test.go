@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule"
 	v1 "k8s.io/api/core/v1"
@@ -51,12 +51,13 @@ func TestFirstFitGoesOnAfterAnErrorStatus(t *testing.T) {
 		makePod("h").CPU("1").Claim("one-h100").Obj(),
 	)
 	c := cluster.Build(snap, feature.Defaults())
-	k, err := newCheckerWith(c, schedule.PluginConfig{}, dra.New(c.DRA, dra.Options{}))
+	e, err := sim.NewEngine(c, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	k := newChecker(e)
 	so := schedule.Options{}
-	p := newPlacer(k, schedule.New(c, k.profile, so), &lastIndex{last: -1})
+	p := newPlacer(k, e.Scheduler(so), &lastIndex{last: -1})
 	pods := map[string]*v1.Pod{}
 	for _, pod := range c.Queue {
 		pods[pod.Name] = pod

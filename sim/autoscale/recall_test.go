@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/google/go-cmp/cmp"
@@ -128,11 +128,12 @@ func drainFixture(t *testing.T) (*cluster.Cluster, *placer, map[string]*v1.Pod) 
 		owned(makePod("a").Claim("one")), owned(makePod("b")), owned(makePod("c").Claim("two")),
 	)
 	c := cluster.Build(snap, feature.Defaults())
-	k, err := newCheckerWith(c, schedule.PluginConfig{}, dra.New(c.DRA, dra.Options{}))
+	e, err := sim.NewEngine(c, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	place := newPlacer(k, schedule.New(c, k.profile, schedule.Options{}), &lastIndex{last: -1})
+	k := newChecker(e)
+	place := newPlacer(k, e.Scheduler(schedule.Options{}), &lastIndex{last: -1})
 	pods := map[string]*v1.Pod{}
 	for _, pod := range c.Queue {
 		pods[pod.Name] = pod

@@ -14,8 +14,8 @@ import (
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -88,7 +88,7 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 		return nil, err
 	}
 	work := copySnapshot(snap)
-	groups, warnings, err := Resolve(work)
+	groups, warnings, err := nodegroup.Resolve(work)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 type scaler struct {
 	ctx       context.Context
 	opts      Options
-	groups    []*Group
+	groups    []*nodegroup.Group
 	work      *snapshot.Snapshot
 	cur       *cluster.Cluster
 	draPlugin *dra.Plugin
@@ -203,7 +203,7 @@ func celWarnings(m *inventory.Matcher) []string {
 	return out
 }
 
-func groupInfo(g *Group) GroupInfo {
+func groupInfo(g *nodegroup.Group) GroupInfo {
 	devices := 0
 	templateDevices(g, func(inventory.Device) { devices++ })
 	alloc := g.Template.Status.Allocatable
@@ -356,14 +356,15 @@ func (s *scaler) evaluate() (*pass, error) {
 // journal taken back before it returns (CA's snapshot Fork and Revert):
 // a copy of the whole cluster per group and scale-up cost more than the
 // estimate itself.
-func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error) {
+func (s *scaler) evaluateGroup(g *nodegroup.Group, p *pass, limit int) (*candidate, error) {
 	j := s.cur.NewJournal()
 	defer j.Undo()
-	k, err := newCheckerWith(s.cur, s.opts.Sim.Plugins, s.draPlugin)
+	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
 		return nil, err
 	}
-	first := g.nextNames(1)[0]
+	k := newChecker(e)
+	first := g.NextNames(1)[0]
 	k.addNode(j, g, first)
 	var fit []*podGroup
 	eqOf := map[types.UID]*podGroup{}
@@ -432,10 +433,10 @@ func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error)
 // node). It returns how many pending pods got a node.
 func (s *scaler) apply(c *candidate, lp *Loop) (int, error) {
 	g := c.group
-	names := g.nextNames(c.opt.Nodes)
+	names := g.NextNames(c.opt.Nodes)
 	var daemons []*v1.Pod
 	for _, name := range names {
-		node, slices, pods := g.newNode(name)
+		node, slices, pods := g.NewNode(name)
 		s.cur.AddNode(node, slices)
 		s.work.Nodes = append(s.work.Nodes, node.DeepCopy())
 		s.work.ResourceSlices = append(s.work.ResourceSlices, slices...)
@@ -444,17 +445,17 @@ func (s *scaler) apply(c *candidate, lp *Loop) (int, error) {
 			daemons = append(daemons, p)
 		}
 	}
-	g.reserve(names)
+	g.Reserve(names)
 	lp.Added = names
 	queue := append(append([]*v1.Pod(nil), daemons...), s.pending...)
 	s.cur.Queue = queue
-	profile, err := schedule.NewProfile(s.cur, s.draPlugin, s.opts.Sim.Plugins)
+	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
-		return 0, fmt.Errorf("scheduler profile: %w", err)
+		return 0, err
 	}
 	so := s.opts.Sim.ScheduleOptions()
 	so.Progress = nil
-	res, err := schedule.Replay(s.ctx, s.cur, profile, so, s.draPlugin)
+	res, err := e.Replay(s.ctx, so)
 	if err != nil {
 		return 0, err
 	}

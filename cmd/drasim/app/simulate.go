@@ -86,6 +86,8 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 		return sim.Options{}, err
 	}
 	opts.Files = files
+	// The input was admitted as it was read (loadInput), before edits.
+	opts.Admitted = true
 	if f.SchedulerConfig != "" {
 		cfg, err := sim.LoadSchedulerConfig(f.SchedulerConfig)
 		if err != nil {

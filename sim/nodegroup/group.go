@@ -1,4 +1,4 @@
-package autoscale
+package nodegroup
 
 import (
 	"fmt"
@@ -16,6 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 )
+
+// DefaultProvisioningDelay is how long a new node takes to become Ready
+// with its ResourceSlices published, when its NodeGroup does not say
+// (spec.provisioningDelay).
+const DefaultProvisioningDelay = 3 * time.Minute
 
 // Group is a resolved NodeGroup: its bounds, the snapshot nodes that belong
 // to it, and the sanitized template the scale-up plans with.
@@ -69,11 +74,11 @@ type nodeTemplate struct {
 // Size is the number of nodes the group has now.
 func (g *Group) Size() int { return len(g.Nodes) }
 
-// nextNames returns the names the next n new nodes of the group get,
+// NextNames returns the names the next n new nodes of the group get,
 // <group>-template-<i>, skipping names that are in use. It does not
 // reserve them: estimates on forks ask for the same names that the nodes
 // would get if the scale-up is applied.
-func (g *Group) nextNames(n int) []string {
+func (g *Group) NextNames(n int) []string {
 	out := make([]string, 0, n)
 	for i := g.next; len(out) < n; i++ {
 		name := fmt.Sprintf("%s-template-%d", g.Name, i)
@@ -85,8 +90,8 @@ func (g *Group) nextNames(n int) []string {
 	return out
 }
 
-// reserve marks names handed out by nextNames as used.
-func (g *Group) reserve(names []string) {
+// reserve marks names handed out by NextNames as used.
+func (g *Group) Reserve(names []string) {
 	for _, name := range names {
 		var i int
 		if _, err := fmt.Sscanf(strings.TrimPrefix(name, g.Name+"-template-"), "%d", &i); err == nil && i >= g.next {
@@ -101,15 +106,15 @@ func (g *Group) planned() *nodeTemplate {
 	return &nodeTemplate{node: g.Template, slices: g.Slices, daemonPods: g.daemonPods, oldName: g.oldName}
 }
 
-// estimateNode makes a node of the template the scale-up plans with, for
+// EstimateNode makes a node of the template the scale-up plans with, for
 // the fit check and the estimate.
-func (g *Group) estimateNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
+func (g *Group) EstimateNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
 	return g.planned().copy(name)
 }
 
-// newNode makes a node as the cloud provider makes one, for a scale-up
+// NewNode makes a node as the cloud provider makes one, for a scale-up
 // that is applied.
-func (g *Group) newNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
+func (g *Group) NewNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
 	if g.made != nil {
 		return g.made.copy(name)
 	}
@@ -151,25 +156,25 @@ func (t *nodeTemplate) copy(name string) (*v1.Node, []*resourceapi.ResourceSlice
 // device list in place (device taint rules patch copies), and nodes that
 // share a list share what the DRA plugin learns about it (which devices a
 // claim's requests can select, sim/dra/prune.go) and the memory.
-func renameSlice(sl *resourceapi.ResourceSlice, oldNode, newNode string) *resourceapi.ResourceSlice {
+func renameSlice(sl *resourceapi.ResourceSlice, oldNode, NewNode string) *resourceapi.ResourceSlice {
 	devices := sl.Spec.Devices
 	cp := *sl
 	cp.Spec.Devices = nil
 	out := cp.DeepCopy()
 	out.Spec.Devices = devices
-	out.Name = renamed(sl.Name, oldNode, newNode)
+	out.Name = renamed(sl.Name, oldNode, NewNode)
 	out.UID = types.UID(kubenames.UID("resourceslice/" + out.Name))
 	out.ResourceVersion = ""
-	out.Spec.NodeName = &newNode
-	out.Spec.Pool.Name = renamed(sl.Spec.Pool.Name, oldNode, newNode)
+	out.Spec.NodeName = &NewNode
+	out.Spec.Pool.Name = renamed(sl.Spec.Pool.Name, oldNode, NewNode)
 	return out
 }
 
-func renamed(s, oldNode, newNode string) string {
+func renamed(s, oldNode, NewNode string) string {
 	if oldNode != "" && strings.Contains(s, oldNode) {
-		return strings.Replace(s, oldNode, newNode, 1)
+		return strings.Replace(s, oldNode, NewNode, 1)
 	}
-	return newNode + "-" + s
+	return NewNode + "-" + s
 }
 
 // ignoredTaints are the taints cluster-autoscaler strips from a template
@@ -373,7 +378,7 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 		}
 		for _, t := range []*nodeTemplate{g.planned(), g.made} {
 			if t != nil {
-				t.node.Name = g.nextNames(1)[0]
+				t.node.Name = g.NextNames(1)[0]
 				t.node.Labels[v1.LabelHostname] = t.node.Name
 			}
 		}
