@@ -18,7 +18,6 @@ import (
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -87,7 +86,7 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 	if err != nil {
 		return nil, err
 	}
-	work := copySnapshot(snap)
+	work := snap.Copy()
 	groups, warnings, err := nodegroup.Resolve(work)
 	if err != nil {
 		return nil, err
@@ -162,15 +161,6 @@ func (s *scaler) equivalenceKey(pod *v1.Pod) string {
 		s.keys[pod] = k
 	}
 	return k
-}
-
-// copySnapshot copies the parts of the snapshot the scale-up appends to.
-func copySnapshot(s *snapshot.Snapshot) *snapshot.Snapshot {
-	c := *s
-	c.Nodes = append([]*v1.Node(nil), s.Nodes...)
-	c.ResourceSlices = append([]*resourceapi.ResourceSlice(nil), s.ResourceSlices...)
-	c.NodeGroups = append([]*snapshot.NodeGroup(nil), s.NodeGroups...)
-	return &c
 }
 
 func (s *scaler) matcherWarnings() []string {

@@ -63,20 +63,8 @@ type use struct {
 
 func usedDevices(s *snapshot.Snapshot) map[deviceID]use {
 	used := map[deviceID]use{}
-	for _, c := range s.ResourceClaims {
-		if c.Status.Allocation == nil {
-			continue
-		}
-		for _, r := range c.Status.Allocation.Devices.Results {
-			id := deviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}
-			u := used[id]
-			if ptr.Deref(r.AdminAccess, false) {
-				u.admin = true
-			} else {
-				u.exclusive = true
-			}
-			used[id] = u
-		}
+	for id, u := range inventory.Allocated(s.ResourceClaims) {
+		used[id] = use{exclusive: u.InUse(), admin: u.Admin}
 	}
 	return used
 }

@@ -306,7 +306,8 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	if gates == nil {
 		gates = feature.Defaults()
 	}
-	work := copySnapshot(in.Snapshot)
+	// Nodes and slices come and go: the caller's snapshot stays as loaded.
+	work := in.Snapshot.Copy()
 	e := &engine{
 		ctx: ctx, opts: opts, in: in, work: work, horizon: in.Horizon(opts.End, opts.Tail),
 		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{}, daemons: map[string][]*v1.Pod{},
@@ -419,16 +420,6 @@ func controllerCheck(s *snapshot.Snapshot, traced map[string]bool) func(kind, ns
 		}
 		return false
 	}
-}
-
-// copySnapshot copies the lists a timeline changes (nodes, slices come and
-// go) so that the caller's snapshot stays as loaded.
-func copySnapshot(s *snapshot.Snapshot) *snapshot.Snapshot {
-	c := *s
-	c.Nodes = append([]*v1.Node(nil), s.Nodes...)
-	c.ResourceSlices = append([]*resourceapi.ResourceSlice(nil), s.ResourceSlices...)
-	c.Pods = append([]*v1.Pod(nil), s.Pods...)
-	return &c
 }
 
 func (e *engine) clock() time.Time { return e.opts.Start.Add(e.now) }

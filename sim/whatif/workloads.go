@@ -161,7 +161,6 @@ func (e *editor) scale(ed *Edit) error {
 // expand makes the pods the workload controllers now want, and records
 // them as added.
 func (e *editor) expand() error {
-	e.ownMaps()
 	had := make(map[string]bool, len(e.s.Pods))
 	for _, p := range e.s.Pods {
 		had[key(p.Namespace, p.Name)] = true
