@@ -174,6 +174,25 @@ func (m *Matcher) record(err *CELError) {
 	}
 }
 
+// Selectors are compiled CEL device selectors, for callers that need
+// each device's error rather than the first error of each selector
+// (validate counts the devices a selector fails on).
+type Selectors struct{ s selectors }
+
+// Compile compiles CEL selectors in the matcher's environment and cache;
+// the first that does not compile is the error (without its subject).
+func (m *Matcher) Compile(sels []resourceapi.DeviceSelector) (Selectors, *CELError) {
+	s, err := m.compile(sels)
+	return Selectors{s}, err
+}
+
+// Match evaluates the selectors on a device as the allocator does: in
+// order, stopping at the first that is false or fails. A failure is the
+// *CELError naming the selector and the device; nothing is recorded.
+func (s Selectors) Match(ctx context.Context, d Device) (bool, *CELError) {
+	return s.s.match(ctx, d)
+}
+
 // selectors are compiled CEL device selectors.
 type selectors struct {
 	exprs []cel.CompilationResult

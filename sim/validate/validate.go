@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/drasim/drasim/sim/feature"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -187,7 +188,10 @@ type validator struct {
 	s    *snapshot.Snapshot
 	opts Options
 	cel  *celCompiler
-	out  []Diagnostic
+	// matcher evaluates selectors on devices (sim/inventory), made on
+	// first use.
+	matcher *inventory.Matcher
+	out     []Diagnostic
 
 	classes   map[string]*resourceapi.DeviceClass
 	claims    map[nsName]*resourceapi.ResourceClaim
