@@ -8,6 +8,7 @@ import (
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/inventory"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
@@ -142,7 +143,7 @@ func (t *nodeTemplate) copy(name string) (*v1.Node, []*resourceapi.ResourceSlice
 		}
 		pod.Name = owner + "-" + kubenames.Suffix(pod.Namespace+"/"+owner+"/"+name, 5)
 		pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
-		load.PinToNode(pod, name)
+		kube.PinToNode(pod, name)
 		pods = append(pods, pod)
 	}
 	return node, slices, pods
@@ -309,7 +310,7 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 				case sl.Spec.Driver == "":
 					fail(field+".spec.driver", "required")
 				}
-				load.DefaultResourceSlice(sl)
+				kube.DefaultResourceSlice(sl)
 				if sl.Spec.Pool.Name == "" {
 					sl.Spec.Pool.Name = tmplNode.Name
 				}
@@ -500,10 +501,10 @@ func sanitizeNode(src *v1.Node, ng *snapshot.NodeGroup) *v1.Node {
 // run on the node, as the DaemonSet controller would create them and the
 // API server would admit them (priority from their PriorityClass).
 func daemonSetPods(snap *snapshot.Snapshot, node *v1.Node) []*v1.Pod {
-	admit := load.PriorityAdmission(snap)
+	admit := kube.PriorityAdmission(snap)
 	var out []*v1.Pod
 	for _, ds := range snap.DaemonSets {
-		if !load.DaemonShouldRun(ds, node) {
+		if !kube.DaemonShouldRun(ds, node) {
 			continue
 		}
 		controller := true
@@ -515,8 +516,8 @@ func daemonSetPods(snap *snapshot.Snapshot, node *v1.Node) []*v1.Pod {
 		pod.Name, pod.Namespace = ds.Name, ds.Namespace
 		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, Controller: &controller}}
 		pod.Status = v1.PodStatus{Phase: v1.PodPending}
-		load.AddDaemonTolerations(pod)
-		load.DefaultPod(pod)
+		kube.AddDaemonTolerations(pod)
+		kube.DefaultPod(pod)
 		admit(pod)
 		out = append(out, pod)
 	}

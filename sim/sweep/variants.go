@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -216,7 +217,7 @@ func (p *Plan) variant(in *load.Result, point []string) (*load.Result, error) {
 		}
 	}
 	if p.controllers {
-		w, err := load.Expand(snap)
+		w, err := kube.Expand(snap)
 		warnings = append(warnings, w...)
 		if err != nil {
 			return nil, err
