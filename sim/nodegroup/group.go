@@ -9,7 +9,6 @@ import (
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/kube"
-	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -223,11 +222,11 @@ func sanitizeTaints(taints []v1.Taint) []v1.Taint {
 }
 
 // Resolve checks the snapshot's NodeGroups and builds each group's
-// template. Every problem is reported, as load.Errors naming the file,
+// template. Every problem is reported, as snapshot.Errors naming the file,
 // the NodeGroup and the field; warnings are for things cluster-autoscaler
 // tolerates (a group below its minimum size).
 func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
-	var errs load.Errors
+	var errs snapshot.Errors
 	var warnings []string
 	nodes := map[string]*v1.Node{}
 	for _, n := range snap.Nodes {
@@ -241,7 +240,7 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 		ref := snapshot.Ref{Kind: "NodeGroup", Name: ng.Name}
 		src, _ := snap.SourceOf(ref)
 		fail := func(field, format string, args ...any) {
-			errs = append(errs, &load.Error{Source: src, Object: ref.String(), Field: field, Msg: fmt.Sprintf(format, args...)})
+			errs = append(errs, &snapshot.Error{Source: src, Object: ref.String(), Field: field, Msg: fmt.Sprintf(format, args...)})
 		}
 		before := len(errs)
 		if ng.Name == "" {
