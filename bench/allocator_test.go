@@ -7,6 +7,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/generate"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -19,14 +20,14 @@ import (
 type allocatorFixture struct {
 	c       *cluster.Cluster
 	plugin  *dra.Plugin
-	gates   dra.Gates
+	gates   feature.Gates
 	celOpts cel.Features
 }
 
 func newAllocatorFixture(b *testing.B, nodes int) *allocatorFixture {
 	b.Helper()
 	snap := mustGenerate(b, generate.Options{Seed: 1, Nodes: nodes, Pods: 200})
-	gates := dra.DefaultGates()
+	gates := feature.Defaults()
 	c := cluster.Build(snap, gates)
 	return &allocatorFixture{c: c, plugin: dra.New(c.DRA), gates: gates,
 		celOpts: cel.Features{EnableConsumableCapacity: gates["DRAConsumableCapacity"], EnableListTypeAttributes: gates["DRAListTypeAttributes"]}}

@@ -22,8 +22,12 @@ func BenchmarkReportMIG(b *testing.B) {
 	for _, nodes := range []int{10, 100} {
 		b.Run(fmt.Sprintf("nodes=%d,pods=%d", nodes, nodes), func(b *testing.B) {
 			snap := mustGenerate(b, generate.Options{Nodes: nodes, Pods: nodes, Profiles: map[string]int{generate.ProfileA100MIG: 1}})
+			// Admitted once, as drasim report admits its input on load.
+			if err := sim.Admit(snap); err != nil {
+				b.Fatalf("sim.Admit: want the generated snapshot admitted, got %v", err)
+			}
 			report := func() *analysis.Report {
-				run := mustSimulate(b, snap, sim.Options{})
+				run := mustSimulate(b, snap, sim.Options{Admitted: true})
 				rep, err := analysis.Analyze(context.Background(), run, analysis.Options{})
 				if err != nil {
 					b.Fatalf("Analyze: want a report, got error %v", err)

@@ -159,7 +159,7 @@ func BenchmarkSweepOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 			for seed := int64(0); seed < 5; seed++ {
-				mustSimulate(b, res.Snapshot, sim.Options{Seed: seed, TieBreak: schedule.TieBreakRandom, Plugins: plugins, Parallelism: 1})
+				mustSimulate(b, res.Snapshot, sim.Options{Seed: seed, TieBreak: schedule.TieBreakRandom, Plugins: plugins, Parallelism: 1, Admitted: true})
 			}
 		}
 		simTime += cpuTime(b) - start

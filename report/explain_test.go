@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/drasim/drasim/sim"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/load"
 )
 
@@ -41,7 +41,7 @@ func TestWriteExplanationTableGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("loading %s: want no error, got:\n%v", path, err)
 			}
-			gates, err := dra.ParseGates(tc.gates)
+			gates, err := feature.Parse(tc.gates)
 			if err != nil {
 				t.Fatalf("gates %q: %v", tc.gates, err)
 			}

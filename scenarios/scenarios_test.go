@@ -13,7 +13,7 @@ import (
 	"github.com/drasim/drasim/internal/golden"
 	"github.com/drasim/drasim/internal/invariants"
 	"github.com/drasim/drasim/sim"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
@@ -81,7 +81,7 @@ func simulateWith(t *testing.T, file string, opts sim.Options) *sim.Run {
 // scenarioGates reads the feature gates a scenario runs with: a
 // "# feature-gates: A=true,B=false" line in its header comment (the
 // oracle recording used the same, FEATURE_GATES=...).
-func scenarioGates(t *testing.T, file string) dra.Gates {
+func scenarioGates(t *testing.T, file string) feature.Gates {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -96,7 +96,7 @@ func scenarioGates(t *testing.T, file string) dra.Gates {
 			spec = strings.TrimSpace(v)
 		}
 	}
-	gates, err := dra.ParseGates(spec)
+	gates, err := feature.Parse(spec)
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}

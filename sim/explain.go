@@ -160,10 +160,11 @@ type NodeExplanation struct {
 // (the one its final state comes from) node by node. It returns an error
 // when the pod is not in the snapshot or not pending.
 func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespace, name string) (*Explanation, error) {
-	c, draPlugin, profile, err := setup(snap, opts)
+	e, err := setup(snap, opts)
 	if err != nil {
 		return nil, err
 	}
+	c, draPlugin := e.Cluster(), e.DRA()
 	ex := &Explanation{APIVersion: "drasim.io/v1alpha1", Kind: "PodExplanation", Pod: namespace + "/" + name, QueueLength: len(c.Queue), Nodes: []NodeExplanation{}}
 	var target *v1.Pod
 	for i, pod := range c.Queue {
@@ -174,7 +175,7 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 	if target == nil {
 		return nil, notPending(c.Pods, namespace, name)
 	}
-	r := schedule.NewReplayer(c, profile, opts.ScheduleOptions(), draPlugin)
+	r := e.Replayer(opts.ScheduleOptions())
 	var toAllocate []*resourceapi.ResourceClaim
 	// Only the explained pod's cycles keep every node's verdict (they
 	// cost node classes); the other pods run as in simulate.

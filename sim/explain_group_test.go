@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,7 +20,7 @@ func TestExplainGroupPreemption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gates, err := dra.ParseGates("GenericWorkload=true")
+	gates, err := feature.Parse("GenericWorkload=true")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,9 @@ import (
 
 // TestRealWorld replays every real-world manifest and dump that loads:
 // no error, no violated invariant, an output snapshot that loads again, and
-// an explanation for every pod that stays pending.
+// an explanation for every pod that stays pending. Files the API server
+// would reject (documentation snippets) are replayed too (Admitted), for
+// the engine's robustness; drasim's commands refuse them.
 func TestRealWorld(t *testing.T) {
 	dir := testenv.Realworld(t)
 	var files []string
@@ -38,7 +40,8 @@ func TestRealWorld(t *testing.T) {
 		name, _ := filepath.Rel(dir, f)
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			run, err := sim.Simulate(ctx, res.Snapshot, sim.Options{})
+			opts := sim.Options{Admitted: true}
+			run, err := sim.Simulate(ctx, res.Snapshot, opts)
 			if err != nil {
 				t.Fatalf("simulate: %v", err)
 			}
@@ -60,7 +63,7 @@ func TestRealWorld(t *testing.T) {
 				if p.Message == "" {
 					t.Errorf("pending pod %s has no message", p.Key())
 				}
-				if _, err := sim.Explain(ctx, res.Snapshot, sim.Options{}, p.Namespace, p.Name); err != nil {
+				if _, err := sim.Explain(ctx, res.Snapshot, opts, p.Namespace, p.Name); err != nil {
 					t.Errorf("explain %s: %v", p.Key(), err)
 				}
 			}

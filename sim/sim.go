@@ -2,10 +2,10 @@ package sim
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -16,8 +16,8 @@ const KubernetesVersion = "v1.37.2"
 
 // Options configure one replay.
 type Options struct {
-	// Gates are the DRA feature gates (dra.DefaultGates when nil).
-	Gates dra.Gates
+	// Gates are the feature gates (feature.Defaults when nil).
+	Gates feature.Gates
 	// Plugins are the scheduler profile's plugin settings.
 	Plugins schedule.PluginConfig
 	// TieBreak picks among equally scored nodes (kube's rule when empty).
@@ -45,6 +45,10 @@ type Options struct {
 	// NodeOrder is the order the scheduler met the nodes in
 	// (cluster.NodeOrderName when empty).
 	NodeOrder cluster.NodeOrder
+	// Admitted says the caller has run Admit on the snapshot (the CLI
+	// does, right after loading); otherwise Simulate, Explain and
+	// NewStepper run it and refuse what the API server would reject.
+	Admitted bool
 	// Resume starts the scheduler where another one stood (see
 	// schedule.Checkpoint), to replay a moment of a longer run.
 	Resume *schedule.Checkpoint
@@ -57,25 +61,16 @@ type Run struct {
 	DRA     *dra.Plugin
 }
 
-// setup builds the cluster state and the profile for a snapshot.
-func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin, *schedule.Profile, error) {
+// setup admits the snapshot and builds its cluster state and engine.
+func setup(snap *snapshot.Snapshot, opts Options) (*Engine, error) {
+	if err := admit(snap, opts); err != nil {
+		return nil, err
+	}
 	gates := opts.Gates
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
-	c := cluster.BuildOrdered(snap, gates, opts.NodeOrder)
-	draPlugin, profile, err := profileFor(c, opts)
-	return c, draPlugin, profile, err
-}
-
-// profileFor wires the scheduler profile to a cluster.
-func profileFor(c *cluster.Cluster, opts Options) (*dra.Plugin, *schedule.Profile, error) {
-	draPlugin := dra.New(c.DRA, dra.Options{Reference: opts.Reference})
-	profile, err := schedule.NewProfile(c, draPlugin, opts.Plugins)
-	if err != nil {
-		return nil, nil, fmt.Errorf("scheduler profile: %w", err)
-	}
-	return draPlugin, profile, nil
+	return NewEngine(cluster.BuildOrdered(snap, gates, opts.NodeOrder), opts)
 }
 
 // ScheduleOptions are the scheduler options of a replay with these
@@ -87,26 +82,27 @@ func (o Options) ScheduleOptions() schedule.Options {
 // Simulate replays every pending pod of the snapshot. The snapshot itself
 // is not changed.
 func Simulate(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Run, error) {
-	c, draPlugin, profile, err := setup(snap, opts)
+	e, err := setup(snap, opts)
 	if err != nil {
 		return nil, err
 	}
-	return replay(ctx, c, draPlugin, profile, opts)
+	return replay(ctx, e)
 }
 
 // SimulateCluster replays the queue of a cluster that is already built,
 // e.g. a fork of a replayed cluster with some pods queued again
 // (cluster.ForkWithout). The cluster is changed in place.
 func SimulateCluster(ctx context.Context, c *cluster.Cluster, opts Options) (*Run, error) {
-	draPlugin, profile, err := profileFor(c, opts)
+	e, err := NewEngine(c, opts)
 	if err != nil {
 		return nil, err
 	}
-	return replay(ctx, c, draPlugin, profile, opts)
+	return replay(ctx, e)
 }
 
-func replay(ctx context.Context, c *cluster.Cluster, draPlugin *dra.Plugin, profile *schedule.Profile, opts Options) (*Run, error) {
-	res, err := schedule.Replay(ctx, c, profile, opts.ScheduleOptions(), draPlugin)
+func replay(ctx context.Context, e *Engine) (*Run, error) {
+	opts, c := e.opts, e.c
+	res, err := e.Replay(ctx, opts.ScheduleOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +116,7 @@ func replay(ctx context.Context, c *cluster.Cluster, draPlugin *dra.Plugin, prof
 	if pol := opts.Plugins.Policy; pol != nil {
 		res.Inputs.Policy = string(pol.Policy)
 	}
-	return &Run{Cluster: c, Result: res, DRA: draPlugin}, nil
+	return &Run{Cluster: c, Result: res, DRA: e.dra}, nil
 }
 
 func scoringStrategy(p schedule.PluginConfig) string {

@@ -40,14 +40,15 @@ type Stepper struct {
 // NewStepper builds the cluster of a snapshot for step-wise evaluation.
 // Every node's status and score is kept (schedule.Options.KeepNodeStatuses).
 func NewStepper(snap *snapshot.Snapshot, opts Options) (*Stepper, error) {
-	c, draPlugin, profile, err := setup(snap, opts)
+	e, err := setup(snap, opts)
 	if err != nil {
 		return nil, err
 	}
 	so := opts.ScheduleOptions()
 	so.KeepNodeStatuses = true
-	r := schedule.NewReplayer(c, profile, so, draPlugin)
-	s := &Stepper{c: c, dra: draPlugin, r: r, sched: r.Scheduler(), pods: map[string]*v1.Pod{}}
+	r := e.Replayer(so)
+	c := e.Cluster()
+	s := &Stepper{c: c, dra: e.DRA(), r: r, sched: r.Scheduler(), pods: map[string]*v1.Pod{}}
 	for _, p := range c.Pods {
 		s.pods[p.Namespace+"/"+p.Name] = p
 	}

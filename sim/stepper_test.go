@@ -6,7 +6,7 @@ import (
 
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-func newStepper(t *testing.T, snap *snapshot.Snapshot, gates dra.Gates) *sim.Stepper {
+func newStepper(t *testing.T, snap *snapshot.Snapshot, gates feature.Gates) *sim.Stepper {
 	t.Helper()
 	st, err := sim.NewStepper(snap, sim.Options{Gates: gates})
 	if err != nil {
@@ -163,7 +163,7 @@ func TestStepperBindingFailedKeepsTheSharedClaim(t *testing.T) {
 // DynamicResources gives: its PodGroupPostFilter finds no state of the
 // cycle, which its PreFilter would have made.
 func TestStepperPodGroupCycleWithNoPodTried(t *testing.T) {
-	gates, err := dra.ParseGates("GenericWorkload=true")
+	gates, err := feature.Parse("GenericWorkload=true")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ package build
 import (
 	"fmt"
 
-	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -116,7 +116,7 @@ func (b *Cluster) Pod(ps PodSpec) *Cluster {
 		spec := resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{{
 			Name: "gpus", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: Driver, Count: int64(ps.GPUs)},
 		}}}}
-		load.DefaultClaimSpec(&spec)
+		kube.DefaultClaimSpec(&spec)
 		if ps.Node == "" {
 			b.snap.ResourceClaimTemplates = append(b.snap.ResourceClaimTemplates, &resourceapi.ResourceClaimTemplate{
 				ObjectMeta: metav1.ObjectMeta{Name: ps.Name + "-gpus", Namespace: ns},
@@ -140,7 +140,7 @@ func (b *Cluster) Pod(ps PodSpec) *Cluster {
 	if ps.Mutate != nil {
 		ps.Mutate(pod)
 	}
-	load.DefaultPod(pod)
+	kube.DefaultPod(pod)
 	b.snap.Pods = append(b.snap.Pods, pod)
 	return b
 }

@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/drasim/drasim/sim"
-	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/drasim/drasim/sim/whatif"
 	v1 "k8s.io/api/core/v1"
@@ -28,13 +27,11 @@ type Options struct {
 	// of this snapshot (pods and the ResourceClaimTemplates they name) is
 	// a shape, weighted by its number of pods.
 	Probes *snapshot.Snapshot
-	// Plugins, TieBreak, Seed and Parallelism configure the probes' scheduler; pass
-	// the replay's (sim.Options) so that probes are judged as the replay's
-	// pods were.
-	Plugins     schedule.PluginConfig
-	TieBreak    schedule.TieBreak
-	Seed        int64
-	Parallelism int
+	// Engine configures the probes' scheduler (sim.NewEngine): pass the
+	// replay's options so that probes are judged as the replay's pods were,
+	// by the same engine (--engine=reference included). Plugins, Reference,
+	// TieBreak, Seed and Parallelism are read; the cluster is the run's.
+	Engine sim.Options
 	// MaxHeadroom bounds the headroom count of a shape
 	// (DefaultMaxHeadroom when 0).
 	MaxHeadroom int

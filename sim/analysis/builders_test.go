@@ -3,7 +3,7 @@ package analysis
 import (
 	"fmt"
 
-	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -70,7 +70,7 @@ func (b *clusterBuilder) Bound(name, node string, cpu, gpus int) *clusterBuilder
 				Name: "gpus", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: testDriver, Count: int64(gpus)},
 			}}}},
 		}
-		load.DefaultClaimSpec(&claim.Spec)
+		kube.DefaultClaimSpec(&claim.Spec)
 		alloc := &resourceapi.AllocationResult{}
 		for i := 0; i < gpus; i++ {
 			alloc.Devices.Results = append(alloc.Devices.Results, resourceapi.DeviceRequestAllocationResult{
@@ -81,7 +81,7 @@ func (b *clusterBuilder) Bound(name, node string, cpu, gpus int) *clusterBuilder
 		b.snap.ResourceClaims = append(b.snap.ResourceClaims, claim)
 		pod.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpus", ResourceClaimName: ptr.To(claim.Name)}}
 	}
-	load.DefaultPod(pod)
+	kube.DefaultPod(pod)
 	b.snap.Pods = append(b.snap.Pods, pod)
 	return b
 }
@@ -101,7 +101,7 @@ func probeSnapshot(shapes ...probeShape) *snapshot.Snapshot {
 					Name: "gpus", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: testDriver, Count: int64(sh.gpus)},
 				}}}}},
 			}
-			load.DefaultClaimSpec(&t.Spec.Spec)
+			kube.DefaultClaimSpec(&t.Spec.Spec)
 			s.ResourceClaimTemplates = append(s.ResourceClaimTemplates, t)
 		}
 		for i := 0; i < sh.replicas; i++ {
@@ -118,7 +118,7 @@ func probeSnapshot(shapes ...probeShape) *snapshot.Snapshot {
 				pod.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: sh.spreadKey, WhenUnsatisfiable: v1.DoNotSchedule,
 					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": sh.name}}}}
 			}
-			load.DefaultPod(pod)
+			kube.DefaultPod(pod)
 			s.Pods = append(s.Pods, pod)
 		}
 	}

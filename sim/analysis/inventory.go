@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -130,12 +131,12 @@ func newInventoryWith(st *dra.State, classes []*resourceapi.DeviceClass, m match
 		return a.name < b.name
 	})
 
-	exclusive, shared := allocatedDevices(st)
+	allocated := inventory.Allocated(st.Claims())
 	for _, d := range inv.devices {
-		switch {
-		case exclusive[d.key]:
+		switch u := allocated[d.key]; {
+		case u.Exclusive:
 			d.state = stateAllocated
-		case shared[d.key]:
+		case u.Shared:
 			d.state, d.shared = stateAllocated, true
 		}
 		for _, cc := range d.dev.ConsumesCounters {
@@ -190,35 +191,11 @@ func countersFit(d *device, sets map[counterSetKey]*counterSet) bool {
 	return true
 }
 
-// allocatedDevices returns the devices named by the claims' allocation
-// results, split into exclusive and shared (consumable-capacity) use.
-// adminAccess results leave a device available, as in the allocator.
-func allocatedDevices(st *dra.State) (exclusive, shared map[devKey]bool) {
-	exclusive, shared = map[devKey]bool{}, map[devKey]bool{}
-	for _, c := range st.Claims() {
-		if c.Status.Allocation == nil {
-			continue
-		}
-		for _, r := range c.Status.Allocation.Devices.Results {
-			if ptr.Deref(r.AdminAccess, false) {
-				continue
-			}
-			k := devKey{Driver: r.Driver, Pool: r.Pool, Device: r.Device}
-			if r.ShareID != nil {
-				shared[k] = true
-			} else {
-				exclusive[k] = true
-			}
-		}
-	}
-	return exclusive, shared
-}
-
 // matcher is sim/inventory's class matching, for the devices of this
 // package.
 type matcher struct{ *inventory.Matcher }
 
-func newMatcher(ctx context.Context, gates dra.Gates, classes []*resourceapi.DeviceClass) matcher {
+func newMatcher(ctx context.Context, gates feature.Gates, classes []*resourceapi.DeviceClass) matcher {
 	return matcher{inventory.NewMatcher(ctx, gates, classes)}
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/generate"
-	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/whatif"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
@@ -87,7 +87,7 @@ func (b *clusterBuilder) Holding(pod, node string, devices ...string) *clusterBu
 			Name: "gpus", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: testDriver, Count: int64(len(devices))},
 		}}}},
 	}
-	load.DefaultClaimSpec(&claim.Spec)
+	kube.DefaultClaimSpec(&claim.Spec)
 	alloc := &resourceapi.AllocationResult{}
 	for _, d := range devices {
 		alloc.Devices.Results = append(alloc.Devices.Results, resourceapi.DeviceRequestAllocationResult{Request: "gpus", Driver: testDriver, Pool: node, Device: d})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 )
 
 // A gang of three pods of two GPUs on two nodes of two GPUs: with
@@ -30,14 +30,14 @@ gates:
 	if err != nil {
 		t.Fatal(err)
 	}
-	on, err := dra.ParseGates("GenericWorkload=true")
+	on, err := feature.Parse("GenericWorkload=true")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		gates                      dra.Gates
+		gates                      feature.Gates
 		placed, notPlaced, partial int
-	}{{on, 0, 1, 0}, {dra.DefaultGates(), 0, 1, 1}} {
+	}{{on, 0, 1, 0}, {feature.Defaults(), 0, 1, 1}} {
 		run, err := sim.Simulate(context.Background(), snap, sim.Options{Gates: tc.gates})
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/schedule"
@@ -39,10 +40,13 @@ type prober struct {
 	inv  *devInventory
 	// eval is a fork for dry cycles (Evaluate); probe claims are added to
 	// it, nothing is ever reserved on it.
-	eval      *cluster.Cluster
-	evalSched *schedule.Scheduler
-	classes   []*nodeClass
-	seq       int
+	eval *cluster.Cluster
+	// evalEngine is the run's engine wired to eval; evalSched its dry
+	// scheduler.
+	evalEngine *sim.Engine
+	evalSched  *schedule.Scheduler
+	classes    []*nodeClass
+	seq        int
 	// addClaim adds a probe claim to eval's DRA state.
 	addClaim func(*resourceapi.ResourceClaim)
 	// among and sets serve the largest-request count (largest.go), made
@@ -62,9 +66,10 @@ func newProberOn(ctx context.Context, base, eval *cluster.Cluster, inv *devInven
 	p := &prober{ctx: ctx, base: base, opts: opts, inv: inv, eval: eval}
 	p.addClaim = eval.DRA.AddClaim
 	var err error
-	if p.evalSched, err = p.scheduler(p.eval, true); err != nil {
+	if p.evalEngine, err = sim.NewEngine(eval, opts.Engine); err != nil {
 		return nil, err
 	}
+	p.evalSched = p.schedulerOf(p.evalEngine, true)
 	p.classes = nodeClasses(base, inv)
 	return p, nil
 }
@@ -78,14 +83,21 @@ func newProberWith(ctx context.Context, c *cluster.Cluster, evalSched *schedule.
 	return p
 }
 
-// scheduler returns a scheduler with the run's profile working on c.
-// Dry cycles keep every node's status and filter every node.
+// scheduler returns a scheduler of the run's engine working on c.
 func (p *prober) scheduler(c *cluster.Cluster, dry bool) (*schedule.Scheduler, error) {
-	profile, err := schedule.NewProfile(c, dra.New(c.DRA), p.opts.Plugins)
+	e, err := sim.NewEngine(c, p.opts.Engine)
 	if err != nil {
-		return nil, fmt.Errorf("scheduler profile: %w", err)
+		return nil, err
 	}
-	return schedule.New(c, profile, schedule.Options{TieBreak: p.opts.TieBreak, Seed: p.opts.Seed, Parallelism: p.opts.Parallelism, ScoreAllNodes: dry, KeepNodeStatuses: dry}), nil
+	return p.schedulerOf(e, dry), nil
+}
+
+// schedulerOf returns a scheduler of the engine with the run's tie-break
+// and parallelism. Dry cycles keep every node's status and filter every
+// node.
+func (p *prober) schedulerOf(e *sim.Engine, dry bool) *schedule.Scheduler {
+	eo := p.opts.Engine
+	return e.Scheduler(schedule.Options{TieBreak: eo.TieBreak, Seed: eo.Seed, Parallelism: eo.Parallelism, ScoreAllNodes: dry, KeepNodeStatuses: dry})
 }
 
 func (p *prober) nextName(prefix string) string {

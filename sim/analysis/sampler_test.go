@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/google/go-cmp/cmp"
 	resourceapi "k8s.io/api/resource/v1"
 )
@@ -34,7 +34,7 @@ func TestSamplerAcrossChanges(t *testing.T) {
 		cl.Finalizers = []string{resourceapi.Finalizer}
 	}
 	mix := probes.Pods
-	c := cluster.Build(snap, dra.Gates{})
+	c := cluster.Build(snap, feature.Gates{})
 	kept := NewSampler(context.Background(), c, mix, Options{})
 	measure := func(s *Sampler) (Fragmentation, []ClassDevices) {
 		t.Helper()
@@ -83,7 +83,7 @@ func TestSamplerUnchangedCluster(t *testing.T) {
 	probes := probeSnapshot(probeShape{name: "two", replicas: 1, cpu: 1, gpus: 2})
 	snap := b.Snapshot()
 	snap.ResourceClaimTemplates = probes.ResourceClaimTemplates
-	c := cluster.Build(snap, dra.Gates{})
+	c := cluster.Build(snap, feature.Gates{})
 	s := NewSampler(context.Background(), c, probes.Pods, Options{})
 	first, err := s.Fragmentation(c)
 	if err != nil {

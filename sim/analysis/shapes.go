@@ -308,7 +308,7 @@ func crossNode(pod *v1.Pod, opts Options) bool {
 	}
 	constraints := pod.Spec.TopologySpreadConstraints
 	if len(constraints) == 0 {
-		constraints = opts.Plugins.PodTopologySpread.DefaultConstraints
+		constraints = opts.Engine.Plugins.PodTopologySpread.DefaultConstraints
 	}
 	for _, c := range constraints {
 		if c.WhenUnsatisfiable == v1.DoNotSchedule {

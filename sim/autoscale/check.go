@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
@@ -28,15 +30,9 @@ type checker struct {
 	infos map[*v1.Pod]*framework.PodInfo
 }
 
-// newCheckerWith returns a checker on c with the DynamicResources plugin
-// given: one that answers for the same cluster already (its answers,
-// cached by claim and node class, serve both).
-func newCheckerWith(c *cluster.Cluster, cfg schedule.PluginConfig, p *dra.Plugin) (*checker, error) {
-	profile, err := schedule.NewProfile(c, p, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("scheduler profile: %w", err)
-	}
-	return &checker{c: c, profile: profile, dra: p}, nil
+// newChecker returns a checker with the engine's profile on its cluster.
+func newChecker(e *sim.Engine) *checker {
+	return &checker{c: e.Cluster(), profile: e.Profile(), dra: e.DRA()}
 }
 
 // cycle is a pod's PreFilter outcome, shared by the Filter calls on every
@@ -159,8 +155,8 @@ func (k *checker) podInfo(pod *v1.Pod) *framework.PodInfo {
 // journal, with its slices, and binds its daemon pods to it without a
 // cycle: cluster-autoscaler's template node info holds them already (they
 // go with the node when the journal takes it back).
-func (k *checker) addNode(j *cluster.Journal, g *Group, name string) {
-	node, slices, pods := g.estimateNode(name)
+func (k *checker) addNode(j *cluster.Journal, g *nodegroup.Group, name string) {
+	node, slices, pods := g.EstimateNode(name)
 	j.AddNode(node, slices)
 	ni := k.c.Node(name)
 	for _, p := range pods {

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -30,8 +31,8 @@ type estimate struct {
 // try the last node added, else a new node. It stops adding nodes when an
 // empty new node did not take a pod (another node would not either) or
 // when limit nodes are in use. Only nodes that got a pod count.
-func binpack(ctx context.Context, j *cluster.Journal, k *checker, g *Group, groups []*podGroup, limit int) (*estimate, error) {
-	names := g.nextNames(limit)
+func binpack(ctx context.Context, j *cluster.Journal, k *checker, g *nodegroup.Group, groups []*podGroup, limit int) (*estimate, error) {
+	names := g.NextNames(limit)
 	added := []string{names[0]}
 	withPods := map[string]bool{}
 	last := names[0]
@@ -123,7 +124,7 @@ func binpack(ctx context.Context, j *cluster.Journal, k *checker, g *Group, grou
 // first. Devices do not count: a GPU pod with little CPU is packed after
 // the CPU-heavy pods and fills their gaps (scenarios/autoscale
 // binpack-order.yaml). Equal scores keep the groups' order.
-func orderForBinpacking(g *Group, groups []*podGroup) []*podGroup {
+func orderForBinpacking(g *nodegroup.Group, groups []*podGroup) []*podGroup {
 	type scored struct {
 		pg    *podGroup
 		score float64

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/drasim/drasim/sim/nodegroup"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -14,7 +15,7 @@ import (
 // row: the group (template, price) and the pods of the estimate.
 type candidate struct {
 	opt   *Option
-	group *Group
+	group *nodegroup.Group
 	pods  []*v1.Pod
 }
 

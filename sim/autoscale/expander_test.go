@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -13,7 +14,7 @@ import (
 func cand(group string, cpu string, price *float64, opt Option) *candidate {
 	opt.Group = group
 	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse("16Gi")}
-	return &candidate{opt: &opt, group: &Group{Name: group, PricePerHour: price, Template: &v1.Node{Status: v1.NodeStatus{Capacity: rl, Allocatable: rl}}}}
+	return &candidate{opt: &opt, group: &nodegroup.Group{Name: group, PricePerHour: price, Template: &v1.Node{Status: v1.NodeStatus{Capacity: rl, Allocatable: rl}}}}
 }
 
 func price(p float64) *float64 { return &p }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/result"
 )
 
@@ -17,7 +17,7 @@ import (
 // room for one, CA adds it (a pod would fit there), the gang still does
 // not fit, the loop stops for lack of progress and the plan warns.
 func TestGangScaleUp(t *testing.T) {
-	gates, err := dra.ParseGates("GenericWorkload=true")
+	gates, err := feature.Parse("GenericWorkload=true")
 	if err != nil {
 		t.Fatal(err)
 	}

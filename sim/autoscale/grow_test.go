@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -24,7 +25,7 @@ func TestGrow(t *testing.T) {
 	snap.DaemonSets = append(snap.DaemonSets, daemon)
 	before := len(snap.Nodes)
 
-	grown, err := Grow(snap, "gpu", 4)
+	grown, err := nodegroup.Grow(snap, "gpu", 4)
 	if err != nil {
 		t.Fatalf("Grow: want no error, got %v", err)
 	}
@@ -60,7 +61,7 @@ func TestGrow(t *testing.T) {
 		t.Errorf("Grow changed its input: %d nodes (want %d), maxSize %d (want 2), %d pods (want 0)", len(snap.Nodes), before, snap.NodeGroups[0].Spec.MaxSize, len(snap.Pods))
 	}
 	// The grown snapshot's groups count the new nodes as theirs.
-	groups, _, err := Resolve(grown.Copy())
+	groups, _, err := nodegroup.Resolve(grown.Copy())
 	if err != nil || groups[0].Size() != 4 {
 		t.Errorf("want the group to have 4 nodes after Grow, got %v (error %v)", groups, err)
 	}
@@ -81,7 +82,7 @@ func TestGrowErrors(t *testing.T) {
 		{"shrinking", "gpu", 1, "already has 2 node(s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Grow(snap, tc.group, tc.size)
+			_, err := nodegroup.Grow(snap, tc.group, tc.size)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("want an error containing %q, got %v", tc.want, err)
 			}

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
-	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
@@ -29,8 +30,8 @@ import (
 type Autoscaler struct {
 	ctx    context.Context
 	c      *cluster.Cluster
-	groups []*Group
-	byNode map[string]*Group
+	groups []*nodegroup.Group
+	byNode map[string]*nodegroup.Group
 	opts   Options
 	sd     ScaleDownOptions
 	scaler *scaler
@@ -68,8 +69,8 @@ type LoopInput struct {
 // LoopResult is what one loop decided.
 type LoopResult struct {
 	// ScaleUp is the scale-up decided (nil: none); its nodes are reserved
-	// in the group (Group.Size counts them) and the caller makes them
-	// Ready later (Group.NewNode).
+	// in the group (nodegroup.Group.Size counts them) and the caller makes them
+	// Ready later (nodegroup.Group.NewNode).
 	ScaleUp *ScaleUpDecision `json:"scaleUp,omitempty"`
 	// NoScaleUp says why no scale-up happened when pods were unschedulable.
 	NoScaleUp string `json:"noScaleUp,omitempty"`
@@ -105,7 +106,7 @@ type UnremovableNode struct {
 // controller exists (nil: every controller does). draPlugin, when set, is
 // the scheduler's DynamicResources plugin on c: the loop's predicate
 // checks share its cached allocator answers.
-func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opts Options, sd ScaleDownOptions, controllerExists func(kind, namespace, name string) bool, draPlugin *dra.Plugin) (*Autoscaler, error) {
+func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*nodegroup.Group, opts Options, sd ScaleDownOptions, controllerExists func(kind, namespace, name string) bool, draPlugin *dra.Plugin) (*Autoscaler, error) {
 	opts = opts.withDefaults()
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -120,23 +121,26 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opt
 	if err != nil {
 		return nil, err
 	}
+	var eng *sim.Engine
 	if draPlugin == nil {
-		draPlugin = dra.New(c.DRA, dra.Options{Reference: opts.Sim.Reference})
+		eng, err = sim.NewEngine(c, opts.Sim)
+	} else {
+		eng, err = sim.NewEngineOn(c, opts.Sim, draPlugin)
 	}
-	k, err := newCheckerWith(c, opts.Sim.Plugins, draPlugin)
 	if err != nil {
 		return nil, err
 	}
+	k := newChecker(eng)
 	gates := opts.Sim.Gates
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
 	so := opts.Sim.ScheduleOptions()
 	so.Progress, so.Resume = nil, nil
-	eval := schedule.New(c, k.profile, so)
+	eval := eng.Scheduler(so)
 	order := &lastIndex{last: -1}
 	a := &Autoscaler{
-		ctx: ctx, c: c, groups: groups, byNode: map[string]*Group{}, opts: opts, sd: sd, templateFit: map[fitKey]bool{},
+		ctx: ctx, c: c, groups: groups, byNode: map[string]*nodegroup.Group{}, opts: opts, sd: sd, templateFit: map[fitKey]bool{},
 		fos: newPlacer(k, eval, order),
 		scaler: &scaler{ctx: ctx, opts: opts, groups: groups, cur: c, draPlugin: k.dra, chain: ch,
 			matcher: inventory.NewMatcher(ctx, gates, c.Snapshot.DeviceClasses), excluded: map[types.UID]string{}},
@@ -161,14 +165,14 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*Group, opt
 }
 
 // Groups returns the node groups, sorted by name.
-func (a *Autoscaler) Groups() []*Group { return a.groups }
+func (a *Autoscaler) Groups() []*nodegroup.Group { return a.groups }
 
 // SelectorWarnings name the DeviceClass and request selectors that did
 // not compile or failed on a device while the autoscaler weighed devices.
 func (a *Autoscaler) SelectorWarnings() []string { return celWarnings(a.scaler.matcher) }
 
 // GroupOf returns the group a node belongs to, or nil.
-func (a *Autoscaler) GroupOf(node string) *Group { return a.byNode[node] }
+func (a *Autoscaler) GroupOf(node string) *nodegroup.Group { return a.byNode[node] }
 
 // NodeDeleted tells the autoscaler that a node is gone: its group
 // shrinks.
@@ -179,13 +183,6 @@ func (a *Autoscaler) NodeDeleted(name string) {
 	}
 	delete(a.planner.unneeded, name)
 	delete(a.planner.memo, name)
-}
-
-// NewNode makes the node name of the group (a name a scale-up reserved),
-// with its ResourceSlices and the pods it starts with (DaemonSet and
-// static pods, bound to it).
-func (g *Group) NewNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
-	return g.newNode(name)
 }
 
 // RunOnce runs one loop at in.Now: the unschedulable pods that fit on
@@ -205,7 +202,7 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	upcoming := map[string]bool{}
 	for _, g := range a.groups {
 		for _, name := range in.Upcoming[g.Name] {
-			node, sl, pods := g.newNode(name)
+			node, sl, pods := g.NewNode(name)
 			j.AddNode(node, sl)
 			ni := c.Node(name)
 			for _, p := range pods {
@@ -340,8 +337,8 @@ func (a *Autoscaler) scaleUp(help []*v1.Pod) (*ScaleUpDecision, string, error) {
 		return nil, fmt.Sprintf("the expanders (%s) kept no option", strings.Join(a.opts.Expanders, ",")), nil
 	}
 	g := chosen.group
-	names := g.nextNames(chosen.opt.Nodes)
-	g.reserve(names)
+	names := g.NextNames(chosen.opt.Nodes)
+	g.Reserve(names)
 	for _, n := range names {
 		a.byNode[n] = g
 	}
@@ -357,7 +354,7 @@ func (a *Autoscaler) scaleUp(help []*v1.Pod) (*ScaleUpDecision, string, error) {
 // cached while it cannot depend on the rest of the cluster: the pod has no
 // required (anti-)affinity or hard topology spread, no pod in the cluster
 // has required anti-affinity, and every ResourceSlice is node-local.
-func (a *Autoscaler) groupsThatMayHelp(pods []*v1.Pod) ([]*Group, error) {
+func (a *Autoscaler) groupsThatMayHelp(pods []*v1.Pod) ([]*nodegroup.Group, error) {
 	if a.opts.Sim.Reference {
 		return a.groups, nil // the reference engine evaluates every group
 	}
@@ -368,7 +365,7 @@ func (a *Autoscaler) groupsThatMayHelp(pods []*v1.Pod) ([]*Group, error) {
 			break
 		}
 	}
-	var out []*Group
+	var out []*nodegroup.Group
 	for _, g := range a.groups {
 		if g.Size() >= g.MaxSize {
 			out = append(out, g) // evaluate reports the limit, at no cost
@@ -429,11 +426,11 @@ func (a *Autoscaler) crossNode(pod *v1.Pod) bool {
 // fitsTemplate is evaluateGroup's fit check on the live cluster: the
 // group's next node, empty but for its daemon pods, is added for the
 // question and taken away again.
-func (a *Autoscaler) fitsTemplate(g *Group, pod *v1.Pod) (bool, error) {
+func (a *Autoscaler) fitsTemplate(g *nodegroup.Group, pod *v1.Pod) (bool, error) {
 	j := a.c.NewJournal()
 	defer j.Undo()
-	name := g.nextNames(1)[0]
-	node, slices, daemons := g.newNode(name)
+	name := g.NextNames(1)[0]
+	node, slices, daemons := g.NewNode(name)
 	j.AddNode(node, slices)
 	ni := a.c.Node(name)
 	for _, p := range daemons {
@@ -503,5 +500,5 @@ func (a *Autoscaler) scaleDown(j *cluster.Journal, now time.Time, upcoming map[s
 	return nil
 }
 
-// Info describes the group and its template as a plan does.
-func (g *Group) Info() GroupInfo { return groupInfo(g) }
+// InfoOf describes the group and its template as a plan does.
+func InfoOf(g *nodegroup.Group) GroupInfo { return groupInfo(g) }

@@ -8,7 +8,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
-	"k8s.io/utils/ptr"
 )
 
 // leastWaste is cluster-autoscaler's least-waste measure of an option:
@@ -53,17 +52,7 @@ func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]fl
 	for _, n := range nodes {
 		onNode[n] = true
 	}
-	used := map[string]bool{}
-	for _, cl := range c.DRA.Claims() {
-		if cl.Status.Allocation == nil {
-			continue
-		}
-		for _, r := range cl.Status.Allocation.Devices.Results {
-			if !ptr.Deref(r.AdminAccess, false) {
-				used[r.Driver+"/"+r.Pool+"/"+r.Device] = true
-			}
-		}
-	}
+	used := inventory.Allocated(c.DRA.Claims())
 	type setKey struct{ driver, pool, set string }
 	type counterKey struct {
 		setKey
@@ -103,7 +92,7 @@ func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]fl
 		for i := range sl.Spec.Devices {
 			d := &sl.Spec.Devices[i]
 			w := weightOf(inventory.DeviceOf(sl, d))
-			isUsed := used[sl.Spec.Driver+"/"+sl.Spec.Pool.Name+"/"+d.Name]
+			isUsed := used[inventory.DeviceID{Driver: sl.Spec.Driver, Pool: sl.Spec.Pool.Name, Device: d.Name}].InUse()
 			if len(d.ConsumesCounters) == 0 {
 				if w > 0 {
 					u := deviceUnit{weight: w, idle: 1}

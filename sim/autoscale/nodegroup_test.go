@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -84,7 +85,7 @@ func TestResolveErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Resolve(snapshotOf(tt.objs...))
+			_, _, err := nodegroup.Resolve(snapshotOf(tt.objs...))
 			var got []string
 			if err != nil {
 				got = strings.Split(err.Error(), "\n")
@@ -125,12 +126,12 @@ func TestTemplateFrom(t *testing.T) {
 	ng := makeGroup("gpu").From("gpu-a").Obj()
 	ng.Spec.Zone = "zone-b"
 	ng.Spec.Labels = map[string]string{"team": "ml"}
-	groups, _, err := Resolve(snapshotOf(ng, src, makeNode("gpu-b", nil, "16"), stale, slice, other))
+	groups, _, err := nodegroup.Resolve(snapshotOf(ng, src, makeNode("gpu-b", nil, "16"), stale, slice, other))
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}
 	g := groups[0]
-	node, slices, _ := g.newNode(g.nextNames(1)[0])
+	node, slices, _ := g.NewNode(g.NextNames(1)[0])
 
 	type view struct {
 		Name          string
@@ -164,16 +165,16 @@ func TestTemplateFrom(t *testing.T) {
 // TestNewNodeNames checks that new node names skip names in use and that
 // estimates (nextNames) do not reserve them.
 func TestNewNodeNames(t *testing.T) {
-	groups, _, err := Resolve(snapshotOf(makeGroup("g").Obj(), makeNode("g-template-2", map[string]string{"pool": "g"}, "4")))
+	groups, _, err := nodegroup.Resolve(snapshotOf(makeGroup("g").Obj(), makeNode("g-template-2", map[string]string{"pool": "g"}, "4")))
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}
 	g := groups[0]
-	if diff := cmp.Diff([]string{"g-template-1", "g-template-3"}, g.nextNames(2)); diff != "" {
+	if diff := cmp.Diff([]string{"g-template-1", "g-template-3"}, g.NextNames(2)); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
-	g.reserve(g.nextNames(1))
-	if diff := cmp.Diff([]string{"g-template-3", "g-template-4"}, g.nextNames(2)); diff != "" {
+	g.Reserve(g.NextNames(1))
+	if diff := cmp.Diff([]string{"g-template-3", "g-template-4"}, g.NextNames(2)); diff != "" {
 		t.Errorf("names after reserving one (-want +got):\n%s", diff)
 	}
 }
@@ -209,13 +210,13 @@ func TestExampleNode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ng := makeGroup("g").CPU("4").Obj()
 			ng.Spec.Template.Node.Status.Allocatable[v1.ResourceMemory] = resource.MustParse("64Gi")
-			groups, warnings, err := Resolve(snapshotOf(ng, tt.node()))
+			groups, warnings, err := nodegroup.Resolve(snapshotOf(ng, tt.node()))
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
 			g := groups[0]
-			planned, _, _ := g.estimateNode("x")
-			made, _, _ := g.newNode("y")
+			planned, _, _ := g.EstimateNode("x")
+			made, _, _ := g.NewNode("y")
 			got := []string{planned.Status.Allocatable.Cpu().String(), made.Status.Allocatable.Cpu().String(), g.TemplateFrom}
 			if diff := cmp.Diff([]string{tt.wantPlan, "4", tt.wantFrom}, got); diff != "" {
 				t.Errorf("planned CPU, made CPU, template from (-want +got):\n%s", diff)
@@ -240,11 +241,11 @@ func TestDaemonPodsArePriorityAdmitted(t *testing.T) {
 			Containers:        []v1.Container{{Name: "agent", Image: "agent"}},
 		}}},
 	})
-	groups, _, err := Resolve(s)
+	groups, _, err := nodegroup.Resolve(s)
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}
-	_, _, pods := groups[0].newNode("g-template-1")
+	_, _, pods := groups[0].NewNode("g-template-1")
 	if len(pods) != 1 {
 		t.Fatalf("daemon pods on a new node: want 1, got %d", len(pods))
 	}

@@ -3,9 +3,9 @@ package autoscale
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/nodegroup"
 )
 
 // Defaults, as cluster-autoscaler 1.36 sets them where it has the setting.
@@ -19,7 +19,7 @@ const (
 	// DefaultProvisioningDelay is how long a new node takes to become
 	// Ready with its ResourceSlices published, when its NodeGroup does
 	// not say (spec.provisioningDelay).
-	DefaultProvisioningDelay = 3 * time.Minute
+	DefaultProvisioningDelay = nodegroup.DefaultProvisioningDelay
 )
 
 // Expander names: cluster-autoscaler's, then drasim's own.

@@ -4,8 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -49,13 +50,14 @@ func TestFirstFitGoesOnAfterAnErrorStatus(t *testing.T) {
 		makePod("a").CPU("1").Claim("one-a100").Obj(),
 		makePod("h").CPU("1").Claim("one-h100").Obj(),
 	)
-	c := cluster.Build(snap, dra.DefaultGates())
-	k, err := newCheckerWith(c, schedule.PluginConfig{}, dra.New(c.DRA, dra.Options{}))
+	c := cluster.Build(snap, feature.Defaults())
+	e, err := sim.NewEngine(c, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	k := newChecker(e)
 	so := schedule.Options{}
-	p := newPlacer(k, schedule.New(c, k.profile, so), &lastIndex{last: -1})
+	p := newPlacer(k, e.Scheduler(so), &lastIndex{last: -1})
 	pods := map[string]*v1.Pod{}
 	for _, pod := range c.Queue {
 		pods[pod.Name] = pod

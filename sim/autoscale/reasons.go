@@ -8,6 +8,7 @@ import (
 
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/inventory"
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -42,7 +43,7 @@ func (s *shortfall) text(offeredBy string) string {
 // templateVerdict explains a rejection on a group's template node. For
 // DynamicResources it asks the plugin's diagnosis which claim and request
 // failed, and counts what the template offers for it.
-func templateVerdict(ctx context.Context, k *checker, m *inventory.Matcher, g *Group, pod *v1.Pod, cy *cycle, st *framework.Status, node string) verdict {
+func templateVerdict(ctx context.Context, k *checker, m *inventory.Matcher, g *nodegroup.Group, pod *v1.Pod, cy *cycle, st *framework.Status, node string) verdict {
 	v := verdict{group: g.Name, plugin: st.Plugin(), template: true, reason: strings.Join(st.Reasons(), ", ")}
 	if st.Plugin() != dra.Name || cy == nil || cy.rejected != nil {
 		return v
@@ -104,7 +105,7 @@ func podClaimNames(pod *v1.Pod) map[string]string {
 }
 
 // templateDevices calls f for every device of the group's template.
-func templateDevices(g *Group, f func(d inventory.Device)) {
+func templateDevices(g *nodegroup.Group, f func(d inventory.Device)) {
 	for _, sl := range g.Slices {
 		for i := range sl.Spec.Devices {
 			f(inventory.DeviceOf(sl, &sl.Spec.Devices[i]))
@@ -116,7 +117,7 @@ func templateDevices(g *Group, f func(d inventory.Device)) {
 // a matchAttribute constraint that cannot be met, what the claim needs and
 // what the template offers. It returns nil when it cannot put the failure
 // in numbers (prioritized lists, allocationMode All, other reasons).
-func explainShortfall(m *inventory.Matcher, g *Group, c *resourceapi.ResourceClaim, name string, f dra.Finding) *shortfall {
+func explainShortfall(m *inventory.Matcher, g *nodegroup.Group, c *resourceapi.ResourceClaim, name string, f dra.Finding) *shortfall {
 	exact := func(reqName string) *resourceapi.ExactDeviceRequest {
 		for _, r := range c.Spec.Devices.Requests {
 			if r.Name == reqName && r.Exactly != nil && r.Exactly.AllocationMode != resourceapi.DeviceAllocationModeAll {

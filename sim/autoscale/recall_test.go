@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
@@ -126,12 +127,13 @@ func drainFixture(t *testing.T) (*cluster.Cluster, *placer, map[string]*v1.Pod) 
 		gpus("n1"), gpus("n2"), gpus("n3"), gpuClass(), gpuTemplate("one", 1, false), gpuTemplate("two", 2, false),
 		owned(makePod("a").Claim("one")), owned(makePod("b")), owned(makePod("c").Claim("two")),
 	)
-	c := cluster.Build(snap, dra.DefaultGates())
-	k, err := newCheckerWith(c, schedule.PluginConfig{}, dra.New(c.DRA, dra.Options{}))
+	c := cluster.Build(snap, feature.Defaults())
+	e, err := sim.NewEngine(c, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	place := newPlacer(k, schedule.New(c, k.profile, schedule.Options{}), &lastIndex{last: -1})
+	k := newChecker(e)
+	place := newPlacer(k, e.Scheduler(schedule.Options{}), &lastIndex{last: -1})
 	pods := map[string]*v1.Pod{}
 	for _, pod := range c.Queue {
 		pods[pod.Name] = pod

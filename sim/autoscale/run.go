@@ -12,12 +12,12 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -86,8 +86,8 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 	if err != nil {
 		return nil, err
 	}
-	work := copySnapshot(snap)
-	groups, warnings, err := Resolve(work)
+	work := snap.Copy()
+	groups, warnings, err := nodegroup.Resolve(work)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 	}
 	gates := opts.Sim.Gates
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
 	s := &scaler{
 		ctx: ctx, opts: opts, groups: groups, work: work, cur: run.Cluster, draPlugin: run.DRA, chain: ch,
@@ -126,7 +126,7 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 type scaler struct {
 	ctx       context.Context
 	opts      Options
-	groups    []*Group
+	groups    []*nodegroup.Group
 	work      *snapshot.Snapshot
 	cur       *cluster.Cluster
 	draPlugin *dra.Plugin
@@ -163,15 +163,6 @@ func (s *scaler) equivalenceKey(pod *v1.Pod) string {
 	return k
 }
 
-// copySnapshot copies the parts of the snapshot the scale-up appends to.
-func copySnapshot(s *snapshot.Snapshot) *snapshot.Snapshot {
-	c := *s
-	c.Nodes = append([]*v1.Node(nil), s.Nodes...)
-	c.ResourceSlices = append([]*resourceapi.ResourceSlice(nil), s.ResourceSlices...)
-	c.NodeGroups = append([]*snapshot.NodeGroup(nil), s.NodeGroups...)
-	return &c
-}
-
 func (s *scaler) matcherWarnings() []string {
 	var out []string
 	names := make([]string, 0, len(s.opts.DeviceClassWeights))
@@ -202,7 +193,7 @@ func celWarnings(m *inventory.Matcher) []string {
 	return out
 }
 
-func groupInfo(g *Group) GroupInfo {
+func groupInfo(g *nodegroup.Group) GroupInfo {
 	devices := 0
 	templateDevices(g, func(inventory.Device) { devices++ })
 	alloc := g.Template.Status.Allocatable
@@ -355,14 +346,15 @@ func (s *scaler) evaluate() (*pass, error) {
 // journal taken back before it returns (CA's snapshot Fork and Revert):
 // a copy of the whole cluster per group and scale-up cost more than the
 // estimate itself.
-func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error) {
+func (s *scaler) evaluateGroup(g *nodegroup.Group, p *pass, limit int) (*candidate, error) {
 	j := s.cur.NewJournal()
 	defer j.Undo()
-	k, err := newCheckerWith(s.cur, s.opts.Sim.Plugins, s.draPlugin)
+	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
 		return nil, err
 	}
-	first := g.nextNames(1)[0]
+	k := newChecker(e)
+	first := g.NextNames(1)[0]
 	k.addNode(j, g, first)
 	var fit []*podGroup
 	eqOf := map[types.UID]*podGroup{}
@@ -431,10 +423,10 @@ func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error)
 // node). It returns how many pending pods got a node.
 func (s *scaler) apply(c *candidate, lp *Loop) (int, error) {
 	g := c.group
-	names := g.nextNames(c.opt.Nodes)
+	names := g.NextNames(c.opt.Nodes)
 	var daemons []*v1.Pod
 	for _, name := range names {
-		node, slices, pods := g.newNode(name)
+		node, slices, pods := g.NewNode(name)
 		s.cur.AddNode(node, slices)
 		s.work.Nodes = append(s.work.Nodes, node.DeepCopy())
 		s.work.ResourceSlices = append(s.work.ResourceSlices, slices...)
@@ -443,17 +435,17 @@ func (s *scaler) apply(c *candidate, lp *Loop) (int, error) {
 			daemons = append(daemons, p)
 		}
 	}
-	g.reserve(names)
+	g.Reserve(names)
 	lp.Added = names
 	queue := append(append([]*v1.Pod(nil), daemons...), s.pending...)
 	s.cur.Queue = queue
-	profile, err := schedule.NewProfile(s.cur, s.draPlugin, s.opts.Sim.Plugins)
+	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
-		return 0, fmt.Errorf("scheduler profile: %w", err)
+		return 0, err
 	}
 	so := s.opts.Sim.ScheduleOptions()
 	so.Progress = nil
-	res, err := schedule.Replay(s.ctx, s.cur, profile, so, s.draPlugin)
+	res, err := e.Replay(s.ctx, so)
 	if err != nil {
 		return 0, err
 	}

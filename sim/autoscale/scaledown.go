@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 )
@@ -612,8 +613,8 @@ type Deletion struct {
 // empty ones first, cropped to --max-scale-down-parallelism nodes of which
 // at most --max-drain-parallelism need a drain. CA walks the unneeded nodes
 // in map order; drasim walks them in node order.
-func (p *planner) nodesToDelete(now time.Time, nodeOrder []string, groupOf func(string) *Group) []Deletion {
-	sizes := map[*Group]int{}
+func (p *planner) nodesToDelete(now time.Time, nodeOrder []string, groupOf func(string) *nodegroup.Group) []Deletion {
+	sizes := map[*nodegroup.Group]int{}
 	var empty, drain []Deletion
 	for _, name := range nodeOrder {
 		u := p.unneeded[name]

@@ -6,7 +6,6 @@ import (
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/utils/ptr"
 )
 
 // Utilization is cluster-autoscaler's measure of how used a node is, the
@@ -95,26 +94,12 @@ func podRequest(pi *framework.PodInfo, name v1.ResourceName) int64 {
 // allocatedOnNode lists, per driver and pool, the devices allocated to the
 // claims of the node's pods (admin access excepted), as CA's
 // groupAllocatedReservedDevices does.
-func allocatedOnNode(ni *framework.NodeInfo, st *dra.State) map[[2]string]map[string]bool {
-	out := map[[2]string]map[string]bool{}
+func allocatedOnNode(ni *framework.NodeInfo, st *dra.State) map[inventory.PoolID]map[string]bool {
+	view := map[inventory.DeviceID]inventory.Use{}
 	for _, pi := range ni.Pods {
-		for _, c := range st.ClaimsInUse(pi.Pod) {
-			if c.Status.Allocation == nil {
-				continue
-			}
-			for _, r := range c.Status.Allocation.Devices.Results {
-				if ptr.Deref(r.AdminAccess, false) {
-					continue
-				}
-				k := [2]string{r.Driver, r.Pool}
-				if out[k] == nil {
-					out[k] = map[string]bool{}
-				}
-				out[k][r.Device] = true
-			}
-		}
+		inventory.AddAllocated(view, st.ClaimsInUse(pi.Pod))
 	}
-	return out
+	return inventory.InUseByPool(view)
 }
 
 // highestPoolUtilization is CA's HighestDynamicResourceUtilization over
@@ -122,7 +107,7 @@ func allocatedOnNode(ni *framework.NodeInfo, st *dra.State) map[[2]string]map[st
 // the highest of them with its "driver/pool" name. CA walks the pools in
 // map order and keeps the last of equal values; drasim walks them sorted
 // by driver and pool and keeps the last as well.
-func highestPoolUtilization(slices []*resourceapi.ResourceSlice, allocated map[[2]string]map[string]bool) (string, float64) {
+func highestPoolUtilization(slices []*resourceapi.ResourceSlice, allocated map[inventory.PoolID]map[string]bool) (string, float64) {
 	name, highest := "", 0.0
 	for _, p := range inventory.Pools(slices) {
 		// CA fails the node on an incomplete pool (it does not have all
@@ -130,10 +115,9 @@ func highestPoolUtilization(slices []*resourceapi.ResourceSlice, allocated map[[
 		if int64(len(p.Current)) != p.Current[0].Spec.Pool.ResourceSliceCount {
 			continue
 		}
-		k := [2]string{p.ID.Driver, p.ID.Pool}
-		u := poolUtilization(p.Current, allocated[k])
+		u := poolUtilization(p.Current, allocated[p.ID])
 		if u >= highest {
-			name, highest = k[0]+"/"+k[1], u
+			name, highest = p.ID.Driver+"/"+p.ID.Pool, u
 		}
 	}
 	return name, highest

@@ -10,6 +10,7 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/capture"
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -44,7 +45,11 @@ func outcomes(r *result.Result, podName, nodeName, pool func(string) string) map
 
 func loadAndSimulate(t *testing.T, s *snapshot.Snapshot) *result.Result {
 	t.Helper()
-	run, err := sim.Simulate(context.Background(), s, sim.Options{Parallelism: 1})
+	// Admitted: Anonymize renames the Namespace label
+	// resource.kubernetes.io/admin-access, so an anonymized capture with
+	// admin-access claims (scenario 04) is one the API server would
+	// refuse; the decisions are what this test compares.
+	run, err := sim.Simulate(context.Background(), s, sim.Options{Parallelism: 1, Admitted: true})
 	if err != nil {
 		t.Fatalf("Simulate: %v", err)
 	}
@@ -169,7 +174,7 @@ func pick(m map[string]outcome) map[string]outcome {
 
 func expandAndSimulate(t *testing.T, s *snapshot.Snapshot) *result.Result {
 	t.Helper()
-	if _, err := load.Expand(s); err != nil {
+	if _, err := kube.Expand(s); err != nil {
 		t.Fatalf("Expand: %v", err)
 	}
 	return loadAndSimulate(t, s)

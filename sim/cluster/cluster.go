@@ -6,6 +6,7 @@ import (
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
@@ -143,12 +144,12 @@ func (c *Cluster) NodeChanges(pos uint64) (changed []int32, next uint64, ok bool
 
 // Build makes the replay state from a snapshot, its nodes in the order a
 // scheduler that starts now lists them (NodeOrderName).
-func Build(s *snapshot.Snapshot, gates dra.Gates) *Cluster {
+func Build(s *snapshot.Snapshot, gates feature.Gates) *Cluster {
 	return BuildOrdered(s, gates, NodeOrderName)
 }
 
 // BuildOrdered is Build with the nodes in the given order (see NodeOrder).
-func BuildOrdered(s *snapshot.Snapshot, gates dra.Gates, order NodeOrder) *Cluster {
+func BuildOrdered(s *snapshot.Snapshot, gates feature.Gates, order NodeOrder) *Cluster {
 	c := &Cluster{Snapshot: s, byName: map[string]*framework.NodeInfo{}, Namespaces: map[string]*v1.Namespace{}, podOrder: map[types.UID]int{}, nodeOrder: order}
 	c.startJoins(s.Nodes)
 	for _, ns := range s.Namespaces {

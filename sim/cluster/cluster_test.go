@@ -13,7 +13,7 @@ import (
 
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 )
 
 func names(pods []*v1.Pod) []string {
@@ -52,7 +52,7 @@ func TestBuildOrdersNodesAsKubesNodeTree(t *testing.T) {
 		s := b.Snapshot()
 		inZone(n.zone)(s.Nodes[len(s.Nodes)-1])
 	}
-	c := cluster.Build(b.Snapshot(), dra.DefaultGates())
+	c := cluster.Build(b.Snapshot(), feature.Defaults())
 	want := []string{"a-1", "b-1", "c-1", "a-2", "c-2", "a-3"}
 	if diff := cmp.Diff(want, nodeNames(c)); diff != "" {
 		t.Errorf("node order (-want +got):\n%s", diff)
@@ -79,7 +79,7 @@ func TestBuildQueuesByPriorityThenCreationThenSnapshotOrder(t *testing.T) {
 		}}).
 		Pod(build.PodSpec{Name: "other-scheduler", CPU: "1", Priority: 100, Mutate: func(p *v1.Pod) { p.Spec.SchedulerName = "custom" }}).
 		Snapshot()
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	want := []string{"high-early", "high-late", "mid-tie-b", "mid-tie-a", "low-early"}
 	if diff := cmp.Diff(want, names(c.Queue)); diff != "" {
 		t.Errorf("queue (-want +got):\n%s", diff)
@@ -104,7 +104,7 @@ func TestForkIsIndependent(t *testing.T) {
 		Pod(build.PodSpec{Name: "pending", CPU: "1", GPUs: 1}).
 		PDB("pdb", "x", 1).
 		Snapshot()
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	n1CPU := c.Node("n1").Requested.MilliCPU
 	claimsBefore := len(c.DRA.Claims())
 
@@ -192,7 +192,7 @@ func TestForkWithoutRequeuesThePodsOfTheLostNodes(t *testing.T) {
 		Pod(build.PodSpec{Name: "db", CPU: "1", Node: "b-1", Mutate: createdAt(3)}).
 		Pod(build.PodSpec{Name: "queued", CPU: "1", Mutate: createdAt(7)}).
 		Snapshot()
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	webClaim := "web-gpus" // allocated to web, reserved for it alone
 	if claim, _ := c.DRA.Claim("default", webClaim); claim == nil || claim.Status.Allocation == nil {
 		t.Fatalf("fixture: web's claim %s should be allocated", webClaim)
@@ -245,7 +245,7 @@ func TestForkWithoutRequeuesThePodsOfTheLostNodes(t *testing.T) {
 func TestNodeChanges(t *testing.T) {
 	snap := build.NewCluster().Node("n1", 8, 0).Node("n2", 8, 0).Node("n3", 8, 0).
 		Pod(build.PodSpec{Name: "p", CPU: "1"}).Snapshot()
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	changed, pos, ok := c.NodeChanges(0)
 	if ok || changed != nil {
 		t.Fatalf("NodeChanges(0): want (nil, _, false), got (%v, %d, %v)", changed, pos, ok)
@@ -282,7 +282,7 @@ func TestJournalRevertsEveryKindOfChange(t *testing.T) {
 		Pod(build.PodSpec{Name: "running", CPU: "2", GPUs: 1, Node: "n1"}).
 		Pod(build.PodSpec{Name: "pending", CPU: "1", GPUs: 1}).
 		Snapshot()
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	before := export(t, c)
 	n1 := c.Node("n1").Node()
 	allocated := c.DRA.AllocatedState().AllocatedDevices.Len()
@@ -350,7 +350,7 @@ func TestJournalRevertsEveryKindOfChange(t *testing.T) {
 // A sub-journal's Undo takes back its own changes only.
 func TestSubJournalUndoLeavesTheParentsChanges(t *testing.T) {
 	snap := build.NewCluster().Node("n1", 8, 0).Pod(build.PodSpec{Name: "running", CPU: "2", Node: "n1"}).Snapshot()
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	j := c.NewJournal()
 	j.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2", Labels: map[string]string{}}}, nil)
 	sub := c.NewJournal()
@@ -374,7 +374,7 @@ func TestSubJournalUndoLeavesTheParentsChanges(t *testing.T) {
 // pods themselves and stay valid through the rest).
 func TestEditsCountOnlyInPlaceEdits(t *testing.T) {
 	snap := build.NewCluster().Node("n1", 8, 0).Pod(build.PodSpec{Name: "p", CPU: "1"}).Snapshot()
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	edits, version := c.Edits(), c.Version()
 	arrived := c.Queue[0].DeepCopy()
 	arrived.Name, arrived.UID = "q", "q"
@@ -408,7 +408,7 @@ func TestJournalUndoRestoresASharedClaimsReservations(t *testing.T) {
 		Snapshot()
 	shared := snap.ResourceClaims[0]
 	shared.Status.ReservedFor = append(shared.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: "b", UID: "uid-default-b"})
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	before := export(t, c)
 	claim, err := c.DRA.Claim("default", "a-gpus")
 	if err != nil {

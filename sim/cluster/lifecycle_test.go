@@ -9,6 +9,7 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/generate"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/result"
@@ -80,7 +81,7 @@ func TestRemovePodUndoesScheduling(t *testing.T) {
 					without.Pods = append(without.Pods, p)
 				}
 			}
-			fresh := cluster.Build(&without, dra.DefaultGates())
+			fresh := cluster.Build(&without, feature.Defaults())
 			if got, want := export(t, run.Cluster), export(t, fresh); !bytes.Equal(got, want) {
 				t.Errorf("after removing the %d tried pods the cluster differs from one built without them:\ngot:\n%.3000s\nwant:\n%.3000s", len(tried), got, want)
 			}
@@ -137,7 +138,7 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 	first, second := snap.Pods[0], snap.Pods[1]
 	only := *snap
 	only.Pods = []*v1.Pod{first}
-	c := cluster.Build(&only, dra.DefaultGates())
+	c := cluster.Build(&only, feature.Defaults())
 	p := dra.New(c.DRA)
 	profile, err := schedule.NewProfile(c, p, schedule.PluginConfig{})
 	if err != nil {
@@ -224,7 +225,7 @@ func TestPodOrderAfterRemovals(t *testing.T) {
 	for _, name := range []string{"a", "b", "c"} {
 		snap.Pods = append(snap.Pods, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}})
 	}
-	c := cluster.Build(snap, dra.Gates{})
+	c := cluster.Build(snap, feature.Gates{})
 	byName := map[string]*v1.Pod{}
 	for _, p := range c.Pods {
 		byName[p.Name] = p

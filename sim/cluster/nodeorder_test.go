@@ -10,7 +10,7 @@ import (
 
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 )
 
 // A fleet whose creation order is neither its name order nor its file
@@ -49,7 +49,7 @@ func TestNodeOrders(t *testing.T) {
 		{cluster.NodeOrderFile, []string{"node-9", "node-10", "node-2", "node-1", "node-11"}},
 	} {
 		t.Run(string(tc.order), func(t *testing.T) {
-			c := cluster.BuildOrdered(orderFleet(t).Snapshot(), dra.DefaultGates(), tc.order)
+			c := cluster.BuildOrdered(orderFleet(t).Snapshot(), feature.Defaults(), tc.order)
 			if diff := cmp.Diff(tc.want, nodeNames(c)); diff != "" {
 				t.Errorf("node order (-want +got):\n%s", diff)
 			}
@@ -70,7 +70,7 @@ func TestJoinedNodesComeLast(t *testing.T) {
 		c.AddNode(n, nil)
 		c.Reorder()
 	}
-	c := cluster.BuildOrdered(orderFleet(t).Snapshot(), dra.DefaultGates(), cluster.NodeOrderCreation)
+	c := cluster.BuildOrdered(orderFleet(t).Snapshot(), feature.Defaults(), cluster.NodeOrderCreation)
 	f := c.Fork()
 	add(f, "node-0", "zb")
 	add(c, "node-3", "za")
@@ -87,7 +87,7 @@ func TestJoinedNodesComeLast(t *testing.T) {
 		t.Errorf("without node-11 (-want +got):\n%s", diff)
 	}
 
-	byName := cluster.Build(orderFleet(t).Snapshot(), dra.DefaultGates())
+	byName := cluster.Build(orderFleet(t).Snapshot(), feature.Defaults())
 	add(byName, "node-0", "zb")
 	if diff := cmp.Diff([]string{"node-0", "node-11", "node-1", "node-2", "node-10", "node-9"}, nodeNames(byName)); diff != "" {
 		t.Errorf("by name (-want +got):\n%s", diff)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -30,7 +31,7 @@ func TestNodeStateChangesLogsChangedKeys(t *testing.T) {
 		nodes = append(nodes, ni)
 		claims = append(claims, &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c-" + name, Namespace: "default"}})
 	}
-	s := NewState(DefaultGates(), nil, sl, nil, claims)
+	s := NewState(feature.Defaults(), nil, sl, nil, claims)
 	p := New(s)
 	allocate := func(node string) {
 		t.Helper()

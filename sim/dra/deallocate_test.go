@@ -3,6 +3,7 @@ package dra
 import (
 	"testing"
 
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/google/go-cmp/cmp"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,8 +25,8 @@ func TestDeallocateUndoesAllocate(t *testing.T) {
 	claim := func(name string) *resourceapi.ResourceClaim {
 		return &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}}
 	}
-	fresh := NewState(DefaultGates(), nil, []*resourceapi.ResourceSlice{slice}, nil, []*resourceapi.ResourceClaim{claim("whole"), claim("share")})
-	s := NewState(DefaultGates(), nil, []*resourceapi.ResourceSlice{slice}, nil, []*resourceapi.ResourceClaim{claim("whole"), claim("share")})
+	fresh := NewState(feature.Defaults(), nil, []*resourceapi.ResourceSlice{slice}, nil, []*resourceapi.ResourceClaim{claim("whole"), claim("share")})
+	s := NewState(feature.Defaults(), nil, []*resourceapi.ResourceSlice{slice}, nil, []*resourceapi.ResourceClaim{claim("whole"), claim("share")})
 	whole, _ := s.Claim("default", "whole")
 	share, _ := s.Claim("default", "share")
 	shareID := types.UID("share-1")

@@ -2,7 +2,6 @@ package dra_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/drasim/drasim/sim"
@@ -173,24 +172,5 @@ func TestDiagnose(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestGates(t *testing.T) {
-	g, err := dra.ParseGates("DRAPrioritizedList=false, DRAConsumableCapacity=false")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := g.AllocatorFeatures()
-	if f.PrioritizedList || f.ConsumableCapacity || !f.PartitionableDevices || !f.DeviceTaints {
-		t.Errorf("features after disabling two gates: %+v", f)
-	}
-	if g.String() != "DRAConsumableCapacity=false,DRAPrioritizedList=false" {
-		t.Errorf("gates string: %q", g.String())
-	}
-	for _, bad := range []string{"DRAFoo=true", "DRAAdminAccess=false", "DRAPrioritizedList", "DRAPrioritizedList=maybe"} {
-		if _, err := dra.ParseGates(bad); err == nil || !strings.Contains(err.Error(), strings.SplitN(bad, "=", 2)[0]) {
-			t.Errorf("ParseGates(%q): want an error naming the gate, got %v", bad, err)
-		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/sim/feature"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -149,7 +150,7 @@ func TestPrunedSlicesAllocateAlike(t *testing.T) {
 		}
 		slices = append(slices, migNodeWith(n, n == "bad", h100s)...)
 	}
-	state := NewState(DefaultGates(), pruneClasses(), slices, nil, nil)
+	state := NewState(feature.Defaults(), pruneClasses(), slices, nil, nil)
 	rng := rand.New(rand.NewPCG(1, 2))
 	dropped, leftOut := 0, 0
 	// kept serves every round, as a run's plugin does: the kept lists it
@@ -282,7 +283,7 @@ func allocateWith(ctx context.Context, p *Plugin, d *cycleData, node string, cla
 // TestPruneMaskKeepsWhatMustStay: the mask of one device list, device by
 // device.
 func TestPruneMaskKeepsWhatMustStay(t *testing.T) {
-	state := NewState(DefaultGates(), pruneClasses(), migNode("n", false), nil, nil)
+	state := NewState(feature.Defaults(), pruneClasses(), migNode("n", false), nil, nil)
 	p := New(state)
 	byName := map[string]*resourceapi.ResourceClaim{}
 	for _, c := range pruneClaims() {
@@ -336,7 +337,7 @@ func nodeObject(name string) *v1.Node {
 // exhausted are left out, allocated ones stay, a counter below zero
 // blocks the whole pool, and a request for "all" devices keeps them.
 func TestPruneLeavesOutExhaustedDevices(t *testing.T) {
-	state := NewState(DefaultGates(), pruneClasses(), migNode("n", false), nil, nil)
+	state := NewState(feature.Defaults(), pruneClasses(), migNode("n", false), nil, nil)
 	byName := map[string]*resourceapi.ResourceClaim{}
 	for _, c := range pruneClaims() {
 		byName[c.Name] = c
@@ -398,7 +399,7 @@ func sorted(s []string) []string {
 // so the whole GPUs are pruned). The results still name the alternative
 // chosen as the full claim would (TestPrunedSlicesAllocateAlike).
 func TestImpossibleAlternativesLeftOut(t *testing.T) {
-	state := NewState(DefaultGates(), pruneClasses(), migNodeWith("n", false, 0), nil, nil)
+	state := NewState(feature.Defaults(), pruneClasses(), migNodeWith("n", false, 0), nil, nil)
 	claim := pruneClaims()[0]
 	if claim.Name != "inference" {
 		t.Fatalf("fixture: the first claim is %s, not inference", claim.Name)

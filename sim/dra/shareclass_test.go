@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/drasim/drasim/sim/feature"
 )
 
 // TestSharesKeyNodeClassesByContent: a node's class follows the shares
@@ -35,7 +37,7 @@ func TestSharesKeyNodeClassesByContent(t *testing.T) {
 	for i := range 4 {
 		claims = append(claims, &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("claim-%d", i), Namespace: "default"}})
 	}
-	s := NewState(DefaultGates(), nil, slices, nil, claims)
+	s := NewState(feature.Defaults(), nil, slices, nil, claims)
 	share := func(claim, node string) {
 		t.Helper()
 		c, _ := s.Claim("default", claim)

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/drasim/drasim/internal/kubenames"
+	"github.com/drasim/drasim/sim/feature"
 	"k8s.io/apimachinery/pkg/types"
 
 	v1 "k8s.io/api/core/v1"
@@ -25,7 +26,7 @@ import (
 // (the claim assume cache, the slice tracker and the class lister) knows.
 // It is mutated only by the scheduling loop, one pod at a time.
 type State struct {
-	gates    Gates
+	gates    feature.Gates
 	features structured.Features
 
 	classes     map[string]*resourceapi.DeviceClass
@@ -83,7 +84,7 @@ func (s *State) Mutations() uint64 { return s.mutations }
 
 // NewState builds the DRA state from the snapshot's objects. Claims are
 // copied, so the state can record allocations without touching the input.
-func NewState(gates Gates, classes []*resourceapi.DeviceClass, slices []*resourceapi.ResourceSlice, rules []*resourceapi.DeviceTaintRule, claims []*resourceapi.ResourceClaim) *State {
+func NewState(gates feature.Gates, classes []*resourceapi.DeviceClass, slices []*resourceapi.ResourceSlice, rules []*resourceapi.DeviceTaintRule, claims []*resourceapi.ResourceClaim) *State {
 	s := &State{
 		gates:        gates,
 		features:     gates.AllocatorFeatures(),
@@ -246,7 +247,7 @@ func (s *State) Slices() []*resourceapi.ResourceSlice { return s.slices }
 func (s *State) Classes() []*resourceapi.DeviceClass { return s.classList }
 
 // Gates returns the feature gates in force.
-func (s *State) Gates() Gates { return s.gates }
+func (s *State) Gates() feature.Gates { return s.gates }
 
 // List implements structured.DeviceClassLister.
 func (s *State) List() ([]*resourceapi.DeviceClass, error) { return s.classList, nil }

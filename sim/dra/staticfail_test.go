@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -45,7 +46,7 @@ func TestStaticFailureAnswersFullerNodes(t *testing.T) {
 				{Name: "gpu", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: class, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: count}}}}}}
 	}
 	claims := []*resourceapi.ResourceClaim{claim("taken", "a100", 1), claim("h100", "h100", 1), claim("three", "a100", 3), claim("one", "a100", 1)}
-	state := NewState(DefaultGates(), classes, slices, nil, claims)
+	state := NewState(feature.Defaults(), classes, slices, nil, claims)
 	// n2 has one device taken, n3 both: three allocation states of one
 	// static class.
 	taken, _ := state.Claim("default", "taken")

@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"testing"
 
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/google/go-cmp/cmp"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,7 +48,7 @@ func TestTrackingTheSameResultAgainAndAgain(t *testing.T) {
 		for _, n := range names {
 			claims = append(claims, &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: n, Namespace: "default"}})
 		}
-		s := NewState(DefaultGates(), nil, []*resourceapi.ResourceSlice{slice}, nil, claims)
+		s := NewState(feature.Defaults(), nil, []*resourceapi.ResourceSlice{slice}, nil, claims)
 		byName := map[string]*resourceapi.ResourceClaim{}
 		for _, n := range names {
 			c, _ := s.Claim("default", n)

@@ -9,8 +9,7 @@ import (
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
-	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 )
@@ -180,7 +179,7 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 	}
 	gates := opts.Sim.Gates
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
 	inv, err := newInventory(ctx, in.Snapshot, gates, opts.DeviceClass)
 	if err != nil {
@@ -253,14 +252,13 @@ type submission struct {
 }
 
 // runPolicy submits the pods to a fresh cluster scheduled with one policy.
-func runPolicy(ctx context.Context, in *Input, inv *stock, gates dra.Gates, so sim.Options, opts Options, policy string, seq []submission, reqs []request, shapes []shape) (*Curve, error) {
+func runPolicy(ctx context.Context, in *Input, inv *stock, gates feature.Gates, so sim.Options, opts Options, policy string, seq []submission, reqs []request, shapes []shape) (*Curve, error) {
 	c := cluster.Build(in.Snapshot, gates)
-	draPlugin := dra.New(c.DRA, dra.Options{Reference: so.Reference})
-	profile, err := schedule.NewProfile(c, draPlugin, so.Plugins)
+	e, err := sim.NewEngine(c, so)
 	if err != nil {
-		return nil, fmt.Errorf("scheduler profile: %w", err)
+		return nil, err
 	}
-	sched := schedule.New(c, profile, so.ScheduleOptions())
+	sched := e.Scheduler(so.ScheduleOptions())
 	st := newState(inv, c, shapes)
 	if err := st.claimed(c.DRA.Claims()); err != nil {
 		return nil, err

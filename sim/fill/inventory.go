@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -48,7 +48,7 @@ type device struct {
 	node string
 }
 
-func newInventory(ctx context.Context, snap *snapshot.Snapshot, gates dra.Gates, class string) (*stock, error) {
+func newInventory(ctx context.Context, snap *snapshot.Snapshot, gates feature.Gates, class string) (*stock, error) {
 	inv := &stock{m: inventory.NewMatcher(ctx, gates, snap.DeviceClasses), byID: map[inventory.DeviceID]int{}, ofNode: map[string][]int{},
 		capacityOf: map[resourceapi.QualifiedName]resource.Quantity{}, classes: map[string]bool{},
 		templates: map[string]*resourceapi.ResourceClaimTemplate{}, claims: map[string]*resourceapi.ResourceClaim{}}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/drasim/drasim/sim"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/policy"
 	"github.com/drasim/drasim/sim/schedule/plugins/config"
 )
@@ -23,7 +23,7 @@ type Policy struct {
 // drives the tie-break and the random policy; FGD measures against the
 // workload's shapes (the simulator's typical pods, from the trace before
 // inflation) unless its args name a workload.
-func (p Policy) forRun(seed int64, in *Input, gates dra.Gates) (sim.Options, error) {
+func (p Policy) forRun(seed int64, in *Input, gates feature.Gates) (sim.Options, error) {
 	so := p.Sim
 	so.Seed = seed
 	if a := so.Plugins.Policy; a != nil {
@@ -42,7 +42,7 @@ func (p Policy) forRun(seed int64, in *Input, gates dra.Gates) (sim.Options, err
 }
 
 // workloadOf is the distribution of the workload's request shapes.
-func workloadOf(in *Input, gates dra.Gates, threshold int) (*policy.Workload, error) {
+func workloadOf(in *Input, gates feature.Gates, threshold int) (*policy.Workload, error) {
 	shaper := policy.NewShaper(in.Snapshot, gates)
 	shapes := make([]policy.Shape, 0, len(in.Workload))
 	for _, pod := range in.Workload {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sort"
 
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/snapshot"
 	resourceapi "k8s.io/api/resource/v1"
@@ -63,20 +63,8 @@ type use struct {
 
 func usedDevices(s *snapshot.Snapshot) map[deviceID]use {
 	used := map[deviceID]use{}
-	for _, c := range s.ResourceClaims {
-		if c.Status.Allocation == nil {
-			continue
-		}
-		for _, r := range c.Status.Allocation.Devices.Results {
-			id := deviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}
-			u := used[id]
-			if ptr.Deref(r.AdminAccess, false) {
-				u.admin = true
-			} else {
-				u.exclusive = true
-			}
-			used[id] = u
-		}
+	for id, u := range inventory.Allocated(s.ResourceClaims) {
+		used[id] = use{exclusive: u.InUse(), admin: u.Admin}
 	}
 	return used
 }
@@ -115,7 +103,7 @@ func summarizeClasses(s *snapshot.Snapshot, devices []inventory.Device, used map
 	sort.Slice(classes, func(i, j int) bool { return classes[i].Name < classes[j].Name })
 	// The default gates' CEL features: a selector that needs a disabled
 	// feature fails to compile here as it would in the scheduler.
-	m := inventory.NewMatcher(context.Background(), dra.DefaultGates(), classes)
+	m := inventory.NewMatcher(context.Background(), feature.Defaults(), classes)
 	out := make([]DeviceClass, 0, len(classes))
 	for _, c := range classes {
 		dc := DeviceClass{Name: c.Name, Selectors: len(c.Spec.Selectors)}

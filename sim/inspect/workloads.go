@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,14 +61,14 @@ func summarizeWorkloads(s *snapshot.Snapshot) []Workload {
 	for _, ds := range s.DaemonSets {
 		n := 0
 		for _, node := range s.Nodes {
-			if load.DaemonShouldRun(ds, node) {
+			if kube.DaemonShouldRun(ds, node) {
 				n++
 			}
 		}
 		w.add(ownerKey{"DaemonSet", ds.Namespace, ds.Name}, ptr.To(n))
 	}
 	for _, j := range s.Jobs {
-		w.add(ownerKey{"Job", j.Namespace, j.Name}, ptr.To(load.JobActive(j)))
+		w.add(ownerKey{"Job", j.Namespace, j.Name}, ptr.To(kube.JobActive(j)))
 	}
 	for _, p := range s.Pods {
 		k := w.ownerOf(p)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/cel"
 )
@@ -44,9 +44,9 @@ type errorKey struct {
 
 // NewMatcher compiles the classes' selectors with the CEL features of the
 // gates (nil gates: the defaults). Compile errors are Errors in class order.
-func NewMatcher(ctx context.Context, gates dra.Gates, classes []*resourceapi.DeviceClass) *Matcher {
+func NewMatcher(ctx context.Context, gates feature.Gates, classes []*resourceapi.DeviceClass) *Matcher {
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
 	m := &Matcher{
 		ctx:      ctx,
@@ -172,6 +172,25 @@ func (m *Matcher) record(err *CELError) {
 		m.seen[k] = true
 		m.errs = append(m.errs, err)
 	}
+}
+
+// Selectors are compiled CEL device selectors, for callers that need
+// each device's error rather than the first error of each selector
+// (validate counts the devices a selector fails on).
+type Selectors struct{ s selectors }
+
+// Compile compiles CEL selectors in the matcher's environment and cache;
+// the first that does not compile is the error (without its subject).
+func (m *Matcher) Compile(sels []resourceapi.DeviceSelector) (Selectors, *CELError) {
+	s, err := m.compile(sels)
+	return Selectors{s}, err
+}
+
+// Match evaluates the selectors on a device as the allocator does: in
+// order, stopping at the first that is false or fails. A failure is the
+// *CELError naming the selector and the device; nothing is recorded.
+func (s Selectors) Match(ctx context.Context, d Device) (bool, *CELError) {
+	return s.s.match(ctx, d)
 }
 
 // selectors are compiled CEL device selectors.

@@ -2,8 +2,8 @@
 // holding multi-document YAML, JSON and List objects, exactly as
 // `kubectl get -o yaml` writes them. It converts resource.k8s.io/v1beta1 and
 // v1beta2 objects to v1, applies the defaults the API server would apply, turns
-// workload controllers into the pods their controllers would create, and
-// records where every object came from.
+// workload controllers into the pods their controllers would create (both
+// sim/kube's), and records where every object came from.
 //
 // Errors name the file, the document (and line) and the object; unknown kinds
 // are skipped with a warning, never an error.

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/drasim/drasim/sim/kube"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,7 +80,7 @@ func (d *sliceDecoder) slice(t *docTree, obj int32) (*resourceapi.ResourceSlice,
 	}
 	sl.Namespace = ""
 	if sl.Name != "" {
-		DefaultResourceSlice(sl)
+		kube.DefaultResourceSlice(sl)
 	}
 	return sl, true
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/google/go-cmp/cmp"
 	resourceapi "k8s.io/api/resource/v1"
 )
@@ -335,7 +336,7 @@ func TestExpandMatchesLoad(t *testing.T) {
 	}
 	before := len(kept.Snapshot.Pods)
 	expanded := kept.Snapshot.Copy()
-	if _, err := Expand(expanded); err != nil {
+	if _, err := kube.Expand(expanded); err != nil {
 		t.Fatalf("Expand: want no error, got %v", err)
 	}
 	if diff := cmp.Diff(names(mustLoad(t, workloads)), names(&Result{Snapshot: expanded})); diff != "" {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/snapshot"
 	yamlv3 "go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
@@ -544,7 +545,7 @@ var decoders = map[kindKey]*kindDecoder{
 	{"", "Node"}: typed("Node", false, func(o *v1.Node) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *v1.Node) { s.Nodes = append(s.Nodes, o) }, nil),
 	{"", "Pod"}: typed("Pod", true, func(o *v1.Pod) *metav1.ObjectMeta { return &o.ObjectMeta },
-		func(s *snapshot.Snapshot, o *v1.Pod) { s.Pods = append(s.Pods, o) }, DefaultPod),
+		func(s *snapshot.Snapshot, o *v1.Pod) { s.Pods = append(s.Pods, o) }, kube.DefaultPod),
 	{"scheduling.k8s.io", "PriorityClass"}: typed("PriorityClass", false, func(o *schedulingv1.PriorityClass) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *schedulingv1.PriorityClass) {
 			s.PriorityClasses = append(s.PriorityClasses, o)
@@ -564,17 +565,17 @@ var decoders = map[kindKey]*kindDecoder{
 	{"resource.k8s.io", "ResourceSlice"}: typed("ResourceSlice", false, func(o *resourceapi.ResourceSlice) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *resourceapi.ResourceSlice) {
 			s.ResourceSlices = append(s.ResourceSlices, o)
-		}, DefaultResourceSlice),
+		}, kube.DefaultResourceSlice),
 	{"resource.k8s.io", "ResourceClaim"}: typed("ResourceClaim", true, func(o *resourceapi.ResourceClaim) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *resourceapi.ResourceClaim) {
 			s.ResourceClaims = append(s.ResourceClaims, o)
 		},
-		func(o *resourceapi.ResourceClaim) { DefaultClaimSpec(&o.Spec) }),
+		func(o *resourceapi.ResourceClaim) { kube.DefaultClaimSpec(&o.Spec) }),
 	{"resource.k8s.io", "ResourceClaimTemplate"}: typed("ResourceClaimTemplate", true, func(o *resourceapi.ResourceClaimTemplate) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *resourceapi.ResourceClaimTemplate) {
 			s.ResourceClaimTemplates = append(s.ResourceClaimTemplates, o)
 		},
-		func(o *resourceapi.ResourceClaimTemplate) { DefaultClaimSpec(&o.Spec.Spec) }),
+		func(o *resourceapi.ResourceClaimTemplate) { kube.DefaultClaimSpec(&o.Spec.Spec) }),
 	{"drasim.io", "NodeGroup"}: typed("NodeGroup", false, func(o *snapshot.NodeGroup) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *snapshot.NodeGroup) { s.NodeGroups = append(s.NodeGroups, o) }, nil),
 	{"policy", "PodDisruptionBudget"}: typed("PodDisruptionBudget", true, func(o *policyv1.PodDisruptionBudget) *metav1.ObjectMeta { return &o.ObjectMeta },
@@ -607,12 +608,12 @@ func (l *loader) finish(files []string) (*Result, error) {
 		return &Result{Snapshot: l.snap, Warnings: l.warnings, Files: files}, l.errs
 	}
 	if !l.opts.KeepControllers {
-		warnings, errs := expandWorkloads(l.snap)
+		warnings, errs := kube.ExpandWorkloads(l.snap)
 		l.warnings = append(l.warnings, warnings...)
 		if len(errs) > 0 {
 			return &Result{Snapshot: l.snap, Warnings: l.warnings, Files: files}, errs
 		}
 	}
-	resolvePriorities(l.snap)
+	kube.ResolvePriorities(l.snap)
 	return &Result{Snapshot: l.snap, Warnings: l.warnings, Files: files}, nil
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
@@ -83,7 +83,7 @@ type Shaper struct {
 }
 
 // NewShaper indexes the snapshot's claims, templates, classes and devices.
-func NewShaper(snap *snapshot.Snapshot, gates dra.Gates) *Shaper {
+func NewShaper(snap *snapshot.Snapshot, gates feature.Gates) *Shaper {
 	s := &Shaper{templates: map[string]*resourceapi.ResourceClaimSpec{}, claims: map[string]*resourceapi.ResourceClaimSpec{}, share: map[string]int64{}}
 	for _, t := range snap.ResourceClaimTemplates {
 		s.templates[t.Namespace+"/"+t.Name] = &t.Spec.Spec

@@ -10,7 +10,7 @@ import (
 
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 )
 
 // TestClassesFollowTheNodeList holds the classes kept across changes of
@@ -28,7 +28,7 @@ func TestClassesFollowTheNodeList(t *testing.T) {
 	for i, n := range snap.Nodes {
 		n.Labels["zone"] = fmt.Sprintf("z%d", i%2)
 	}
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	kept := newClassifier()
 	rng := rand.New(rand.NewPCG(7, 13))
 	added := 0

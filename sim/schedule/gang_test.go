@@ -6,13 +6,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/drasim/drasim/internal/build"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/result"
 )
 
-func gangGates(t *testing.T) dra.Gates {
+func gangGates(t *testing.T) feature.Gates {
 	t.Helper()
-	g, err := dra.ParseGates("GenericWorkload=true")
+	g, err := feature.Parse("GenericWorkload=true")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -26,7 +27,7 @@ import (
 // failed cycles on or off.
 func memoReplayer(t *testing.T, snap *snapshot.Snapshot, memo bool) *Replayer {
 	t.Helper()
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	d := dra.New(c.DRA)
 	p, err := NewProfile(c, d, PluginConfig{})
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule/framework"
 )
 
@@ -18,7 +18,7 @@ func TestVictimBelowFollowsTheNode(t *testing.T) {
 		Pod(build.PodSpec{Name: "low", CPU: "1", Node: "n1", Priority: 10}).
 		Pod(build.PodSpec{Name: "high", CPU: "1", Node: "n1", Priority: 500}).
 		Snapshot()
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	s := newTestScheduler(t, c, PluginConfig{}, Options{})
 	n1 := c.Node("n1")
 	check := func(when string, ni *framework.NodeInfo, prio int32, want bool) {

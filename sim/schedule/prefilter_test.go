@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
@@ -94,7 +94,7 @@ func TestPreFilterVerdicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := cluster.Build(&snapshot.Snapshot{Nodes: nodes}, dra.DefaultGates())
+			c := cluster.Build(&snapshot.Snapshot{Nodes: nodes}, feature.Defaults())
 			var calls []string
 			s := New(c, &Profile{PreFilter: tt.plugins(&calls)}, Options{Parallelism: 1})
 			pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", UID: "p"}}

@@ -11,6 +11,7 @@ import (
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -18,10 +19,10 @@ import (
 
 // run replays the snapshot and returns the result, the cluster after it and
 // the pods' cycles in the order they ran ("ns/name").
-func run(t *testing.T, snap *snapshot.Snapshot, gates dra.Gates) (*result.Result, *cluster.Cluster, []string) {
+func run(t *testing.T, snap *snapshot.Snapshot, gates feature.Gates) (*result.Result, *cluster.Cluster, []string) {
 	t.Helper()
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
 	c := cluster.Build(snap, gates)
 	draPlugin := dra.New(c.DRA)

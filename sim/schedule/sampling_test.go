@@ -10,6 +10,7 @@ import (
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 )
 
 // TestNumFeasibleNodesToFind pins kube-scheduler v1.37.2's sampling rule
@@ -70,7 +71,7 @@ func samplingCluster(n, cordoned int) *cluster.Cluster {
 	for i := range cordoned {
 		s.Nodes[i].Spec.Unschedulable = true
 	}
-	return cluster.Build(s, dra.DefaultGates())
+	return cluster.Build(s, feature.Defaults())
 }
 
 func newTestScheduler(t *testing.T, c *cluster.Cluster, cfg PluginConfig, opts Options) *Scheduler {
@@ -199,7 +200,7 @@ func TestForgetRevertsAssume(t *testing.T) {
 	ctx := context.Background()
 	snap := build.NewCluster().Node("n1", 8, 2).Node("n2", 8, 2).
 		Pod(build.PodSpec{Name: "p", CPU: "2", GPUs: 1}).Snapshot()
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	s := newTestScheduler(t, c, PluginConfig{}, Options{})
 	pod := c.Queue[0]
 	claimName := *pod.Status.ResourceClaimStatuses[0].ResourceClaimName

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/drasim/drasim/sim/autoscale"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/snapshot"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -216,7 +217,7 @@ func (p *Plan) variant(in *load.Result, point []string) (*load.Result, error) {
 		}
 	}
 	if p.controllers {
-		w, err := load.Expand(snap)
+		w, err := kube.Expand(snap)
 		warnings = append(warnings, w...)
 		if err != nil {
 			return nil, err
@@ -245,7 +246,7 @@ func (p *Plan) variant(in *load.Result, point []string) (*load.Result, error) {
 			continue
 		}
 		n, _ := strconv.Atoi(point[i])
-		grown, err := autoscale.Grow(snap, a.spec.NodeGroup.Name, n)
+		grown, err := nodegroup.Grow(snap, a.spec.NodeGroup.Name, n)
 		if err != nil {
 			return nil, fmt.Errorf("axis %s=%s: %w", a.Name, point[i], err)
 		}

@@ -28,9 +28,7 @@ func Prepare(snap *snapshot.Snapshot, files []string, traces []TraceFile) (*Inpu
 	}
 	// The readers add claim templates, classes, nodes and slices: give
 	// them lists of their own.
-	work = copySnapshot(work)
-	work.ResourceClaimTemplates = append(work.ResourceClaimTemplates[:0:0], work.ResourceClaimTemplates...)
-	work.DeviceClasses = append(work.DeviceClasses[:0:0], work.DeviceClasses...)
+	work = work.Copy()
 	in := &Input{Snapshot: work, Initial: initial, Arrivals: later, Workloads: map[string]bool{}, Files: files}
 	for _, t := range traces {
 		in.Files = append(in.Files, t.Name)

@@ -4,11 +4,14 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
-	"github.com/drasim/drasim/sim/policy"
 	"io"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/drasim/drasim/sim/feature"
+	"github.com/drasim/drasim/sim/nodegroup"
+	"github.com/drasim/drasim/sim/policy"
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim"
@@ -301,9 +304,10 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	gates := opts.Sim.Gates
 	if gates == nil {
-		gates = dra.DefaultGates()
+		gates = feature.Defaults()
 	}
-	work := copySnapshot(in.Snapshot)
+	// Nodes and slices come and go: the caller's snapshot stays as loaded.
+	work := in.Snapshot.Copy()
 	e := &engine{
 		ctx: ctx, opts: opts, in: in, work: work, horizon: in.Horizon(opts.End, opts.Tail),
 		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{}, daemons: map[string][]*v1.Pod{},
@@ -311,8 +315,6 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 		workload: analysis.WorkloadNamer(work), controllerExists: controllerCheck(work, in.Workloads),
 	}
 	e.c = cluster.BuildOrdered(work, gates, opts.Sim.NodeOrder)
-	draPlugin := dra.New(e.c.DRA, dra.Options{Reference: opts.Sim.Reference})
-	e.draPlugin = draPlugin
 	plugins := opts.Sim.Plugins
 	if pol := plugins.Policy; pol != nil && pol.Policy == policy.FGD && pol.Workload == nil {
 		// FGD's workload is the trace's: the pods there at the start and
@@ -325,10 +327,13 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 		args.Workload = w
 		plugins.Policy = &args
 	}
-	profile, err := schedule.NewProfile(e.c, draPlugin, plugins)
+	eopts := opts.Sim
+	eopts.Plugins = plugins
+	eng, err := sim.NewEngine(e.c, eopts)
 	if err != nil {
-		return nil, fmt.Errorf("scheduler profile: %w", err)
+		return nil, err
 	}
+	e.draPlugin = eng.DRA()
 	// The scheduling queue and the scheduler are the replay's: kube's
 	// queue on the timeline's clock, one scheduler for the whole run.
 	so := opts.Sim.ScheduleOptions()
@@ -337,7 +342,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	// included, whether or not an event came since: a timeline's attempts
 	// are kube's, and its end bounds time.
 	so.NoParking = true
-	e.r = schedule.NewReplayer(e.c, profile, so, draPlugin)
+	e.r = eng.Replayer(so)
 	e.q = e.r.Queue()
 	e.r.BeforeAttempt = e.beforeAttempt
 	e.r.OnAttempt = e.onAttempt
@@ -351,13 +356,13 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	e.res.Warnings = append(e.res.Warnings, in.Warnings...)
 	e.res.Warnings = append(e.res.Warnings, e.c.Warnings...)
 	if opts.Autoscale != nil {
-		groups, warnings, err := autoscale.Resolve(work)
+		groups, warnings, err := nodegroup.Resolve(work)
 		if err != nil {
 			return nil, err
 		}
 		e.res.Warnings = append(e.res.Warnings, warnings...)
 		for _, g := range groups {
-			e.initialGroups = append(e.initialGroups, GroupInputs{GroupInfo: g.Info(), ProvisioningDelay: secondsOf(g.ProvisioningDelay)})
+			e.initialGroups = append(e.initialGroups, GroupInputs{GroupInfo: autoscale.InfoOf(g), ProvisioningDelay: secondsOf(g.ProvisioningDelay)})
 		}
 		if e.as, err = autoscale.NewAutoscaler(ctx, e.c, groups, *opts.Autoscale, opts.ScaleDown, e.controllerExists, e.draPlugin); err != nil {
 			return nil, err
@@ -371,9 +376,9 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 		mix = append(mix, in.Arrivals[i].Pod)
 	}
 	if opts.FragmentationEvery > 0 {
-		e.sampler = analysis.NewSampler(ctx, e.c, mix, analysis.Options{Plugins: opts.Sim.Plugins, TieBreak: opts.Sim.TieBreak, Seed: opts.Sim.Seed, Parallelism: opts.Sim.Parallelism})
+		e.sampler = analysis.NewSampler(ctx, e.c, mix, analysis.Options{Engine: opts.Sim})
 	} else {
-		e.sampler = analysis.NewSampler(ctx, e.c, nil, analysis.Options{Plugins: opts.Sim.Plugins})
+		e.sampler = analysis.NewSampler(ctx, e.c, nil, analysis.Options{Engine: sim.Options{Plugins: opts.Sim.Plugins, Reference: opts.Sim.Reference}})
 	}
 	e.res.Warnings = append(e.res.Warnings, e.sampler.Warnings...)
 	if err := e.start(); err != nil {
@@ -415,16 +420,6 @@ func controllerCheck(s *snapshot.Snapshot, traced map[string]bool) func(kind, ns
 		}
 		return false
 	}
-}
-
-// copySnapshot copies the lists a timeline changes (nodes, slices come and
-// go) so that the caller's snapshot stays as loaded.
-func copySnapshot(s *snapshot.Snapshot) *snapshot.Snapshot {
-	c := *s
-	c.Nodes = append([]*v1.Node(nil), s.Nodes...)
-	c.ResourceSlices = append([]*resourceapi.ResourceSlice(nil), s.ResourceSlices...)
-	c.Pods = append([]*v1.Pod(nil), s.Pods...)
-	return &c
 }
 
 func (e *engine) clock() time.Time { return e.opts.Start.Add(e.now) }
@@ -946,7 +941,7 @@ func (e *engine) nodeReady(name string) error {
 	return nil
 }
 
-func (e *engine) group(name string) *autoscale.Group {
+func (e *engine) group(name string) *nodegroup.Group {
 	if e.as == nil {
 		return nil
 	}

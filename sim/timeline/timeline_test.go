@@ -10,7 +10,7 @@ import (
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/autoscale"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/google/go-cmp/cmp"
 )
@@ -120,7 +120,7 @@ func TestBackoffHandComputed(t *testing.T) {
 		{name: "pop from backoffQ", pop: true, want: podLine{Bound: "1.5", Finished: "61.5", Attempts: 3, Wait: 1.5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			gates := dra.DefaultGates()
+			gates := feature.Defaults()
 			gates["SchedulerPopFromBackoffQ"] = tc.pop
 			r := run(t, loadInput(t, "backoff.yaml"), Options{Sim: sim.Options{Gates: gates}})
 			got := lines(r)

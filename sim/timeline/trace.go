@@ -13,7 +13,7 @@ import (
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/internal/suggest"
-	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -352,7 +352,7 @@ func tracePod(ns, workload string, requests v1.ResourceList, prio int32) *v1.Pod
 		},
 		Status: v1.PodStatus{Phase: v1.PodPending},
 	}
-	load.DefaultPod(pod)
+	kube.DefaultPod(pod)
 	return pod
 }
 

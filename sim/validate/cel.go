@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/drasim/drasim/sim/feature"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apiserver/pkg/cel/environment"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
@@ -21,12 +22,13 @@ type celCompiler struct {
 }
 
 func newCELCompiler(opts Options) *celCompiler {
+	gates := opts.Gates
+	if gates == nil {
+		gates = feature.Defaults()
+	}
 	return &celCompiler{
-		compiler: dracel.GetCompiler(dracel.Features{
-			EnableConsumableCapacity: !opts.DisableConsumableCapacity,
-			EnableListTypeAttributes: opts.EnableListTypeAttributes,
-		}),
-		results: map[string]dracel.CompilationResult{},
+		compiler: dracel.GetCompiler(gates.CELFeatures()),
+		results:  map[string]dracel.CompilationResult{},
 	}
 }
 

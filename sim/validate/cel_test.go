@@ -3,6 +3,8 @@ package validate
 import (
 	"strings"
 	"testing"
+
+	"github.com/drasim/drasim/sim/feature"
 )
 
 // classYAML is DeviceClass "c" with the given selectors block.
@@ -80,7 +82,7 @@ func TestCEL(t *testing.T) {
 		{
 			name: "consumable capacity switched off",
 			yaml: docs(cluster, classYAML("  - cel: {expression: 'device.allowMultipleAllocations == false'}\n")),
-			opts: Options{DisableConsumableCapacity: true},
+			opts: Options{Gates: func() feature.Gates { g := feature.Defaults(); g["DRAConsumableCapacity"] = false; return g }()},
 			want: []triple{{CodeCELCompile, classC, "spec.selectors[0].cel.expression"}},
 		},
 		{

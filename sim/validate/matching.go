@@ -9,13 +9,12 @@ import (
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	dracel "k8s.io/dynamic-resource-allocation/cel"
 )
 
-// device is one device of a current pool generation, as CEL sees it.
+// device is one device of a current pool generation.
 type device struct {
-	id    string // driver/pool/device
-	input dracel.Device
+	id  string // driver/pool/device
+	dev inventory.Device
 	// node is the one node the device is attached to ("" for devices not
 	// local to a node); allNodes is set for devices available to every
 	// node (inventory.Device).
@@ -39,12 +38,7 @@ func (v *validator) usableDevices() []device {
 				node:     d.Node,
 				allNodes: d.AllNodes,
 				id:       d.ID.String(),
-				input: dracel.Device{
-					Driver:                   d.ID.Driver,
-					AllowMultipleAllocations: d.Device.AllowMultipleAllocations,
-					Attributes:               d.Device.Attributes,
-					Capacity:                 d.Device.Capacity,
-				},
+				dev:      d,
 			})
 		}
 	}
@@ -113,43 +107,30 @@ func (v *validator) checkDeviceMatching() {
 // matchClass counts the devices a class selects; -1 when a selector cannot be
 // compiled (already reported). A selector that fails at runtime on a device
 // is reported once per selector, and the device counts as not matching.
+// Which devices a class selects is sim/inventory's to decide.
 func (v *validator) matchClass(t target, c *resourceapi.DeviceClass, devices []device) int {
-	var exprs []dracel.CompilationResult
-	for _, sel := range c.Spec.Selectors {
-		if sel.CEL == nil {
-			return -1
-		}
-		r := v.cel.compile(sel.CEL.Expression)
-		if r.Error != nil || r.Program == nil {
-			return -1
-		}
-		exprs = append(exprs, r)
+	sels, ok := v.evaluable(c.Spec.Selectors)
+	if !ok {
+		return -1
 	}
 	type failure struct {
 		device string
 		err    error
 		count  int
 	}
-	failures := make([]failure, len(exprs))
+	failures := make([]failure, len(c.Spec.Selectors))
 	ctx := context.Background()
 	n := 0
 	var matched []int
 	for di, d := range devices {
-		match := true
-		for i, e := range exprs {
-			ok, _, err := e.DeviceMatches(ctx, d.input)
-			if err != nil {
-				if failures[i].count == 0 {
-					failures[i].device, failures[i].err = d.id, dracel.EnhanceRuntimeError(err)
-				}
-				failures[i].count++
-				match = false
-				break
+		match, cerr := sels.Match(ctx, d.dev)
+		if cerr != nil {
+			i := cerr.Selector
+			if failures[i].count == 0 {
+				failures[i].device, failures[i].err = d.id, cerr.Err
 			}
-			if !ok {
-				match = false
-				break
-			}
+			failures[i].count++
+			match = false
 		}
 		if match {
 			n++
@@ -168,9 +149,29 @@ func (v *validator) matchClass(t target, c *resourceapi.DeviceClass, devices []d
 		v.warnf(t, idx("spec.selectors", i)+".cel.expression", CodeCELRuntime,
 			"CEL expression %q fails on device %s%s: %v; the allocator aborts allocating any claim of this class when that happens "+
 				"(guard the lookup, e.g. `device.driver == \"...\" && ...` or `\"attr\" in device.attributes[\"domain\"]`)",
-			exprs[i].Expression, f.device, others, f.err)
+			c.Spec.Selectors[i].CEL.Expression, f.device, others, f.err)
 	}
 	return n
+}
+
+// evaluable returns the selectors compiled for evaluation by
+// sim/inventory, and whether every one of them compiles in the API
+// server's environment (the others are reported by the spec checks and
+// not evaluated).
+func (v *validator) evaluable(selectors []resourceapi.DeviceSelector) (inventory.Selectors, bool) {
+	for _, sel := range selectors {
+		if sel.CEL == nil {
+			return inventory.Selectors{}, false
+		}
+		if r := v.cel.compile(sel.CEL.Expression); r.Error != nil || r.Program == nil {
+			return inventory.Selectors{}, false
+		}
+	}
+	if v.matcher == nil {
+		v.matcher = inventory.NewMatcher(context.Background(), v.opts.Gates, nil)
+	}
+	sels, err := v.matcher.Compile(selectors)
+	return sels, err == nil
 }
 
 // checkNeverSchedulable warns about a pending pod whose claim has a request

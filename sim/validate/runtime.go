@@ -7,7 +7,6 @@ import (
 
 	"github.com/drasim/drasim/sim/snapshot"
 	resourceapi "k8s.io/api/resource/v1"
-	dracel "k8s.io/dynamic-resource-allocation/cel"
 )
 
 // checkRequestsAtRuntime looks for requests that the API server accepts
@@ -96,19 +95,16 @@ func (v *validator) checkSelectorsAtRuntime(t target, path, class string, select
 	}
 	ctx := context.Background()
 	for k, sel := range selectors {
-		if sel.CEL == nil {
-			continue
-		}
-		r := v.cel.compile(sel.CEL.Expression)
-		if r.Error != nil || r.Program == nil {
+		one, ok := v.evaluable(selectors[k : k+1])
+		if !ok {
 			continue // reported by the spec checks
 		}
 		failed, first := 0, ""
 		var firstErr error
 		for _, di := range matched {
-			if _, _, err := r.DeviceMatches(ctx, v.devices[di].input); err != nil {
+			if _, cerr := one.Match(ctx, v.devices[di].dev); cerr != nil {
 				if failed == 0 {
-					first, firstErr = v.devices[di].id, dracel.EnhanceRuntimeError(err)
+					first, firstErr = v.devices[di].id, cerr.Err
 				}
 				failed++
 			}
@@ -135,16 +131,9 @@ func (v *validator) mostMatchingOnANode(class string, selectors []resourceapi.De
 	if !ok {
 		return "", 0
 	}
-	var exprs []dracel.CompilationResult
-	for _, sel := range selectors {
-		if sel.CEL == nil {
-			return "", 0
-		}
-		r := v.cel.compile(sel.CEL.Expression)
-		if r.Error != nil || r.Program == nil {
-			return "", 0
-		}
-		exprs = append(exprs, r)
+	sels, ok := v.evaluable(selectors)
+	if !ok {
+		return "", 0
 	}
 	ctx := context.Background()
 	perNode := map[string]int{}
@@ -154,14 +143,7 @@ func (v *validator) mostMatchingOnANode(class string, selectors []resourceapi.De
 		if d.node == "" && !d.allNodes {
 			continue // pools selected by node labels: not counted
 		}
-		match := true
-		for _, e := range exprs {
-			if ok, _, err := e.DeviceMatches(ctx, d.input); err != nil || !ok {
-				match = false
-				break
-			}
-		}
-		if !match {
+		if match, cerr := sels.Match(ctx, d.dev); cerr != nil || !match {
 			continue
 		}
 		if d.allNodes {

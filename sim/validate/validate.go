@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/drasim/drasim/sim/feature"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -62,13 +64,11 @@ func HasErrors(ds []Diagnostic) bool {
 // Options selects the API features the checks assume. The zero value is
 // kube-scheduler v1.37 with its default feature gates.
 type Options struct {
-	// DisableConsumableCapacity compiles CEL as with the DRAConsumableCapacity
-	// feature gate off (it is beta and on by default in v1.37): selectors may
-	// then not use device.allowMultipleAllocations.
-	DisableConsumableCapacity bool
-	// EnableListTypeAttributes compiles CEL as with the alpha
-	// DRAListTypeAttributes feature gate on.
-	EnableListTypeAttributes bool
+	// Gates are the feature gates CEL is compiled with (nil: the v1.37
+	// defaults): with DRAConsumableCapacity off selectors may not use
+	// device.allowMultipleAllocations, with DRAListTypeAttributes on they may
+	// use list-typed attributes.
+	Gates feature.Gates
 	// SkipDeviceMatching turns off evaluating class selectors against every
 	// device (ClassMatchesNoDevice, PodNeverSchedulable, CELRuntime), which
 	// costs classes x devices CEL evaluations on very large snapshots.
@@ -188,7 +188,10 @@ type validator struct {
 	s    *snapshot.Snapshot
 	opts Options
 	cel  *celCompiler
-	out  []Diagnostic
+	// matcher evaluates selectors on devices (sim/inventory), made on
+	// first use.
+	matcher *inventory.Matcher
+	out     []Diagnostic
 
 	classes   map[string]*resourceapi.DeviceClass
 	claims    map[nsName]*resourceapi.ResourceClaim

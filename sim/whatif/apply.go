@@ -110,8 +110,6 @@ const PhaseRemoved = "Removed"
 type editor struct {
 	s     *snapshot.Snapshot
 	owned map[any]bool
-	// mapsOwned: Sources and Generated are the editor's own copies.
-	mapsOwned bool
 	// replacedAt is the creation time of replacement pods: after every
 	// pod of the snapshot, since the controllers create them now.
 	replacedAt metav1.Time
@@ -129,18 +127,14 @@ type editor struct {
 }
 
 func newEditor(s *snapshot.Snapshot) *editor {
-	cp := *s
-	cp.Nodes = slices.Clone(s.Nodes)
-	cp.Pods = slices.Clone(s.Pods)
-	cp.ResourceSlices = slices.Clone(s.ResourceSlices)
-	cp.ResourceClaims = slices.Clone(s.ResourceClaims)
-	cp.DeviceTaintRules = slices.Clone(s.DeviceTaintRules)
-	cp.Deployments = slices.Clone(s.Deployments)
-	cp.ReplicaSets = slices.Clone(s.ReplicaSets)
-	cp.StatefulSets = slices.Clone(s.StatefulSets)
-	cp.DaemonSets = slices.Clone(s.DaemonSets)
-	cp.Jobs = slices.Clone(s.Jobs)
-	e := &editor{s: &cp, owned: map[any]bool{}}
+	cp := s.Copy()
+	if cp.Sources == nil {
+		cp.Sources = map[snapshot.Ref]snapshot.Source{}
+	}
+	if cp.Generated == nil {
+		cp.Generated = map[snapshot.Ref]bool{}
+	}
+	e := &editor{s: cp, owned: map[any]bool{}}
 	var latest time.Time
 	for _, p := range s.Pods {
 		if t := p.CreationTimestamp.Time; t.After(latest) {
@@ -155,22 +149,6 @@ func newEditor(s *snapshot.Snapshot) *editor {
 func (e *editor) resetDead() {
 	e.deadPods, e.deadClaims, e.deadNodes = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	e.deadSlices = map[*resourceapi.ResourceSlice]bool{}
-}
-
-// ownMaps copies Sources and Generated before the first object is added.
-func (e *editor) ownMaps() {
-	if e.mapsOwned {
-		return
-	}
-	e.s.Sources = maps.Clone(e.s.Sources)
-	e.s.Generated = maps.Clone(e.s.Generated)
-	if e.s.Sources == nil {
-		e.s.Sources = map[snapshot.Ref]snapshot.Source{}
-	}
-	if e.s.Generated == nil {
-		e.s.Generated = map[snapshot.Ref]bool{}
-	}
-	e.mapsOwned = true
 }
 
 // own returns a copy of *p that the editor may change, stored back in *p.
@@ -511,7 +489,6 @@ func (e *editor) unreserve(p *v1.Pod, claimName string) {
 
 // addSource records where an object the edit made comes from.
 func (e *editor) addSource(ref snapshot.Ref, generated bool) {
-	e.ownMaps()
 	e.s.Sources[ref] = snapshot.Source{File: e.out.Source, Item: -1}
 	if generated {
 		e.s.Generated[ref] = true

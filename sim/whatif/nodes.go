@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/drasim/drasim/sim/autoscale"
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/snapshot"
 )
 
@@ -13,7 +13,7 @@ import (
 // ResourceSlices and the DaemonSet pods that would run on them.
 func (e *editor) addNodes(ed *Edit) error {
 	a := ed.AddNodes
-	var group *autoscale.Group
+	var group *nodegroup.Group
 	if a.NodeGroup != "" {
 		var ng *snapshot.NodeGroup
 		var names []string
@@ -30,7 +30,7 @@ func (e *editor) addNodes(ed *Edit) error {
 			}
 			return ed.errorf("nodeGroup", "no NodeGroup %q in the snapshot (%s)", a.NodeGroup, known)
 		}
-		g, err := autoscale.ResolveGroup(e.s, ng)
+		g, err := nodegroup.ResolveGroup(e.s, ng)
 		if err != nil {
 			return ed.errorf("nodeGroup", "NodeGroup %q: %v", a.NodeGroup, err)
 		}
@@ -49,28 +49,25 @@ func (e *editor) addNodes(ed *Edit) error {
 		}
 		ng := &snapshot.NodeGroup{Spec: snapshot.NodeGroupSpec{MaxSize: int32(a.Count), TemplateFrom: a.FromNode}}
 		ng.Name = a.FromNode
-		g, err := autoscale.ResolveGroup(e.s, ng)
+		g, err := nodegroup.ResolveGroup(e.s, ng)
 		if err != nil {
 			return ed.errorf("fromNode", "copying node %q: %v", a.FromNode, err)
 		}
 		group = g
 		e.out.Description = fmt.Sprintf("add %d copy(ies) of node %s", a.Count, a.FromNode)
 	}
-	nodes, slices, pods := group.NewNodes(a.Count)
-	for _, n := range nodes {
-		e.s.Nodes = append(e.s.Nodes, n)
+	added := group.AddNodes(e.s, a.Count, false)
+	for _, n := range added.Nodes {
 		e.owned[n] = true
 		e.addSource(snapshot.Ref{Kind: "Node", Name: n.Name}, false)
 		e.out.Nodes = append(e.out.Nodes, n.Name)
 	}
-	for _, sl := range slices {
-		e.s.ResourceSlices = append(e.s.ResourceSlices, sl)
+	for _, sl := range added.Slices {
 		e.owned[sl] = true
 		e.addSource(snapshot.Ref{Kind: "ResourceSlice", Name: sl.Name}, false)
 		e.out.Devices += len(sl.Spec.Devices)
 	}
-	for _, p := range pods {
-		e.s.Pods = append(e.s.Pods, p)
+	for _, p := range added.Pods {
 		e.owned[p] = true
 		e.addSource(snapshot.Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}, true)
 		e.out.Added = append(e.out.Added, movedPod(p))

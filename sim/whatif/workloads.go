@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/result"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -143,9 +143,9 @@ func (e *editor) scale(ed *Edit) error {
 		ss.Spec.Replicas = &n
 	case "Job":
 		j := ownNamed(e, e.s.Jobs, s.Workload)
-		before = int32(load.JobActive(j))
+		before = int32(kube.JobActive(j))
 		j.Spec.Parallelism = &n
-		n = int32(load.JobActive(j))
+		n = int32(kube.JobActive(j))
 	}
 	e.out.Description = fmt.Sprintf("scale %s from %d to %d", s.Workload, before, *s.Replicas)
 	pods := e.workloadPods(s.Workload)
@@ -161,12 +161,11 @@ func (e *editor) scale(ed *Edit) error {
 // expand makes the pods the workload controllers now want, and records
 // them as added.
 func (e *editor) expand() error {
-	e.ownMaps()
 	had := make(map[string]bool, len(e.s.Pods))
 	for _, p := range e.s.Pods {
 		had[key(p.Namespace, p.Name)] = true
 	}
-	warnings, err := load.Expand(e.s)
+	warnings, err := kube.Expand(e.s)
 	if err != nil {
 		return &Error{Source: e.out.Source, Index: -1, Type: e.out.Type, Msg: err.Error()}
 	}

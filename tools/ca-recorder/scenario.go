@@ -8,7 +8,8 @@ import (
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
 	appsv1 "k8s.io/api/apps/v1"
@@ -71,7 +72,7 @@ func LoadScenario(path string, readyAt time.Time) (*Scenario, error) {
 		return nil, err
 	}
 	snap := res.Snapshot
-	c := cluster.Build(snap, dra.DefaultGates())
+	c := cluster.Build(snap, feature.Defaults())
 	s := &Scenario{Classes: snap.DeviceClasses}
 
 	byName := map[string]*v1.Node{}
@@ -246,7 +247,7 @@ func (s *Scenario) Provision(g *Group, created *v1.Node) (*v1.Node, []*resourcea
 		pods = append(pods, pod)
 	}
 	for _, ds := range s.DaemonSets {
-		if !load.DaemonShouldRun(ds, node) {
+		if !kube.DaemonShouldRun(ds, node) {
 			continue
 		}
 		controller := true
@@ -257,9 +258,9 @@ func (s *Scenario) Provision(g *Group, created *v1.Node) (*v1.Node, []*resourcea
 		pod.Name, pod.Namespace = ds.Name+"-"+node.Name, ds.Namespace
 		pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
 		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID, Controller: &controller}}
-		load.AddDaemonTolerations(pod)
-		load.DefaultPod(pod)
-		load.PinToNode(pod, node.Name)
+		kube.AddDaemonTolerations(pod)
+		kube.DefaultPod(pod)
+		kube.PinToNode(pod, node.Name)
 		pod.Spec.NodeName = node.Name
 		pod.Status.Phase = v1.PodRunning
 		pods = append(pods, pod)

@@ -119,7 +119,7 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 	if err != nil {
 		return nil, err
 	}
-	aopts := analysis.Options{GroupBy: f.GroupBy, Plugins: opts.Plugins, TieBreak: opts.TieBreak, Seed: opts.Seed, Parallelism: opts.Parallelism, MaxHeadroom: f.MaxHeadroom, MaxSequential: f.MaxSequential}
+	aopts := analysis.Options{GroupBy: f.GroupBy, Engine: opts, MaxHeadroom: f.MaxHeadroom, MaxSequential: f.MaxSequential}
 	if aopts.FailureDomains, err = f.domainOptions(opts); err != nil {
 		return nil, err
 	}

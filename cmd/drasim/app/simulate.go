@@ -8,7 +8,7 @@ import (
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/policy"
 	"github.com/drasim/drasim/sim/schedule"
@@ -53,7 +53,7 @@ func (f *engineFlags) add(fs *pflag.FlagSet) {
 // parse checks the engine flags and turns them into options, without the
 // input files and the scheduler configuration (options adds them).
 func (f *engineFlags) parse() (sim.Options, error) {
-	gates, err := dra.ParseGates(f.FeatureGates)
+	gates, err := feature.Parse(f.FeatureGates)
 	if err != nil {
 		return sim.Options{}, usageErrorf("%s: %v", flagSource(f.fs, "feature-gates"), err)
 	}
@@ -85,6 +85,8 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 		return sim.Options{}, err
 	}
 	opts.Files = files
+	// The input was admitted as it was read (loadInput), before edits.
+	opts.Admitted = true
 	if f.SchedulerConfig != "" {
 		cfg, err := sim.LoadSchedulerConfig(f.SchedulerConfig)
 		if err != nil {

@@ -1,4 +1,4 @@
-package autoscale
+package nodegroup
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/inventory"
-	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -16,6 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 )
+
+// DefaultProvisioningDelay is how long a new node takes to become Ready
+// with its ResourceSlices published, when its NodeGroup does not say
+// (spec.provisioningDelay).
+const DefaultProvisioningDelay = 3 * time.Minute
 
 // Group is a resolved NodeGroup: its bounds, the snapshot nodes that belong
 // to it, and the sanitized template the scale-up plans with.
@@ -69,11 +74,11 @@ type nodeTemplate struct {
 // Size is the number of nodes the group has now.
 func (g *Group) Size() int { return len(g.Nodes) }
 
-// nextNames returns the names the next n new nodes of the group get,
+// NextNames returns the names the next n new nodes of the group get,
 // <group>-template-<i>, skipping names that are in use. It does not
 // reserve them: estimates on forks ask for the same names that the nodes
 // would get if the scale-up is applied.
-func (g *Group) nextNames(n int) []string {
+func (g *Group) NextNames(n int) []string {
 	out := make([]string, 0, n)
 	for i := g.next; len(out) < n; i++ {
 		name := fmt.Sprintf("%s-template-%d", g.Name, i)
@@ -85,8 +90,8 @@ func (g *Group) nextNames(n int) []string {
 	return out
 }
 
-// reserve marks names handed out by nextNames as used.
-func (g *Group) reserve(names []string) {
+// reserve marks names handed out by NextNames as used.
+func (g *Group) Reserve(names []string) {
 	for _, name := range names {
 		var i int
 		if _, err := fmt.Sscanf(strings.TrimPrefix(name, g.Name+"-template-"), "%d", &i); err == nil && i >= g.next {
@@ -101,15 +106,15 @@ func (g *Group) planned() *nodeTemplate {
 	return &nodeTemplate{node: g.Template, slices: g.Slices, daemonPods: g.daemonPods, oldName: g.oldName}
 }
 
-// estimateNode makes a node of the template the scale-up plans with, for
+// EstimateNode makes a node of the template the scale-up plans with, for
 // the fit check and the estimate.
-func (g *Group) estimateNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
+func (g *Group) EstimateNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
 	return g.planned().copy(name)
 }
 
-// newNode makes a node as the cloud provider makes one, for a scale-up
+// NewNode makes a node as the cloud provider makes one, for a scale-up
 // that is applied.
-func (g *Group) newNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
+func (g *Group) NewNode(name string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod) {
 	if g.made != nil {
 		return g.made.copy(name)
 	}
@@ -137,7 +142,7 @@ func (t *nodeTemplate) copy(name string) (*v1.Node, []*resourceapi.ResourceSlice
 		}
 		pod.Name = owner + "-" + kubenames.Suffix(pod.Namespace+"/"+owner+"/"+name, 5)
 		pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
-		load.PinToNode(pod, name)
+		kube.PinToNode(pod, name)
 		pods = append(pods, pod)
 	}
 	return node, slices, pods
@@ -151,25 +156,25 @@ func (t *nodeTemplate) copy(name string) (*v1.Node, []*resourceapi.ResourceSlice
 // device list in place (device taint rules patch copies), and nodes that
 // share a list share what the DRA plugin learns about it (which devices a
 // claim's requests can select, sim/dra/prune.go) and the memory.
-func renameSlice(sl *resourceapi.ResourceSlice, oldNode, newNode string) *resourceapi.ResourceSlice {
+func renameSlice(sl *resourceapi.ResourceSlice, oldNode, NewNode string) *resourceapi.ResourceSlice {
 	devices := sl.Spec.Devices
 	cp := *sl
 	cp.Spec.Devices = nil
 	out := cp.DeepCopy()
 	out.Spec.Devices = devices
-	out.Name = renamed(sl.Name, oldNode, newNode)
+	out.Name = renamed(sl.Name, oldNode, NewNode)
 	out.UID = types.UID(kubenames.UID("resourceslice/" + out.Name))
 	out.ResourceVersion = ""
-	out.Spec.NodeName = &newNode
-	out.Spec.Pool.Name = renamed(sl.Spec.Pool.Name, oldNode, newNode)
+	out.Spec.NodeName = &NewNode
+	out.Spec.Pool.Name = renamed(sl.Spec.Pool.Name, oldNode, NewNode)
 	return out
 }
 
-func renamed(s, oldNode, newNode string) string {
+func renamed(s, oldNode, NewNode string) string {
 	if oldNode != "" && strings.Contains(s, oldNode) {
-		return strings.Replace(s, oldNode, newNode, 1)
+		return strings.Replace(s, oldNode, NewNode, 1)
 	}
-	return newNode + "-" + s
+	return NewNode + "-" + s
 }
 
 // ignoredTaints are the taints cluster-autoscaler strips from a template
@@ -217,11 +222,11 @@ func sanitizeTaints(taints []v1.Taint) []v1.Taint {
 }
 
 // Resolve checks the snapshot's NodeGroups and builds each group's
-// template. Every problem is reported, as load.Errors naming the file,
+// template. Every problem is reported, as snapshot.Errors naming the file,
 // the NodeGroup and the field; warnings are for things cluster-autoscaler
 // tolerates (a group below its minimum size).
 func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
-	var errs load.Errors
+	var errs snapshot.Errors
 	var warnings []string
 	nodes := map[string]*v1.Node{}
 	for _, n := range snap.Nodes {
@@ -235,7 +240,7 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 		ref := snapshot.Ref{Kind: "NodeGroup", Name: ng.Name}
 		src, _ := snap.SourceOf(ref)
 		fail := func(field, format string, args ...any) {
-			errs = append(errs, &load.Error{Source: src, Object: ref.String(), Field: field, Msg: fmt.Sprintf(format, args...)})
+			errs = append(errs, &snapshot.Error{Source: src, Object: ref.String(), Field: field, Msg: fmt.Sprintf(format, args...)})
 		}
 		before := len(errs)
 		if ng.Name == "" {
@@ -304,7 +309,7 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 				case sl.Spec.Driver == "":
 					fail(field+".spec.driver", "required")
 				}
-				load.DefaultResourceSlice(sl)
+				kube.DefaultResourceSlice(sl)
 				if sl.Spec.Pool.Name == "" {
 					sl.Spec.Pool.Name = tmplNode.Name
 				}
@@ -373,7 +378,7 @@ func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
 		}
 		for _, t := range []*nodeTemplate{g.planned(), g.made} {
 			if t != nil {
-				t.node.Name = g.nextNames(1)[0]
+				t.node.Name = g.NextNames(1)[0]
 				t.node.Labels[v1.LabelHostname] = t.node.Name
 			}
 		}
@@ -495,10 +500,10 @@ func sanitizeNode(src *v1.Node, ng *snapshot.NodeGroup) *v1.Node {
 // run on the node, as the DaemonSet controller would create them and the
 // API server would admit them (priority from their PriorityClass).
 func daemonSetPods(snap *snapshot.Snapshot, node *v1.Node) []*v1.Pod {
-	admit := load.PriorityAdmission(snap)
+	admit := kube.PriorityAdmission(snap)
 	var out []*v1.Pod
 	for _, ds := range snap.DaemonSets {
-		if !load.DaemonShouldRun(ds, node) {
+		if !kube.DaemonShouldRun(ds, node) {
 			continue
 		}
 		controller := true
@@ -510,8 +515,8 @@ func daemonSetPods(snap *snapshot.Snapshot, node *v1.Node) []*v1.Pod {
 		pod.Name, pod.Namespace = ds.Name, ds.Namespace
 		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, Controller: &controller}}
 		pod.Status = v1.PodStatus{Phase: v1.PodPending}
-		load.AddDaemonTolerations(pod)
-		load.DefaultPod(pod)
+		kube.AddDaemonTolerations(pod)
+		kube.DefaultPod(pod)
 		admit(pod)
 		out = append(out, pod)
 	}

@@ -1,10 +1,9 @@
-package autoscale
+package nodegroup
 
 import (
 	"fmt"
 
 	"github.com/drasim/drasim/sim/snapshot"
-	v1 "k8s.io/api/core/v1"
 )
 
 // Grow returns a copy of the snapshot in which the NodeGroup named group
@@ -45,25 +44,19 @@ func Grow(snap *snapshot.Snapshot, group string, size int) (*snapshot.Snapshot, 
 		return nil, fmt.Errorf("NodeGroup %q already has %d node(s): drasim adds nodes to reach a size, it does not remove them (asked for %d)", group, g.Size(), size)
 	}
 	src := work.Sources[snapshot.Ref{Kind: "NodeGroup", Name: group}]
-	for range size - g.Size() {
-		nodes, slices, pods := g.NewNodes(1)
-		node := nodes[0]
-		work.Nodes = append(work.Nodes, node)
-		work.Sources[snapshot.Ref{Kind: "Node", Name: node.Name}] = src
-		for _, sl := range slices {
-			work.ResourceSlices = append(work.ResourceSlices, sl)
-			work.Sources[snapshot.Ref{Kind: "ResourceSlice", Name: sl.Name}] = src
-		}
-		for _, p := range pods {
-			// A new node starts with its daemon pods running, as the
-			// autoscaler's template node info has them.
-			p.Spec.NodeName = node.Name
-			p.Status.Phase = v1.PodRunning
-			ref := snapshot.Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}
-			work.Pods = append(work.Pods, p)
-			work.Sources[ref] = src
-			work.Generated[ref] = true
-		}
+	// A new node starts with its daemon pods running, as the autoscaler's
+	// template node info has them.
+	added := g.AddNodes(work, size-g.Size(), true)
+	for _, n := range added.Nodes {
+		work.Sources[snapshot.Ref{Kind: "Node", Name: n.Name}] = src
+	}
+	for _, sl := range added.Slices {
+		work.Sources[snapshot.Ref{Kind: "ResourceSlice", Name: sl.Name}] = src
+	}
+	for _, p := range added.Pods {
+		ref := snapshot.Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}
+		work.Sources[ref] = src
+		work.Generated[ref] = true
 	}
 	return work, nil
 }

@@ -1,4 +1,4 @@
-package load
+package kube
 
 import (
 	v1 "k8s.io/api/core/v1"

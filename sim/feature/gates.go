@@ -1,4 +1,4 @@
-package dra
+package feature
 
 import (
 	"fmt"
@@ -14,8 +14,8 @@ import (
 // their v1.37 defaults. drasim accepts kube's gate names.
 type Gates map[string]bool
 
-// DefaultGates returns the v1.37 defaults of the gates drasim models.
-func DefaultGates() Gates {
+// Defaults returns the v1.37 defaults of the gates drasim models.
+func Defaults() Gates {
 	return Gates{
 		"SchedulerPopFromBackoffQ":     true,
 		"SchedulerAsyncPreemption":     true,
@@ -42,10 +42,10 @@ func DefaultGates() Gates {
 // lockedGates cannot be changed in v1.37 (GA and locked to their default).
 var lockedGates = map[string]bool{"DRAAdminAccess": true, "DRAExtendedResource": true, "DRAResourceClaimDeviceStatus": true}
 
-// ParseGates applies a kube-style --feature-gates value ("A=true,B=false") to
+// Parse applies a kube-style --feature-gates value ("A=true,B=false") to
 // the defaults.
-func ParseGates(spec string) (Gates, error) {
-	g := DefaultGates()
+func Parse(spec string) (Gates, error) {
+	g := Defaults()
 	if strings.TrimSpace(spec) == "" {
 		return g, nil
 	}
@@ -86,7 +86,7 @@ func (g Gates) names() []string {
 
 // String renders the gates that differ from the defaults, sorted.
 func (g Gates) String() string {
-	def := DefaultGates()
+	def := Defaults()
 	var parts []string
 	for _, n := range g.names() {
 		if g[n] != def[n] {

@@ -1,4 +1,4 @@
-package load
+package kube
 
 import (
 	v1 "k8s.io/api/core/v1"
@@ -7,12 +7,12 @@ import (
 	"github.com/drasim/drasim/sim/snapshot"
 )
 
-// resolvePriorities sets spec.priority from the pod's PriorityClass (or the
+// ResolvePriorities sets spec.priority from the pod's PriorityClass (or the
 // global default class) where the dump does not carry it, as the Priority
 // admission plugin does when a pod is created. Pods from a real dump already
 // have it; hand-written pods and generated ones often do not. PodGroups
 // get theirs the same way (the plugin admits them too, with GenericWorkload).
-func resolvePriorities(s *snapshot.Snapshot) {
+func ResolvePriorities(s *snapshot.Snapshot) {
 	admit := PriorityAdmission(s)
 	for _, p := range s.Pods {
 		admit(p)

@@ -1,4 +1,4 @@
-package load
+package kube
 
 import (
 	"fmt"
@@ -26,12 +26,12 @@ type ownerKey struct {
 	kind, namespace, name string
 }
 
-// expandWorkloads adds the pods that workload controllers would create and
+// ExpandWorkloads adds the pods that workload controllers would create and
 // that the snapshot does not already hold. It returns warnings for what it
 // cannot model.
-func expandWorkloads(s *snapshot.Snapshot) ([]Warning, Errors) {
-	var warnings []Warning
-	var errs Errors
+func ExpandWorkloads(s *snapshot.Snapshot) ([]snapshot.Warning, snapshot.Errors) {
+	var warnings []snapshot.Warning
+	var errs snapshot.Errors
 	budget := MaxGeneratedPods
 	// tooMany reports (once per controller) a controller that asks for more
 	// pods than drasim will make; the budget keeps a typo such as
@@ -41,7 +41,7 @@ func expandWorkloads(s *snapshot.Snapshot) ([]Warning, Errors) {
 			budget -= want
 			return false
 		}
-		errs = append(errs, &Error{Source: s.Sources[ref], Object: ref.String(), Field: field,
+		errs = append(errs, &snapshot.Error{Source: s.Sources[ref], Object: ref.String(), Field: field,
 			Msg: fmt.Sprintf("asks for %d pods; drasim makes at most %d pods from workload controllers in one snapshot", want, MaxGeneratedPods)})
 		return true
 	}
@@ -126,7 +126,7 @@ func expandWorkloads(s *snapshot.Snapshot) ([]Warning, Errors) {
 			continue
 		}
 		if len(ss.Spec.VolumeClaimTemplates) > 0 {
-			warnings = append(warnings, Warning{Source: s.Sources[ref], Message: fmt.Sprintf("%s: volumeClaimTemplates are not modelled; its pods are scheduled without volumes", ref)})
+			warnings = append(warnings, snapshot.Warning{Source: s.Sources[ref], Message: fmt.Sprintf("%s: volumeClaimTemplates are not modelled; its pods are scheduled without volumes", ref)})
 		}
 		start := 0
 		if ss.Spec.Ordinals != nil {

@@ -1,4 +1,4 @@
-package load
+package kube
 
 import "github.com/drasim/drasim/sim/snapshot"
 
@@ -6,11 +6,11 @@ import "github.com/drasim/drasim/sim/snapshot"
 // create and that it does not hold yet, and resolves pods' priorities, as
 // Load does after reading. What-if edits call it after changing a
 // workload's replicas. It changes s (its Pods, Sources and Generated).
-func Expand(s *snapshot.Snapshot) ([]Warning, error) {
-	warnings, errs := expandWorkloads(s)
+func Expand(s *snapshot.Snapshot) ([]snapshot.Warning, error) {
+	warnings, errs := ExpandWorkloads(s)
 	if len(errs) > 0 {
 		return warnings, errs
 	}
-	resolvePriorities(s)
+	ResolvePriorities(s)
 	return warnings, nil
 }

@@ -1,4 +1,4 @@
-package dra
+package feature
 
 import "k8s.io/dynamic-resource-allocation/cel"
 
