@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	v1 "k8s.io/api/core/v1"
 )
 

@@ -5,7 +5,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 )
 
 var _ framework.EnqueueExtensions = (*Plugin)(nil)

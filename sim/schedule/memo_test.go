@@ -17,7 +17,7 @@ import (
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	"github.com/drasim/drasim/sim/snapshot"
 )

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 )
 
 // Nominator knows which pending pods are nominated to which node: pods

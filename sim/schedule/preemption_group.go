@@ -13,8 +13,8 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/queue"
 )
 

@@ -5,8 +5,8 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/policy"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/plugins"
 	"github.com/drasim/drasim/sim/schedule/plugins/config"
 	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"

@@ -10,9 +10,9 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	v1 "k8s.io/api/core/v1"

@@ -14,8 +14,8 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
 	"github.com/drasim/drasim/sim/schedule/queue"
 )

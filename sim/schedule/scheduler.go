@@ -15,7 +15,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	v1 "k8s.io/api/core/v1"
 )
 

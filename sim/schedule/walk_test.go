@@ -10,7 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/drasim/drasim/sim/dra"
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 )
 
 // verdictFilter answers Filter from a table by node index, as a plugin
