@@ -205,3 +205,19 @@ func describeConstraints(cs []resourceapi.DeviceConstraint) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+var _ framework.NodeDiagnoser = (*Plugin)(nil)
+
+// DiagnoseNode implements framework.NodeDiagnoser with Diagnose's
+// findings.
+func (p *Plugin) DiagnoseNode(ctx context.Context, cs *framework.CycleState, node *v1.Node) []framework.NodeFinding {
+	found := p.Diagnose(ctx, cs, node)
+	if len(found) == 0 {
+		return nil
+	}
+	out := make([]framework.NodeFinding, len(found))
+	for i, f := range found {
+		out[i] = framework.NodeFinding{Claim: f.Claim, Request: f.Request, Reason: f.Reason}
+	}
+	return out
+}

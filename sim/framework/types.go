@@ -27,6 +27,15 @@ type CycleState struct {
 	// returned Skip.
 	SkipFilterPlugins map[string]bool
 	SkipScorePlugins  map[string]bool
+	// filtersOf is the framework whose RunPreFilter prepared the state,
+	// filters its Filter plugins that PreFilter left on (PreFilter is
+	// over by then: nothing changes the set afterwards), so that
+	// RunFilter on every node need not look each one up.
+	filtersOf *Framework
+	filters   []FilterPlugin
+	// preFilterRan counts the PreFilter plugins RunPreFilter ran, in the
+	// profile's order.
+	preFilterRan int
 }
 
 // NewCycleState returns an empty state.
@@ -61,7 +70,8 @@ func (c *CycleState) Read(key string) any {
 // PreFilter has written them) are shared. The preemption dry run and the
 // nominated-pods pass work on clones.
 func (c *CycleState) Clone() *CycleState {
-	out := &CycleState{keys: slices.Clone(c.keys), values: make([]any, len(c.values)), SkipFilterPlugins: c.SkipFilterPlugins, SkipScorePlugins: c.SkipScorePlugins}
+	out := &CycleState{keys: slices.Clone(c.keys), values: make([]any, len(c.values)), SkipFilterPlugins: c.SkipFilterPlugins, SkipScorePlugins: c.SkipScorePlugins,
+		filtersOf: c.filtersOf, filters: c.filters, preFilterRan: c.preFilterRan}
 	for i, v := range c.values {
 		if sc, ok := v.(StateCloner); ok {
 			v = sc.CloneState()
@@ -69,6 +79,25 @@ func (c *CycleState) Clone() *CycleState {
 		out.values[i] = v
 	}
 	return out
+}
+
+// setActiveFilters lists f's Filter plugins that PreFilter left on.
+func (c *CycleState) setActiveFilters(f *Framework) {
+	c.filtersOf = f
+	c.filters = c.filters[:0]
+	for _, p := range f.Filter {
+		if !c.SkipFilterPlugins[p.Name()] {
+			c.filters = append(c.filters, p)
+		}
+	}
+}
+
+// RanPreFilter reports whether the named plugin's PreFilter ran for this
+// state (RunPreFilter stops at an unresolvable rejection or an error, and
+// the plugins after it do not run): a plugin's PodGroupPostFilter has no
+// state of its own otherwise.
+func (c *CycleState) RanPreFilter(name string) bool {
+	return c != nil && c.filtersOf != nil && c.filtersOf.RanPreFilter(c, name)
 }
 
 // NodeScore is one node's score from one plugin.

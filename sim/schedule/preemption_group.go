@@ -347,7 +347,7 @@ func (r *Replayer) reprieveUnit(ctx context.Context, v *victimUnit, assigned []*
 		ni := r.c.Node(pi.Pod.Spec.NodeName)
 		ni.AddPodInfo(pi)
 		for i, try := range assigned {
-			if err := r.s.addPodToState(try.a.State, pods[i], pi, ni); err != nil {
+			if err := r.s.profile.RunPreFilterExtensionAddPod(try.a.State, pods[i], pi, ni); err != nil {
 				return false, err
 			}
 		}
@@ -369,7 +369,7 @@ func (r *Replayer) reprieveUnit(ctx context.Context, v *victimUnit, assigned []*
 					return false, err
 				}
 				for j, t := range assigned {
-					if err := r.s.removePodFromState(t.a.State, pods[j], pi, ni); err != nil {
+					if err := r.s.profile.RunPreFilterExtensionRemovePod(t.a.State, pods[j], pi, ni); err != nil {
 						return false, err
 					}
 				}
