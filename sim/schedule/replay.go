@@ -415,8 +415,8 @@ func followWith(f func(*v1.Pod, *Attempt) string, pod *v1.Pod, a *Attempt) strin
 // is copied deeply: a cycle allocates and reserves claims, which changes
 // their status, and otherwise only replaces their finalizers (appending
 // or cloning), never editing the metadata's maps or the spec in place;
-// so the old object shares those with the claim. Deep copies of whole
-// claims were 3 % of a replay at 5,000 nodes.
+// so the old object shares those with the claim, rather than copy whole
+// claims (docs/performance.md).
 func (r *Replayer) claimStatuses(pod *v1.Pod) map[string]*resourceapi.ResourceClaim {
 	if r.dra == nil {
 		return nil
@@ -648,9 +648,9 @@ func nodeUsage(c *cluster.Cluster) []result.Node {
 	var pool map[string]bool
 	var poolKey [2]string
 	// Walked slice by slice rather than through inventory.Devices, whose
-	// list of every device (280,000 at 5,000 nodes) was the largest
-	// garbage of building the result; and counted per run of devices of
-	// one node (a slice's, mostly) before they are added to the maps.
+	// list of every device is garbage as large as the fleet
+	// (docs/performance.md); and counted per run of devices of one node
+	// (a slice's, mostly) before they are added to the maps.
 	var node string
 	var total, inUse int
 	flush := func() {
@@ -701,9 +701,9 @@ func nodeUsage(c *cluster.Cluster) []result.Node {
 
 // allocatedByPool lists the devices structured.IsDeviceAllocated calls
 // allocated (allocated whole, shared, or with capacity consumed) by
-// driver and pool. Asking IsDeviceAllocated for every device interned
-// three strings per device and walked the shared IDs each time: 1.4
-// CPU-seconds for the 2.8 million devices of 50,000 nodes.
+// driver and pool. Asking IsDeviceAllocated for every device interns
+// three strings per device and walks the shared IDs each time
+// (docs/performance.md).
 func allocatedByPool(a structured.AllocatedState) map[[2]string]map[string]bool {
 	out := map[[2]string]map[string]bool{}
 	add := func(id structured.DeviceID) {

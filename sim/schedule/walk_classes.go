@@ -13,171 +13,222 @@ type classWalk struct {
 }
 
 func (w *classWalk) walk(ctx context.Context, in *walkInput) (*filterResult, error) {
-	s := w.s
-	state, pod, candidates, classes := in.state, in.pod, in.candidates, in.classes
-	n, want, start := len(candidates), in.want, in.start
-	f := &filterResult{classes: classes}
-	s.markCycle++
-	if len(s.direct) < n {
-		s.direct = make([]uint64, n)
-	}
-	diagnoser := s.diagnoser()
-	// The cycle's working arrays are the scheduler's, reused from cycle
-	// to cycle; nothing keeps them past the cycle.
-	b := &s.buf
-	// The feasible nodes' indexes are written in place (no more than
-	// want are ever found), and handed to f with the nodes at the end.
-	feasible, feasibleIdx := framework.Resize(&b.feasible, min(want, n)), framework.Resize(&b.feasibleIdx, min(want, n))
-	found := 0
-	f.diagnosed = b.diagnosed[:0]
-	processed := 0
-	slots := s.slots(classes)
-	reps := b.reps[:0]           // candidate index of each slot's representative
-	repStatus := b.repStatus[:0] // each slot's status
-	nodes := b.slotNodes[:0]     // how many nodes each slot gave its outcome
-	// What the walk needs of each distinct rejection, without reading
-	// the status for every node it gives.
-	type rejection struct{ potential, diagnosed bool }
-	var rejectedInfo []rejection
-	rejectedSlot := b.rejectedSlot
-	if rejectedSlot == nil {
-		rejectedSlot = map[*framework.Status]int32{}
-		b.rejectedSlot = rejectedSlot
-	}
-	clear(rejectedSlot)
-	walkClasses, entry, cycle := slots.classes, slots.entry, slots.cycle
-	// special says whether a node with outcome out needs more than its
-	// count: a failure, or a rejection that lists the node.
-	special := func(out int32) bool {
-		if out == outcomeFailed || out >= 0 && s.opts.KeepNodeStatuses {
-			return true
-		}
-		if out < 0 {
-			return false
-		}
-		r := rejectedInfo[out]
-		return r.potential || r.diagnosed && len(f.diagnosed) < MaxDiagnosedNodes
-	}
-	defer func() {
-		// The pointers are written once the walk is over, out of its
-		// loop (each is a write barrier check).
-		for j, i := range feasibleIdx[:found] {
-			feasible[j] = candidates[i]
-		}
-		f.feasible, f.feasibleIdx, f.processed = feasible[:found], feasibleIdx[:found], processed
-		f.rejectedNodes = make([]int, len(f.rejected))
-		for k, c := range nodes {
-			if o := entry[walkClasses[reps[k]]].out; o >= 0 {
-				f.rejectedNodes[o] += int(c)
-			}
-		}
-		b.reps, b.repStatus, b.slotNodes = reps, repStatus, nodes
-		b.diagnosed = f.diagnosed
-	}()
+	p := w.s.newClassPass(in)
+	defer p.finish()
+	n, want := len(in.candidates), in.want
 	// Batches of new classes grow from a few per worker (s.batches). One
 	// worker gains nothing from a batch: it filters each new class as the
 	// walk meets it, without looking ahead (the look-ahead goes over the
 	// nodes the walk then hands out, most of them on a large cluster).
-	chunk, maxChunk := s.batches()
-	for i := start; processed < n && found < want; {
+	chunk, maxChunk := w.s.batches()
+	for i := in.start; p.processed < n && p.found < want; {
 		// Most nodes are of classes met earlier in the cycle whose
 		// nodes need only be counted: handOut takes them in one tight
 		// loop, and stops at any other.
-		left := n - processed
-		i, left, found = handOut(walkClasses, entry, cycle, i, n, left, found, want, feasibleIdx, nodes)
-		if processed = n - left; processed == n || found == want {
+		left := n - p.processed
+		i, left, p.found = handOut(p.classes, p.entry, p.cycle, i, n, left, p.found, want, p.feasibleIdx, p.nodes)
+		if p.processed = n - left; p.processed == n || p.found == want {
 			break
 		}
-		e := &entry[walkClasses[i]]
-		if e.stamp != cycle {
+		e := &p.entry[p.classes[i]]
+		if e.stamp != p.cycle {
 			// A class not met yet in this cycle: look ahead for up to
 			// chunk new classes, giving each a slot, then filter the
 			// new classes' representatives in parallel. Every class met
 			// has its outcome in its entry from then on: on a large
 			// cluster most of a cycle's nodes go that way.
-			first := len(reps)
-			reps = slots.visit(i, n, n-processed, chunk, want-found, reps)
+			p.filterNew(ctx, i, chunk)
 			chunk = min(2*chunk, maxChunk)
-			for range len(reps) - first {
-				repStatus = append(repStatus, nil)
-				nodes = append(nodes, 0)
-			}
-			if s.opts.Parallelism <= 1 || len(reps)-first == 1 {
-				// One at a time, without the workers' closure (made
-				// for every new class, and the lists it shares moved to
-				// the heap: docs/performance.md).
-				for k := first; k < len(reps); k++ {
-					repStatus[k] = s.filterNode(ctx, state, pod, candidates[reps[k]])
-				}
-			} else {
-				rs, rp := repStatus[first:], reps[first:]
-				s.parallel(len(rp), func(k int) {
-					rs[k] = s.filterNode(ctx, state, pod, candidates[rp[k]])
-				})
-			}
-			for k := first; k < len(reps); k++ {
-				st := repStatus[k]
-				out := outcomeFeasible
-				switch {
-				case st.IsSuccess():
-				case st.Code() == framework.Error:
-					out = outcomeFailed
-				default:
-					// Plugins may return one status value for many nodes.
-					r, seen := rejectedSlot[st]
-					if !seen {
-						r = int32(len(f.rejected))
-						rejectedSlot[st] = r
-						f.rejected = append(f.rejected, st)
-						rejectedInfo = append(rejectedInfo, rejection{potential: st.Code() == framework.Unschedulable, diagnosed: diagnoser != "" && st.Plugin() == diagnoser})
-					}
-					out = r
-				}
-				re := &entry[walkClasses[reps[k]]]
-				re.out, re.special = out, special(out)
-				if out == outcomeFeasible {
-					re.feasible = 1
-				}
-				s.direct[reps[k]] = s.markCycle
-			}
 			continue // handOut takes the node, or it is special
 		}
-		// A node that needs more than being counted.
-		nodes[e.slot]++
-		switch o := e.out; o {
-		case outcomeFeasible:
-			feasibleIdx[found] = i
-			found++
-		case outcomeFailed:
-			// The failed node is not counted as processed: kube keeps
-			// no status for it.
-			return f, failedAt(repStatus[e.slot], candidates[i])
-		default:
-			r := rejectedInfo[o]
-			if r.potential {
-				f.potential = append(f.potential, candidates[i])
-			}
-			if r.diagnosed && len(f.diagnosed) < MaxDiagnosedNodes {
-				f.diagnosed = append(f.diagnosed, candidates[i])
-				if len(f.diagnosed) == MaxDiagnosedNodes {
-					// The list is full: its rejections need no more
-					// than their counts from now on.
-					for _, rep := range reps {
-						re := &entry[walkClasses[rep]]
-						re.special = special(re.out)
-					}
-				}
-			}
-			if s.opts.KeepNodeStatuses {
-				f.rejectedList = append(f.rejectedList, NodeResult{Node: candidates[i].Node().Name, Status: f.rejected[o]})
-			}
+		if err := p.takeSpecial(i, e); err != nil {
+			return p.f, err
 		}
-		processed++
+		p.processed++
 		if i++; i == n {
 			i = 0
 		}
 	}
-	return f, nil
+	return p.f, nil
+}
+
+// classPass is one class walk's state.
+type classPass struct {
+	s  *Scheduler
+	in *walkInput
+	f  *filterResult
+	// diagnoser names the NodeDiagnoser.
+	diagnoser string
+	// The feasible nodes' indexes are written in place (no more than
+	// want are ever found), and handed to f with the nodes at the end.
+	feasible    []*framework.NodeInfo
+	feasibleIdx []int
+	found       int
+	processed   int
+	// The slot table's arrays.
+	classes []uint32
+	entry   []slotEntry
+	cycle   uint32
+	slots   *slotTable
+	// reps: candidate index of each slot's representative, repStatus
+	// each slot's status, nodes how many nodes each slot gave its
+	// outcome.
+	reps      []int
+	repStatus []*framework.Status
+	nodes     []int32
+	// rejectedInfo is what the walk needs of each distinct rejection,
+	// without reading the status for every node it gives; rejectedSlot
+	// indexes them by status.
+	rejectedInfo []rejectionInfo
+	rejectedSlot map[*framework.Status]int32
+}
+
+type rejectionInfo struct{ potential, diagnosed bool }
+
+// newClassPass readies a walk; the cycle's working arrays are the
+// scheduler's, reused from cycle to cycle, and nothing keeps them past
+// the cycle.
+func (s *Scheduler) newClassPass(in *walkInput) *classPass {
+	n := len(in.candidates)
+	s.markCycle++
+	if len(s.direct) < n {
+		s.direct = make([]uint64, n)
+	}
+	b := &s.buf
+	p := &classPass{s: s, in: in, f: &filterResult{classes: in.classes, diagnosed: b.diagnosed[:0]}, diagnoser: s.diagnoser(),
+		feasible: framework.Resize(&b.feasible, min(in.want, n)), feasibleIdx: framework.Resize(&b.feasibleIdx, min(in.want, n)),
+		reps: b.reps[:0], repStatus: b.repStatus[:0], nodes: b.slotNodes[:0]}
+	if b.rejectedSlot == nil {
+		b.rejectedSlot = map[*framework.Status]int32{}
+	}
+	p.rejectedSlot = b.rejectedSlot
+	clear(p.rejectedSlot)
+	p.slots = s.slots(in.classes)
+	p.classes, p.entry, p.cycle = p.slots.classes, p.slots.entry, p.slots.cycle
+	return p
+}
+
+// finish hands the outcome to f and the arrays back to the scheduler.
+func (p *classPass) finish() {
+	f, b := p.f, &p.s.buf
+	// The pointers are written once the walk is over, out of its loop
+	// (each is a write barrier check).
+	for j, i := range p.feasibleIdx[:p.found] {
+		p.feasible[j] = p.in.candidates[i]
+	}
+	f.feasible, f.feasibleIdx, f.processed = p.feasible[:p.found], p.feasibleIdx[:p.found], p.processed
+	f.rejectedNodes = make([]int, len(f.rejected))
+	for k, c := range p.nodes {
+		if o := p.entry[p.classes[p.reps[k]]].out; o >= 0 {
+			f.rejectedNodes[o] += int(c)
+		}
+	}
+	b.reps, b.repStatus, b.slotNodes = p.reps, p.repStatus, p.nodes
+	b.diagnosed = f.diagnosed
+}
+
+// special says whether a node with outcome out needs more than its
+// count: a failure, or a rejection that lists the node.
+func (p *classPass) special(out int32) bool {
+	if out == outcomeFailed || out >= 0 && p.s.opts.KeepNodeStatuses {
+		return true
+	}
+	if out < 0 {
+		return false
+	}
+	r := p.rejectedInfo[out]
+	return r.potential || r.diagnosed && len(p.f.diagnosed) < MaxDiagnosedNodes
+}
+
+// filterNew gives slots to up to chunk new classes from node i on and
+// filters their representatives, in parallel.
+func (p *classPass) filterNew(ctx context.Context, i, chunk int) {
+	s, in, n := p.s, p.in, len(p.in.candidates)
+	first := len(p.reps)
+	p.reps = p.slots.visit(i, n, n-p.processed, chunk, in.want-p.found, p.reps)
+	for range len(p.reps) - first {
+		p.repStatus = append(p.repStatus, nil)
+		p.nodes = append(p.nodes, 0)
+	}
+	if s.opts.Parallelism <= 1 || len(p.reps)-first == 1 {
+		// One at a time, without the workers' closure (made for every
+		// new class, and the lists it shares moved to the heap:
+		// docs/performance.md).
+		for k := first; k < len(p.reps); k++ {
+			p.repStatus[k] = s.filterNode(ctx, in.state, in.pod, in.candidates[p.reps[k]])
+		}
+	} else {
+		rs, rp := p.repStatus[first:], p.reps[first:]
+		s.parallel(len(rp), func(k int) {
+			rs[k] = s.filterNode(ctx, in.state, in.pod, in.candidates[rp[k]])
+		})
+	}
+	for k := first; k < len(p.reps); k++ {
+		out := p.outcome(p.repStatus[k])
+		re := &p.entry[p.classes[p.reps[k]]]
+		re.out, re.special = out, p.special(out)
+		if out == outcomeFeasible {
+			re.feasible = 1
+		}
+		s.direct[p.reps[k]] = s.markCycle
+	}
+}
+
+// outcome is a slot's outcome for its status: feasible, failed, or the
+// index of its rejection.
+func (p *classPass) outcome(st *framework.Status) int32 {
+	switch {
+	case st.IsSuccess():
+		return outcomeFeasible
+	case st.Code() == framework.Error:
+		return outcomeFailed
+	}
+	// Plugins may return one status value for many nodes.
+	r, seen := p.rejectedSlot[st]
+	if !seen {
+		r = int32(len(p.f.rejected))
+		p.rejectedSlot[st] = r
+		p.f.rejected = append(p.f.rejected, st)
+		p.rejectedInfo = append(p.rejectedInfo, rejectionInfo{potential: st.Code() == framework.Unschedulable,
+			diagnosed: p.diagnoser != "" && st.Plugin() == p.diagnoser})
+	}
+	return r
+}
+
+// takeSpecial gives node i, whose class entry is e, a node that needs
+// more than being counted, its outcome.
+func (p *classPass) takeSpecial(i int, e *slotEntry) error {
+	f, ni := p.f, p.in.candidates[i]
+	p.nodes[e.slot]++
+	switch o := e.out; o {
+	case outcomeFeasible:
+		p.feasibleIdx[p.found] = i
+		p.found++
+	case outcomeFailed:
+		// The failed node is not counted as processed: kube keeps no
+		// status for it.
+		return failedAt(p.repStatus[e.slot], ni)
+	default:
+		r := p.rejectedInfo[o]
+		if r.potential {
+			f.potential = append(f.potential, ni)
+		}
+		if r.diagnosed && len(f.diagnosed) < MaxDiagnosedNodes {
+			f.diagnosed = append(f.diagnosed, ni)
+			if len(f.diagnosed) == MaxDiagnosedNodes {
+				// The list is full: its rejections need no more than
+				// their counts from now on.
+				for _, rep := range p.reps {
+					re := &p.entry[p.classes[rep]]
+					re.special = p.special(re.out)
+				}
+			}
+		}
+		if p.s.opts.KeepNodeStatuses {
+			f.rejectedList = append(f.rejectedList, NodeResult{Node: ni.Node().Name, Status: f.rejected[o]})
+		}
+	}
+	return nil
 }
 
 // handOut gives the nodes from i on their classes' outcomes, in walk

@@ -66,7 +66,7 @@ type Entity struct {
 	Group *Group
 	// prio is a single pod's priority, read once: a pod's spec.priority
 	// is immutable, and the heaps compare it on every sift (reading it
-	// through the pod was 2 % of a replay at 5,000 nodes).
+	// through the pod costs: docs/performance.md).
 	prio int32
 
 	// Timestamp is when the entity last entered the queue (its arrival,
