@@ -78,6 +78,7 @@ func UnsatisfiedPluginsMessage(plugins []string) string {
 // on to Filter) and the plugins that narrowed the nodes, sorted.
 func (f *Framework) RunPreFilter(ctx context.Context, state *CycleState, pod *v1.Pod, nodes []*NodeInfo) (*PreFilterResult, *Status, []string) {
 	defer state.setActiveFilters(f)
+	state.ranIn = f
 	var narrowed map[string]bool
 	var withNodes []string
 	var verdict *Status
@@ -182,12 +183,13 @@ func (f *Framework) RunPreFilterExtensionRemovePod(state *CycleState, pod *v1.Po
 // turned into an Error. It may be called concurrently for different
 // nodes.
 func (f *Framework) RunFilter(ctx context.Context, state *CycleState, pod *v1.Pod, ni *NodeInfo) *Status {
-	plugins, active := f.Filter, false
-	if state.filtersOf == f {
-		plugins, active = state.filters, true
-	}
-	for _, p := range plugins {
-		if !active && state.SkipFilterPlugins[p.Name()] {
+	known := state.filtersOf == f
+	for i, p := range f.Filter {
+		if known {
+			if state.skipFilters&(1<<i) != 0 {
+				continue
+			}
+		} else if state.SkipFilterPlugins[p.Name()] {
 			continue
 		}
 		if st := p.Filter(ctx, state, pod, ni); !st.IsSuccess() {

@@ -28,14 +28,16 @@ type CycleState struct {
 	SkipFilterPlugins map[string]bool
 	SkipScorePlugins  map[string]bool
 	// filtersOf is the framework whose RunPreFilter prepared the state,
-	// filters its Filter plugins that PreFilter left on (PreFilter is
-	// over by then: nothing changes the set afterwards), so that
-	// RunFilter on every node need not look each one up.
-	filtersOf *Framework
-	filters   []FilterPlugin
-	// preFilterRan counts the PreFilter plugins RunPreFilter ran, in the
-	// profile's order.
+	// skipFilters the bits of its Filter plugins that PreFilter switched
+	// off (PreFilter is over by then: nothing changes the set
+	// afterwards), so that RunFilter on every node need not look each
+	// plugin up in SkipFilterPlugins.
+	filtersOf   *Framework
+	skipFilters uint64
+	// preFilterRan counts the PreFilter plugins RunPreFilter of ranIn
+	// ran, in the profile's order.
 	preFilterRan int
+	ranIn        *Framework
 }
 
 // NewCycleState returns an empty state.
@@ -71,7 +73,7 @@ func (c *CycleState) Read(key string) any {
 // nominated-pods pass work on clones.
 func (c *CycleState) Clone() *CycleState {
 	out := &CycleState{keys: slices.Clone(c.keys), values: make([]any, len(c.values)), SkipFilterPlugins: c.SkipFilterPlugins, SkipScorePlugins: c.SkipScorePlugins,
-		filtersOf: c.filtersOf, filters: c.filters, preFilterRan: c.preFilterRan}
+		filtersOf: c.filtersOf, skipFilters: c.skipFilters, preFilterRan: c.preFilterRan, ranIn: c.ranIn}
 	for i, v := range c.values {
 		if sc, ok := v.(StateCloner); ok {
 			v = sc.CloneState()
@@ -81,15 +83,20 @@ func (c *CycleState) Clone() *CycleState {
 	return out
 }
 
-// setActiveFilters lists f's Filter plugins that PreFilter left on.
+// setActiveFilters records which of f's Filter plugins PreFilter
+// switched off; a framework of more than 64 Filter plugins is looked up
+// plugin by plugin.
 func (c *CycleState) setActiveFilters(f *Framework) {
-	c.filtersOf = f
-	c.filters = c.filters[:0]
-	for _, p := range f.Filter {
-		if !c.SkipFilterPlugins[p.Name()] {
-			c.filters = append(c.filters, p)
+	c.filtersOf, c.skipFilters = nil, 0
+	if len(f.Filter) > 64 {
+		return
+	}
+	for i, p := range f.Filter {
+		if c.SkipFilterPlugins[p.Name()] {
+			c.skipFilters |= 1 << i
 		}
 	}
+	c.filtersOf = f
 }
 
 // RanPreFilter reports whether the named plugin's PreFilter ran for this
@@ -97,7 +104,7 @@ func (c *CycleState) setActiveFilters(f *Framework) {
 // the plugins after it do not run): a plugin's PodGroupPostFilter has no
 // state of its own otherwise.
 func (c *CycleState) RanPreFilter(name string) bool {
-	return c != nil && c.filtersOf != nil && c.filtersOf.RanPreFilter(c, name)
+	return c != nil && c.ranIn != nil && c.ranIn.RanPreFilter(c, name)
 }
 
 // NodeScore is one node's score from one plugin.

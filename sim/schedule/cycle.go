@@ -135,8 +135,10 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, pod *v1.Pod, a *Att
 	if len(candidates) == len(nodes) {
 		start = s.nextStart % len(nodes)
 	}
-	f, err := walk.walk(ctx, &walkInput{state: a.State, pod: pod, candidates: candidates, classes: classes,
-		start: start, want: s.numFeasibleNodesToFind(len(candidates))})
+	s.walkIn = walkInput{state: a.State, pod: pod, candidates: candidates, classes: classes,
+		start: start, want: s.numFeasibleNodesToFind(len(candidates))}
+	f, err := walk.walk(ctx, &s.walkIn)
+	s.walkIn = walkInput{} // nothing kept past the cycle
 	// kube moves the start index on even when the pass failed.
 	s.nextStart = (s.nextStart + f.processed) % len(nodes)
 	a.moved, a.advance = true, f.processed

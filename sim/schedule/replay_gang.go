@@ -156,13 +156,7 @@ func (r *Replayer) groupCycle(ctx context.Context, namespace, name string, pods 
 	}
 	gc := &GroupCycle{Attempts: make([]*Attempt, len(pods))}
 	if err := r.validateGroup(pg, pods); err != nil {
-		for _, pod := range pods {
-			r.groupPodFailed(pod, result.ReasonSchedulerError, err.Error(), nil)
-		}
-		r.setGroupCondition(pg, result.PodGroupError, err.Error())
-		gc.Message = err.Error()
-		gc.back, gc.res, gc.outcome = pods, queue.Result{Error: true}, queue.GroupError
-		return r.groupOutcomes(gc, pg, pods), nil
+		return r.groupInvalid(gc, pg, pods, err), nil
 	}
 
 	if r.BeforeGroupAttempt != nil {
@@ -243,18 +237,40 @@ func (r *Replayer) groupCycle(ctx context.Context, namespace, name string, pods 
 		outcome = queue.GroupError
 		res.Error = true
 		gc.Message = groupErr.Error()
-		r.setGroupCondition(pg, result.PodGroupError, gc.Message)
 	case !success:
 		outcome = queue.GroupUnschedulable
 		gc.Message = st.message()
+	}
+	gc.Placed = success
+	gc.back, gc.res, gc.outcome = back, res, outcome
+	r.setOutcomeCondition(gc, pg)
+	r.setGroupBlocker(pg, pods, tries)
+	return r.groupOutcomes(gc, pg, pods), nil
+}
+
+// groupInvalid fails every pod of a gang that the API server's rules
+// refuse (validateGroup) with the error.
+func (r *Replayer) groupInvalid(gc *GroupCycle, pg *schedulingv1beta1.PodGroup, pods []*v1.Pod, err error) *GroupCycle {
+	for _, pod := range pods {
+		r.groupPodFailed(pod, result.ReasonSchedulerError, err.Error(), nil)
+	}
+	gc.Message = err.Error()
+	gc.back, gc.res, gc.outcome = pods, queue.Result{Error: true}, queue.GroupError
+	r.setOutcomeCondition(gc, pg)
+	return r.groupOutcomes(gc, pg, pods)
+}
+
+// setOutcomeCondition sets the PodGroup's condition for the cycle's
+// outcome.
+func (r *Replayer) setOutcomeCondition(gc *GroupCycle, pg *schedulingv1beta1.PodGroup) {
+	switch gc.outcome {
+	case queue.GroupError:
+		r.setGroupCondition(pg, result.PodGroupError, gc.Message)
+	case queue.GroupUnschedulable:
 		r.setGroupCondition(pg, result.PodGroupUnschedulable, gc.Message)
 	default:
 		r.setGroupCondition(pg, result.PodGroupScheduled, "")
 	}
-	r.setGroupBlocker(pg, pods, tries)
-	gc.Placed = success
-	gc.back, gc.res, gc.outcome = back, res, outcome
-	return r.groupOutcomes(gc, pg, pods), nil
 }
 
 // groupRun is what the pod group algorithm did with a gang's pods: the

@@ -140,9 +140,13 @@ type Scheduler struct {
 	// node index.
 	lowest          []lowestPriority
 	noVictimsStatus *framework.Status
-	// plain and classes are the two filter walks (walk.go).
+	// plain and classes are the two filter walks (walk.go), walkIn
+	// their input in the current cycle.
 	plain   plainWalk
 	classes classWalk
+	walkIn  walkInput
+	// parallelFn is s.parallel, made once (a method value is a closure).
+	parallelFn framework.Parallelizer
 }
 
 // New returns a scheduler for the cluster.
@@ -153,6 +157,7 @@ func New(c *cluster.Cluster, p *Profile, opts Options) *Scheduler {
 	pcg := rand.NewPCG(uint64(opts.Seed), 0x64726173696d)
 	s := &Scheduler{c: c, profile: p, opts: opts, rng: rand.New(pcg), pcg: pcg, classifier: newClassifier()}
 	s.plain.s, s.classes.s = s, s
+	s.parallelFn = s.parallel
 	if r := opts.Resume; r != nil {
 		s.nextStart = r.NextStart
 		if len(r.Rand) > 0 {

@@ -40,7 +40,7 @@ func (s *Scheduler) prioritizeNodes(ctx context.Context, state *framework.CycleS
 	if err != nil {
 		return nil, err
 	}
-	scores, err := s.profile.RunScore(ctx, state, pod, reps, s.parallel, &s.buf.score)
+	scores, err := s.profile.RunScore(ctx, state, pod, reps, s.parallelFn, &s.buf.score)
 	if err != nil {
 		return nil, err
 	}

@@ -102,16 +102,24 @@ func (s *Scheduler) batches() (first, largest int) {
 	return s.opts.Parallelism * 4, max(64, s.opts.Parallelism*16)
 }
 
-// plainWalk filters every node on its own.
+// plainWalk filters every node on its own. Its arrays are reused from
+// cycle to cycle; the feasible nodes and the diagnosed ones are read
+// before the next cycle.
 type plainWalk struct {
-	s        *Scheduler
-	statuses []*framework.Status
-	seen     map[*framework.Status]int
+	s           *Scheduler
+	statuses    []*framework.Status
+	seen        map[*framework.Status]int
+	feasible    []*framework.NodeInfo
+	feasibleIdx []int
+	diagnosed   []*framework.NodeInfo
 }
 
 func (w *plainWalk) walk(ctx context.Context, in *walkInput) (*filterResult, error) {
 	s, n := w.s, len(in.candidates)
-	f := &filterResult{}
+	f := &filterResult{feasible: w.feasible[:0], feasibleIdx: w.feasibleIdx[:0], diagnosed: w.diagnosed[:0]}
+	defer func() {
+		w.feasible, w.feasibleIdx, w.diagnosed = f.feasible, f.feasibleIdx, f.diagnosed
+	}()
 	diagnoser := s.diagnoser()
 	if w.seen == nil {
 		w.seen = map[*framework.Status]int{}
