@@ -35,7 +35,6 @@ var floors = map[string]int{
 	// ground
 	"sim/snapshot":                floorGround,
 	"sim/result":                  floorGround,
-	"sim/schedule/framework":      floorGround, // until it moves to sim/framework
 	"sim/framework":               floorGround, // the framework and its runtime (issue 28, item 1)
 	"sim/feature":                 floorGround, // feature gates (issue 28, item 4)
 	"sim/kubeversion":             floorGround, // --kube-version (issue 29)

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -68,9 +67,6 @@ type devInventory struct {
 	// spec.nodeName, so allocating on one node cannot change another.
 	nodeLocal bool
 	matcher   matcher
-	// deviceJSON, when set, keeps each device's JSON encoding for the
-	// node signatures (nodeClasses) across inventories (a sampler's).
-	deviceJSON map[*resourceapi.Device]json.RawMessage
 }
 
 func newInventory(ctx context.Context, st *dra.State) *devInventory {

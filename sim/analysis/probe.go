@@ -2,16 +2,14 @@ package analysis
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/schedule"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -298,97 +296,43 @@ func pinToNodes(pod *v1.Pod, names []string) {
 	na.RequiredDuringSchedulingIgnoredDuringExecution = &v1.NodeSelector{NodeSelectorTerms: terms}
 }
 
-// nodeSignature is what the filters see of a node, for a probe whose fit
-// depends on that node only.
-type nodeSignature struct {
-	Labels        map[string]string  `json:"labels"`
-	Taints        []v1.Taint         `json:"taints,omitempty"`
-	Unschedulable bool               `json:"unschedulable,omitempty"`
-	Allocatable   framework.Resource `json:"allocatable"`
-	Requested     framework.Resource `json:"requested"`
-	Pods          int                `json:"pods"`
-	Devices       []deviceSignature  `json:"devices,omitempty"`
-	Counters      []counterSignature `json:"counters,omitempty"`
-}
-
-type deviceSignature struct {
-	Driver string `json:"driver"`
-	// Device is the device's own JSON encoding, made once per device
-	// (deviceJSON): a sampler signs every node in every sample.
-	Device json.RawMessage `json:"device"`
-	State  deviceState     `json:"state"`
-}
-
-// maxDeviceJSON bounds the devices whose JSON encoding a signing keeps
-// (a few tens of MB): lists shared between nodes are one entry per
-// device, and a dump of unique lists starts over rather than grow.
-const maxDeviceJSON = 1 << 16
-
-type counterSignature struct {
-	Name     string         `json:"name"`
-	Consumed map[string]any `json:"consumed"`
-}
-
-// nodeClasses groups nodes the filters cannot tell apart. A node is alone
-// in its class when what fits there can depend on more than the node:
-// devices outside node-local slices, host ports in use, pods with required
-// anti-affinity, shared (consumable-capacity) devices in use.
+// nodeClasses groups nodes the filters cannot tell apart, by the
+// scheduler's node equivalence (schedule.FilterClasses) over every label
+// but the hostname. A node is alone in its class when what fits there
+// can depend on more than the node: devices outside node-local slices,
+// host ports in use, pods with required anti-affinity, shared
+// (consumable-capacity) devices in use.
 func nodeClasses(c *cluster.Cluster, inv *devInventory) []*nodeClass {
-	byKey := map[string]*nodeClass{}
-	var classes []*nodeClass
-	encoded := inv.deviceJSON
-	if encoded == nil {
-		encoded = map[*resourceapi.Device]json.RawMessage{}
-	}
-	deviceJSON := func(d *resourceapi.Device) (json.RawMessage, error) {
-		if data, ok := encoded[d]; ok {
-			return data, nil
-		}
-		data, err := json.Marshal(d)
-		if err != nil {
-			return nil, err
-		}
-		if len(encoded) >= maxDeviceJSON {
-			clear(encoded)
-		}
-		encoded[d] = data
-		return data, nil
-	}
-	countersByNode := map[string][]counterSignature{}
-	for _, cs := range inv.counterSets {
-		consumed := map[string]any{}
-		for k, q := range cs.consumed {
-			consumed[k] = q.String()
-		}
-		countersByNode[cs.node] = append(countersByNode[cs.node], counterSignature{Name: cs.key.driver + "/" + cs.key.name, Consumed: consumed})
-	}
+	keys := map[string]bool{}
 	for _, ni := range c.Nodes {
-		node := ni.Node()
-		key := "node:" + node.Name
-		if inv.nodeLocal && ni.UsedPorts.Len() == 0 && len(ni.PodsWithRequiredAntiAffinity) == 0 {
-			sig := nodeSignature{Labels: map[string]string{}, Taints: node.Spec.Taints, Unschedulable: node.Spec.Unschedulable,
-				Allocatable: *ni.Allocatable, Requested: *ni.Requested, Pods: len(ni.Pods), Counters: countersByNode[node.Name]}
-			for k, v := range node.Labels {
-				if k != v1.LabelHostname {
-					sig.Labels[k] = v
-				}
-			}
-			shared, failed := false, false
-			for _, d := range inv.byNode[node.Name] {
-				shared = shared || d.shared
-				data, err := deviceJSON(d.dev)
-				failed = failed || err != nil
-				sig.Devices = append(sig.Devices, deviceSignature{Driver: d.key.Driver, Device: data, State: d.state})
-			}
-			if data, err := json.Marshal(sig); err == nil && !shared && !failed {
-				sum := sha256.Sum256(data)
-				key = hex.EncodeToString(sum[:])
+		for k := range ni.Node().Labels {
+			if k != v1.LabelHostname {
+				keys[k] = true
 			}
 		}
-		cl := byKey[key]
-		if cl == nil {
+	}
+	var ids []uint32
+	ok := inv.nodeLocal
+	if ok {
+		ids, ok = schedule.FilterClasses(c, dra.New(c.DRA), slices.Collect(maps.Keys(keys)))
+	}
+	byID := map[uint32]*nodeClass{}
+	var classes []*nodeClass
+	for i, ni := range c.Nodes {
+		node := ni.Node()
+		shared := false
+		for _, d := range inv.byNode[node.Name] {
+			shared = shared || d.shared
+		}
+		var cl *nodeClass
+		if ok && ni.UsedPorts.Len() == 0 && len(ni.PodsWithRequiredAntiAffinity) == 0 && !shared {
+			if cl = byID[ids[i]]; cl == nil {
+				cl = &nodeClass{rep: node.Name}
+				byID[ids[i]] = cl
+				classes = append(classes, cl)
+			}
+		} else {
 			cl = &nodeClass{rep: node.Name}
-			byKey[key] = cl
 			classes = append(classes, cl)
 		}
 		cl.members = append(cl.members, node.Name)

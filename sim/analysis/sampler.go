@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -43,8 +42,6 @@ type Sampler struct {
 	inv        *devInventory
 	invOn      *cluster.Cluster
 	invVersion uint64
-	// deviceJSON keeps the devices' encodings for the node signatures.
-	deviceJSON map[*resourceapi.Device]json.RawMessage
 	// frag is the last fragmentation measured, on cluster fragOn at
 	// version fragVersion (once the probes' claims were taken away): a
 	// cluster that did not change since has the same rate, and a
@@ -101,10 +98,6 @@ func (s *Sampler) inventory(c *cluster.Cluster) *devInventory {
 		return s.inv
 	}
 	s.inv, s.invOn, s.invVersion = newInventoryWith(c.DRA, s.classes, s.matcher, s.known), c, c.Version()
-	if s.deviceJSON == nil {
-		s.deviceJSON = map[*resourceapi.Device]json.RawMessage{}
-	}
-	s.inv.deviceJSON = s.deviceJSON
 	return s.inv
 }
 

@@ -2,15 +2,15 @@ package autoscale
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/nodegroup"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/schedule"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -46,39 +46,27 @@ type cycle struct {
 	narrowing []string
 }
 
+// preFilter runs the PreFilter plugins (framework.RunPreFilter, as CA's
+// CheckPredicates runs kube's RunPreFilterPlugins). Any verdict, an Error
+// (a broken selector, say) included, is CA's predicate error: the pod does
+// not fit there, and the loop goes on.
 func (k *checker) preFilter(ctx context.Context, pod *v1.Pod) (*cycle, error) {
 	cy := &cycle{state: framework.NewCycleState()}
-	for _, p := range k.profile.PreFilter {
-		res, st := p.PreFilter(ctx, cy.state, pod, k.c.Nodes)
-		switch {
-		case st.IsSkip():
-			cy.state.SkipFilterPlugins[p.Name()] = true
-			continue
-		case !st.IsSuccess():
-			// An Error (a broken selector, say) is CA's internal predicate
-			// error: the pod does not fit there, and the loop goes on.
-			cy.rejected = st.WithPlugin(p.Name())
-			return cy, nil
-		}
-		if !res.AllNodes() {
-			cy.narrowing = append(cy.narrowing, p.Name())
-			if cy.allowed == nil {
-				cy.allowed = res.NodeNames
-				continue
-			}
-			both := map[string]bool{}
-			for n := range cy.allowed {
-				if res.NodeNames[n] {
-					both[n] = true
-				}
-			}
-			cy.allowed = both
-		}
+	res, st, narrowing := k.profile.RunPreFilter(ctx, cy.state, pod, k.c.Nodes)
+	if !st.IsSuccess() {
+		cy.rejected = st
+		return cy, nil
+	}
+	if !res.AllNodes() {
+		cy.allowed, cy.narrowing = res.NodeNames, narrowing
 	}
 	return cy, nil
 }
 
-// filter runs the Filter plugins on one node: nil when the pod fits.
+// filter runs the Filter plugins on one node (framework.RunFilter): nil
+// when the pod fits. An Error status counts as not fitting, as CA's
+// CheckPredicates turns it into an internal predicate error for this
+// node.
 func (k *checker) filter(ctx context.Context, cy *cycle, pod *v1.Pod, node string) (*framework.Status, error) {
 	if cy.rejected != nil {
 		return cy.rejected, nil
@@ -88,23 +76,9 @@ func (k *checker) filter(ctx context.Context, cy *cycle, pod *v1.Pod, node strin
 		return nil, fmt.Errorf("internal error: node %s is not in the fork", node)
 	}
 	if cy.allowed != nil && !cy.allowed[node] {
-		names := append([]string(nil), cy.narrowing...)
-		sort.Strings(names)
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", names)), nil
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, framework.UnsatisfiedPluginsMessage(cy.narrowing)), nil
 	}
-	for _, p := range k.profile.Filter {
-		if cy.state.SkipFilterPlugins[p.Name()] {
-			continue
-		}
-		st := p.Filter(ctx, cy.state, pod, ni)
-		if st.IsSuccess() {
-			continue
-		}
-		// An Error status counts as not fitting, as CA's CheckPredicates
-		// turns it into an internal predicate error for this node.
-		return st.WithPlugin(p.Name()), nil
-	}
-	return nil, nil
+	return k.profile.RunFilter(ctx, cy.state, pod, ni), nil
 }
 
 // firstFit returns the first of nodes the pod fits on ("" when none), with
@@ -129,10 +103,12 @@ func (k *checker) firstFit(ctx context.Context, pod *v1.Pod, nodes []string) (st
 // bind reserves the pod's claims on the node and puts the pod there, as
 // SchedulePod does after a successful cycle.
 func (k *checker) bind(ctx context.Context, cy *cycle, pod *v1.Pod, node string) error {
-	for _, p := range k.profile.Reserve {
-		if st := p.Reserve(ctx, cy.state, pod, node); !st.IsSuccess() {
-			return fmt.Errorf("reserve %s for pod %s/%s on node %s: %s", p.Name(), pod.Namespace, pod.Name, node, st.Message())
+	if err := k.profile.RunReserve(ctx, cy.state, pod, node); err != nil {
+		var pe *framework.PluginError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("reserve %s for pod %s/%s on node %s: %v", pe.Plugin, pod.Namespace, pod.Name, node, errors.Unwrap(pe.Err))
 		}
+		return err
 	}
 	pod.Spec.NodeName = node
 	k.c.Node(node).AddPodInfo(k.podInfo(pod))

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/schedule"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 )

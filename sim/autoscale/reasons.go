@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/nodegroup"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/nodegroup"
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -193,8 +193,8 @@ func (p *planner) update(ctx context.Context, j *cluster.Journal, c *cluster.Clu
 	}
 	p.latest = now
 	// Kept from loop to loop: nearly every candidate gets a reason, and
-	// growing a new map entry by entry in every loop was 130 MB of a
-	// timeline's garbage. Nothing holds the map after the loop.
+	// growing a new map entry by entry in every loop is garbage
+	// (docs/performance.md). Nothing holds the map after the loop.
 	if p.reasons == nil {
 		p.reasons = make(map[string]UnremovableReason, len(candidates))
 	} else {

@@ -7,7 +7,7 @@ import (
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/feature"
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"

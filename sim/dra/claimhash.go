@@ -5,10 +5,10 @@ import (
 )
 
 // claimsHash hashes what the allocator reads of the claims to allocate:
-// namespace (admin access depends on it) and spec. It hashed the specs'
-// JSON encoding before, 4 % of a replay's CPU at 5,000 nodes; the fields
-// claims set (requests with their class, selectors, mode, count and admin
-// access; constraints) are now hashed directly, and whatever else a spec
+// namespace (admin access depends on it) and spec. Rather than the specs'
+// JSON encoding (docs/performance.md), the fields claims set (requests
+// with their class, selectors, mode, count and admin access; constraints)
+// are hashed directly, and whatever else a spec
 // carries, including fields a later API version adds, through its JSON
 // encoding when it is set (sliceHasher's rest), so that no field is ever
 // left out. Specs that hash alike encode to the same JSON (but for 64-bit

@@ -1,7 +1,7 @@
 package dra
 
 import (
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	v1 "k8s.io/api/core/v1"
 )
 

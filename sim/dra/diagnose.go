@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -204,4 +204,20 @@ func describeConstraints(cs []resourceapi.DeviceConstraint) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+var _ framework.NodeDiagnoser = (*Plugin)(nil)
+
+// DiagnoseNode implements framework.NodeDiagnoser with Diagnose's
+// findings.
+func (p *Plugin) DiagnoseNode(ctx context.Context, cs *framework.CycleState, node *v1.Node) []framework.NodeFinding {
+	found := p.Diagnose(ctx, cs, node)
+	if len(found) == 0 {
+		return nil
+	}
+	out := make([]framework.NodeFinding, len(found))
+	for i, f := range found {
+		out[i] = framework.NodeFinding{Claim: f.Claim, Request: f.Request, Reason: f.Reason}
+	}
+	return out
 }

@@ -1,14 +1,21 @@
 package dra
 
 import (
+	"context"
+	"errors"
+
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 )
 
-var _ framework.EnqueueExtensions = (*Plugin)(nil)
+var (
+	_ framework.EnqueueExtensions        = (*Plugin)(nil)
+	_ framework.PostFilterPlugin         = (*Plugin)(nil)
+	_ framework.PodGroupPostFilterPlugin = (*Plugin)(nil)
+)
 
 // EventsToRegister implements framework.EnqueueExtensions, as kube's
 // DynamicResources registers them: nodes (topology may depend on labels),
@@ -79,7 +86,44 @@ const ReasonDeallocated = "deallocation of ResourceClaim completed"
 // not it freed a claim.
 const ReasonGroupDeallocated = "deallocation and deletion of ResourceClaims completed"
 
-// PostFilter is kube's DynamicResources PostFilter, which runs before
+// PostFilter is kube's DynamicResources PostFilter (toDeallocate): it
+// decides and changes nothing, the caller frees the claim.
+func (p *Plugin) PostFilter(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ *framework.Diagnosis) (*framework.PostFilterResult, *framework.Status) {
+	claim := p.toDeallocate(cs, pod)
+	if claim == nil {
+		return nil, framework.NewStatus(framework.Unschedulable)
+	}
+	return &framework.PostFilterResult{Deallocate: []*resourceapi.ResourceClaim{claim}}, framework.NewStatus(framework.Unschedulable, ReasonDeallocated)
+}
+
+// PodGroupPostFilter is kube's DynamicResources PodGroupPostFilter: it
+// frees the allocated claims of the group's pods that no node could use,
+// as PostFilter does for one pod. kube's plugin keeps what it needs here
+// in the pod group's cycle state, which its PreFilter creates for the
+// first pod of the cycle; when the cycle tried no pod (minCount was out of
+// reach from the start: pods of the gang still binding or lost
+// elsewhere), there is none and the plugin fails.
+func (p *Plugin) PodGroupPostFilter(_ context.Context, states []*framework.CycleState, pods []*v1.Pod) (*framework.PostFilterResult, *framework.Status) {
+	ran := false
+	for _, cs := range states {
+		ran = ran || cs.RanPreFilter(Name)
+	}
+	if !ran {
+		return nil, framework.AsStatus(errors.New("not found"))
+	}
+	out := &framework.PostFilterResult{}
+	for i, cs := range states {
+		if cs == nil {
+			continue
+		}
+		if claim := p.toDeallocate(cs, pods[i]); claim != nil {
+			out.Deallocate = append(out.Deallocate, claim)
+		}
+	}
+	return out, framework.NewStatus(framework.Unschedulable, ReasonGroupDeallocated)
+}
+
+// toDeallocate is what kube's DynamicResources PostFilter decides; it runs before
 // preemption when a pod fits nowhere: an allocated claim of the pod that
 // some node could not use (its allocation is elsewhere) and that nobody
 // else uses is to be deallocated (State.Deallocate), so that the next
@@ -88,7 +132,7 @@ const ReasonGroupDeallocated = "deallocation and deletion of ResourceClaims comp
 // first in the pod's order. (kube also deletes a stale extended-resource
 // claim here; drasim makes that claim only when the pod is bound, so it
 // has none.)
-func (p *Plugin) PostFilter(cs *framework.CycleState, pod *v1.Pod) *resourceapi.ResourceClaim {
+func (p *Plugin) toDeallocate(cs *framework.CycleState, pod *v1.Pod) *resourceapi.ResourceClaim {
 	d := readCycle(cs)
 	if d == nil {
 		return nil

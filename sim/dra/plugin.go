@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -62,7 +62,7 @@ type Plugin struct {
 	// lastCycle is the latest PreFilter's data: how many nodes the
 	// previous cycle recorded an allocation for sizes the next cycle's
 	// map, which would otherwise grow three or four times in every cycle
-	// (the largest garbage of a replay, at 5,000 nodes).
+	// (docs/performance.md).
 	lastCycle *cycleData
 }
 

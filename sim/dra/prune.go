@@ -22,7 +22,7 @@ import (
 // device that is not in use, until the search succeeds. A claim whose first
 // alternative is a model the node does not have evaluates it on all of the
 // node's devices in every call (an inference claim on an A100 node with 104
-// MIG partitions: 2.4 ms a call, a third of a timeline's CPU).
+// MIG partitions: docs/performance.md).
 //
 // Which device a selector matches never changes: it reads only the
 // device's driver, attributes, capacity and allowMultipleAllocations. So

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/drasim/drasim/sim/feature"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/inventory"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"

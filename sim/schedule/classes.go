@@ -2,9 +2,12 @@ package schedule
 
 import (
 	"encoding/binary"
+	"slices"
 	"sort"
+	"strings"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/framework"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -55,6 +58,30 @@ type classifier struct {
 	projections map[string]*projection
 	// ids interns (info, labels, device state) into class ids.
 	ids map[classTriple]uint32
+	// filterOnly leaves out of the NodeInfo part what only Score
+	// plugins read (FilterClasses).
+	filterOnly bool
+}
+
+// FilterClasses returns each of the cluster's nodes' class under the
+// scheduler's node equivalence (this file's classifier) restricted to
+// what Filter plugins read: the NodeInfo part without what only Score
+// reads (non-zero requests, images), the labels under labelKeys, and the
+// node state keyer keeps (DynamicResources' devices; nil: none). Nodes of
+// one class pass or fail every filter alike for a pod whose plugins read
+// no other label; the analysis probes one node per class. ok is false
+// when the keyer cannot tell its nodes apart.
+func FilterClasses(c *cluster.Cluster, keyer framework.NodeStateKeyer, labelKeys []string) (classes []uint32, ok bool) {
+	keys := slices.Compact(slices.Sorted(slices.Values(labelKeys)))
+	var state []uint32
+	if keyer != nil {
+		if state, ok = keyer.NodeStateKeys(c.Nodes); !ok {
+			return nil, false
+		}
+	}
+	cl := newClassifier()
+	cl.filterOnly = true
+	return cl.classes(c.Nodes, c, keys, strings.Join(keys, "\x00"), state, nil), true
 }
 
 // nodeChanges is where the classifier learns which nodes changed
@@ -313,10 +340,14 @@ func (c *classifier) infoID(ni *framework.NodeInfo) uint32 {
 	}
 	b = appendResource(b, ni.Allocatable)
 	b = appendResource(b, ni.Requested)
-	b = appendResource(b, ni.NonZeroRequested)
+	if !c.filterOnly {
+		b = appendResource(b, ni.NonZeroRequested)
+	}
 	b = binary.AppendUvarint(b, uint64(len(ni.Pods)))
 	b = appendPorts(b, ni.UsedPorts)
-	b = appendImages(b, ni.ImageStates)
+	if !c.filterOnly {
+		b = appendImages(b, ni.ImageStates)
+	}
 	c.buf = b
 	id, ok := c.infoIDs[string(b)]
 	if !ok {

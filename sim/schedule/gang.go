@@ -19,9 +19,7 @@ func (s *Scheduler) Assume(ctx context.Context, pod *v1.Pod, a *Attempt) error {
 // node, and gets back the nomination it had.
 func (s *Scheduler) Forget(ctx context.Context, pod *v1.Pod, a *Attempt, nominated string) {
 	node := pod.Spec.NodeName
-	for i := len(s.profile.Reserve) - 1; i >= 0; i-- {
-		s.profile.Reserve[i].Unreserve(ctx, a.State, pod, node)
-	}
+	s.profile.RunUnreserve(ctx, a.State, pod, node)
 	if ni := s.c.Node(node); ni != nil {
 		_ = ni.RemovePod(pod)
 	}

@@ -2,14 +2,12 @@ package schedule
 
 import (
 	"context"
-	"fmt"
-	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 )
 
 // Nominator knows which pending pods are nominated to which node: pods
@@ -64,31 +62,14 @@ func (s *Scheduler) prepareNominated(pod *v1.Pod) {
 	}
 }
 
-// filterNode runs the filters as kube's RunFilterPluginsWithNominatedPods
-// does: when the node has nominated pods that count, first with them
-// added (on a copy of the node and of the cycle state), then, if that
-// passes, once more without them, because filters such as inter-pod
-// affinity may need the nominated pods to be absent as much as present.
+// filterNode runs the filters on one node, with the nominated pods the
+// cycle counts there (framework.RunFilterWithNominated).
 func (s *Scheduler) filterNode(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
 	if len(s.cycleNominated) == 0 {
 		// Most cycles: no node's name to read (a cache miss per node).
-		return s.runFilters(ctx, state, pod, ni)
+		return s.profile.RunFilter(ctx, state, pod, ni)
 	}
-	nominated := s.cycleNominated[ni.Node().Name]
-	if len(nominated) == 0 {
-		return s.runFilters(ctx, state, pod, ni)
-	}
-	withState, withNode := state.Clone(), ni.Clone()
-	for _, pi := range nominated {
-		withNode.AddPodInfo(pi)
-		if err := s.addPodToState(withState, pod, pi, withNode); err != nil {
-			return framework.AsStatus(err)
-		}
-	}
-	if st := s.runFilters(ctx, withState, pod, withNode); !st.IsSuccess() {
-		return st
-	}
-	return s.runFilters(ctx, state, pod, ni)
+	return s.profile.RunFilterWithNominated(ctx, state, pod, ni, s.cycleNominated[ni.Node().Name])
 }
 
 // tryNominatedNode schedules the pod on its nominated node when that node
@@ -112,54 +93,4 @@ func (s *Scheduler) tryNominatedNode(ctx context.Context, a *Attempt, pod *v1.Po
 		a.Nodes = append(a.Nodes, *a.Chosen)
 	}
 	return true
-}
-
-// addPodToState tells the PreFilter plugins with extensions that pi now
-// runs on node (kube's RunPreFilterExtensionAddPod).
-func (s *Scheduler) addPodToState(state *framework.CycleState, pod *v1.Pod, pi *framework.PodInfo, node *framework.NodeInfo) error {
-	for _, p := range s.profile.PreFilter {
-		ext, ok := p.(framework.PreFilterExtensions)
-		if !ok || state.SkipFilterPlugins[p.Name()] {
-			continue
-		}
-		if st := ext.AddPod(state, pod, pi, node); !st.IsSuccess() {
-			return fmt.Errorf("running AddPod on PreFilter plugin %q: %s", p.Name(), st.Message())
-		}
-	}
-	return nil
-}
-
-// removePodFromState tells the PreFilter plugins with extensions that pi
-// no longer runs on node (kube's RunPreFilterExtensionRemovePod).
-func (s *Scheduler) removePodFromState(state *framework.CycleState, pod *v1.Pod, pi *framework.PodInfo, node *framework.NodeInfo) error {
-	for _, p := range s.profile.PreFilter {
-		ext, ok := p.(framework.PreFilterExtensions)
-		if !ok || state.SkipFilterPlugins[p.Name()] {
-			continue
-		}
-		if st := ext.RemovePod(state, pod, pi, node); !st.IsSuccess() {
-			return fmt.Errorf("running RemovePod on PreFilter plugin %q: %s", p.Name(), st.Message())
-		}
-	}
-	return nil
-}
-
-// unschedulablePlugins lists the plugins that rejected some node in the
-// cycle, with the PreFilter plugins that narrowed the nodes, sorted.
-func unschedulablePlugins(f *filterResult, narrowing []string) []string {
-	set := map[string]bool{}
-	for _, p := range narrowing {
-		set[p] = true
-	}
-	for i, st := range f.rejected {
-		if f.rejectedNodes[i] > 0 && st.Plugin() != "" {
-			set[st.Plugin()] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
 }

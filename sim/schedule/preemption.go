@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/schedule/queue"
 )
 
@@ -123,7 +123,8 @@ func (s *Scheduler) Preempt(ctx context.Context, pod *v1.Pod, a *Attempt) (*Pree
 		if absent := len(nodes) - len(p.Rejected); absent > 0 {
 			rejections[[2]string{PreemptionPlugin, msgNotHelpful}] += absent
 		}
-		p.Message = preemptionPrefix + fitMessage(len(nodes), sortedRejections(rejections))
+		d := framework.Diagnosis{Rejections: framework.SortRejections(rejections)}
+		p.Message = preemptionPrefix + d.FitMessage(len(nodes))
 		return p, nil
 	}
 	best := s.pickOneNodeForPreemption(p.Candidates)
@@ -344,7 +345,7 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, cycleState *framewo
 					return err
 				}
 			}
-			if err := s.removePodFromState(state, pod, pi, nodeOf(pi)); err != nil {
+			if err := s.profile.RunPreFilterExtensionRemovePod(state, pod, pi, nodeOf(pi)); err != nil {
 				return err
 			}
 		}
@@ -355,7 +356,7 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, cycleState *framewo
 			if pi.Pod.Spec.NodeName == main {
 				ni.AddPodInfo(pi)
 			}
-			if err := s.addPodToState(state, pod, pi, nodeOf(pi)); err != nil {
+			if err := s.profile.RunPreFilterExtensionAddPod(state, pod, pi, nodeOf(pi)); err != nil {
 				return err
 			}
 		}

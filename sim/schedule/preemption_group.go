@@ -13,8 +13,8 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/queue"
 )
 
@@ -227,27 +227,8 @@ func (r *Replayer) groupPreemption(ctx context.Context, pg *schedulingv1beta1.Po
 
 	// The dry run works on the cluster itself, as kube's on its mutable
 	// snapshot, and puts every node it touched back as it was.
-	saved := map[*framework.NodeInfo][]*framework.PodInfo{}
-	var touched []*framework.NodeInfo
-	for _, v := range potential {
-		for _, pi := range v.pods {
-			ni := r.c.Node(pi.Pod.Spec.NodeName)
-			if _, ok := saved[ni]; !ok {
-				saved[ni] = slices.Clone(ni.Pods)
-				touched = append(touched, ni)
-			}
-		}
-	}
-	defer func() {
-		for _, ni := range touched {
-			for len(ni.Pods) > 0 {
-				_ = ni.RemovePod(ni.Pods[len(ni.Pods)-1].Pod)
-			}
-			for _, pi := range saved[ni] {
-				ni.AddPodInfo(pi)
-			}
-		}
-	}()
+	restore := r.removeUnits(potential)
+	defer restore()
 	for _, v := range potential {
 		for _, pi := range v.pods {
 			if err := r.c.Node(pi.Pod.Spec.NodeName).RemovePod(pi.Pod); err != nil {
@@ -285,13 +266,55 @@ func (r *Replayer) groupPreemption(ctx context.Context, pg *schedulingv1beta1.Po
 		return done(st.message()), nil
 	}
 
+	if err := r.groupVictims(ctx, gp, potential, assigned, assignedPods, nodes); err != nil {
+		return nil, err
+	}
+	gp.Success = true
+	gp.Nominations = map[*v1.Pod]string{}
+	for i, pod := range assignedPods {
+		gp.Nominations[pod] = nodes[i]
+	}
+	return done(fmt.Sprintf(msgGroupFoundPlacement, len(gp.Victims))), nil
+}
+
+// removeUnits readies the dry run's removal of the units' pods: it
+// returns the function that puts every node they run on back as it was.
+func (r *Replayer) removeUnits(units []*victimUnit) (restore func()) {
+	saved := map[*framework.NodeInfo][]*framework.PodInfo{}
+	var touched []*framework.NodeInfo
+	for _, v := range units {
+		for _, pi := range v.pods {
+			ni := r.c.Node(pi.Pod.Spec.NodeName)
+			if _, ok := saved[ni]; !ok {
+				saved[ni] = slices.Clone(ni.Pods)
+				touched = append(touched, ni)
+			}
+		}
+	}
+	return func() {
+		for _, ni := range touched {
+			for len(ni.Pods) > 0 {
+				_ = ni.RemovePod(ni.Pods[len(ni.Pods)-1].Pod)
+			}
+			for _, pi := range saved[ni] {
+				ni.AddPodInfo(pi)
+			}
+		}
+	}
+}
+
+// groupVictims gives back ("reprieves") as many of the potential units as
+// the gang's placement allows, most important first, those whose
+// deletion would violate a PodDisruptionBudget before the others, and
+// records the rest as the victims.
+func (r *Replayer) groupVictims(ctx context.Context, gp *GroupPreemption, potential []*victimUnit, assigned []*groupTry, assignedPods []*v1.Pod, nodes []string) error {
 	sort.SliceStable(potential, func(i, j int) bool { return moreImportantUnit(potential[i], potential[j]) })
 	violating, nonViolating := unitsViolatingPDBs(potential, r.c.PDBs)
 	var victims []*victimUnit
 	for _, v := range violating {
 		fits, err := r.reprieveUnit(ctx, v, assigned, assignedPods, nodes)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !fits {
 			victims = append(victims, v)
@@ -301,7 +324,7 @@ func (r *Replayer) groupPreemption(ctx context.Context, pg *schedulingv1beta1.Po
 	for _, v := range nonViolating {
 		fits, err := r.reprieveUnit(ctx, v, assigned, assignedPods, nodes)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !fits {
 			victims = append(victims, v)
@@ -316,12 +339,7 @@ func (r *Replayer) groupPreemption(ctx context.Context, pg *schedulingv1beta1.Po
 			gp.Victims = append(gp.Victims, pi.Pod)
 		}
 	}
-	gp.Success = true
-	gp.Nominations = map[*v1.Pod]string{}
-	for i, pod := range assignedPods {
-		gp.Nominations[pod] = nodes[i]
-	}
-	return done(fmt.Sprintf(msgGroupFoundPlacement, len(gp.Victims))), nil
+	return nil
 }
 
 // groupRunStatus is the status of a pod group algorithm's run as kube's
@@ -347,7 +365,7 @@ func (r *Replayer) reprieveUnit(ctx context.Context, v *victimUnit, assigned []*
 		ni := r.c.Node(pi.Pod.Spec.NodeName)
 		ni.AddPodInfo(pi)
 		for i, try := range assigned {
-			if err := r.s.addPodToState(try.a.State, pods[i], pi, ni); err != nil {
+			if err := r.s.profile.RunPreFilterExtensionAddPod(try.a.State, pods[i], pi, ni); err != nil {
 				return false, err
 			}
 		}
@@ -369,7 +387,7 @@ func (r *Replayer) reprieveUnit(ctx context.Context, v *victimUnit, assigned []*
 					return false, err
 				}
 				for j, t := range assigned {
-					if err := r.s.removePodFromState(t.a.State, pods[j], pi, ni); err != nil {
+					if err := r.s.profile.RunPreFilterExtensionRemovePod(t.a.State, pods[j], pi, ni); err != nil {
 						return false, err
 					}
 				}

@@ -6,7 +6,7 @@ import (
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/feature"
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 )
 
 // TestVictimBelowFollowsTheNode holds the kept lowest priority per node

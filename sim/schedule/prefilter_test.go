@@ -6,7 +6,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/feature"
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,6 +81,32 @@ func TestPreFilterVerdicts(t *testing.T) {
 			wantCalls: []string{"A", "B"},
 		},
 		{
+			// kube's RunPreFilterPlugins keeps the last Unschedulable
+			// status (drasim kept the first until the framework runtime).
+			name: "of two Unschedulable verdicts the last one is the cycle's",
+			plugins: func(c *[]string) []framework.PreFilterPlugin {
+				return []framework.PreFilterPlugin{
+					fakePreFilter{"A", nil, framework.NewStatus(framework.Unschedulable, "a says no"), c},
+					fakePreFilter{"B", nil, framework.NewStatus(framework.Unschedulable, "b says no"), c},
+					fakePreFilter{"C", nil, nil, c},
+				}
+			},
+			wantMsg:   "0/3 nodes are available: b says no.",
+			wantCalls: []string{"A", "B", "C"},
+		},
+		{
+			// kube turns any other status into an error of the plugin.
+			name: "Wait from PreFilter is an error",
+			plugins: func(c *[]string) []framework.PreFilterPlugin {
+				return []framework.PreFilterPlugin{
+					fakePreFilter{"A", nil, framework.NewStatus(framework.Wait, "a waits"), c},
+					fakePreFilter{"B", nil, nil, c},
+				}
+			},
+			wantMsg:   `running PreFilter plugin "A": a waits`,
+			wantCalls: []string{"A"},
+		},
+		{
 			name: "Unschedulable alone is the verdict after every plugin ran",
 			plugins: func(c *[]string) []framework.PreFilterPlugin {
 				return []framework.PreFilterPlugin{
@@ -96,7 +122,7 @@ func TestPreFilterVerdicts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := cluster.Build(&snapshot.Snapshot{Nodes: nodes}, feature.Defaults())
 			var calls []string
-			s := New(c, &Profile{PreFilter: tt.plugins(&calls)}, Options{Parallelism: 1})
+			s := New(c, &Profile{Framework: framework.Framework{PreFilter: tt.plugins(&calls)}}, Options{Parallelism: 1})
 			pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", UID: "p"}}
 			a := s.Evaluate(context.Background(), pod)
 			if a.Node != "" || a.Message != tt.wantMsg {

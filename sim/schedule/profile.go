@@ -5,8 +5,8 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/policy"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/plugins"
 	"github.com/drasim/drasim/sim/schedule/plugins/config"
 	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
@@ -135,6 +135,12 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 		if x, ok := pl.(framework.FilterPlugin); ok {
 			p.Filter = append(p.Filter, x)
 		}
+		if x, ok := pl.(framework.PostFilterPlugin); ok {
+			p.PostFilter = append(p.PostFilter, x)
+		}
+		if x, ok := pl.(framework.PodGroupPostFilterPlugin); ok {
+			p.PodGroupPostFilter = append(p.PodGroupPostFilter, x)
+		}
 		if x, ok := pl.(framework.PreScorePlugin); ok {
 			p.PreScore = append(p.PreScore, x)
 		}
@@ -194,6 +200,9 @@ func (p *Profile) plugins() []framework.Plugin {
 	for _, pl := range p.Filter {
 		add(pl)
 	}
+	for _, pl := range p.PostFilter {
+		add(pl)
+	}
 	for _, pl := range p.PreScore {
 		add(pl)
 	}
@@ -204,26 +213,4 @@ func (p *Profile) plugins() []framework.Plugin {
 		add(pl)
 	}
 	return p.all
-}
-
-// ranPreFilter reports whether the attempt ran the named PreFilter
-// plugin (kube's RunPreFilterPlugins stops at an unresolvable rejection or
-// an error, and the plugins after it do not run).
-func (p *Profile) ranPreFilter(a *Attempt, name string) bool {
-	for i, pl := range p.PreFilter {
-		if pl.Name() == name {
-			return i < a.preFilterRan
-		}
-	}
-	return false
-}
-
-// hasPlugin reports whether the profile runs the named plugin.
-func (p *Profile) hasPlugin(name string) bool {
-	for _, pl := range p.plugins() {
-		if pl.Name() == name {
-			return true
-		}
-	}
-	return false
 }

@@ -10,9 +10,9 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	v1 "k8s.io/api/core/v1"
@@ -334,7 +334,7 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 		out.Phase = result.PhaseUnschedulable
 		out.Message = a.Message
 		if !r.NoDiagnosis {
-			out.DeviceReasons = diagnose(ctx, r.c, r.dra, a)
+			out.DeviceReasons = diagnose(ctx, r.c, r.s.profile, a)
 		}
 		if memo != nil && memo.hit != nil {
 			out.Reasons = memo.hit.reasons
@@ -414,8 +414,8 @@ func followWith(f func(*v1.Pod, *Attempt) string, pod *v1.Pod, a *Attempt) strin
 // is copied deeply: a cycle allocates and reserves claims, which changes
 // their status, and otherwise only replaces their finalizers (appending
 // or cloning), never editing the metadata's maps or the spec in place;
-// so the old object shares those with the claim. Deep copies of whole
-// claims were 3 % of a replay at 5,000 nodes.
+// so the old object shares those with the claim, rather than copy whole
+// claims (docs/performance.md).
 func (r *Replayer) claimStatuses(pod *v1.Pod) map[string]*resourceapi.ResourceClaim {
 	if r.dra == nil {
 		return nil
@@ -464,21 +464,32 @@ func (r *Replayer) Result() *result.Result {
 	return res
 }
 
-// diagnose asks the DRA plugin why the pod's claims failed on the nodes it
-// rejected, at the pod's turn, and counts the findings over nodes.
-func diagnose(ctx context.Context, c *cluster.Cluster, draPlugin *dra.Plugin, a *Attempt) []result.DeviceReason {
-	if draPlugin == nil || len(a.DeviceRejected) == 0 {
+// diagnose asks the profile's NodeDiagnoser (DynamicResources) why it
+// rejected the nodes the attempt kept, at the pod's turn, and counts the
+// findings over nodes.
+func diagnose(ctx context.Context, c *cluster.Cluster, p *Profile, a *Attempt) []result.DeviceReason {
+	if len(a.Diagnosed) == 0 {
+		return nil
+	}
+	var diagnoser framework.NodeDiagnoser
+	for _, pl := range p.Filter {
+		if d, ok := pl.(framework.NodeDiagnoser); ok {
+			diagnoser = d
+			break
+		}
+	}
+	if diagnoser == nil {
 		return nil
 	}
 	type key struct{ claim, request, reason string }
 	counts := map[key]int{}
 	var order []key
-	for _, name := range a.DeviceRejected {
+	for _, name := range a.Diagnosed {
 		ni := c.Node(name)
 		if ni == nil {
 			continue
 		}
-		for _, f := range draPlugin.Diagnose(ctx, a.State, ni.Node()) {
+		for _, f := range diagnoser.DiagnoseNode(ctx, a.State, ni.Node()) {
 			k := key{f.Claim, f.Request, f.Reason}
 			if counts[k] == 0 {
 				order = append(order, k)
@@ -636,9 +647,9 @@ func nodeUsage(c *cluster.Cluster) []result.Node {
 	var pool map[string]bool
 	var poolKey inventory.PoolID
 	// Walked slice by slice rather than through inventory.Devices, whose
-	// list of every device (280,000 at 5,000 nodes) was the largest
-	// garbage of building the result; and counted per run of devices of
-	// one node (a slice's, mostly) before they are added to the maps.
+	// list of every device is garbage as large as the fleet
+	// (docs/performance.md); and counted per run of devices of one node
+	// (a slice's, mostly) before they are added to the maps.
 	var node string
 	var total, inUse int
 	flush := func() {
@@ -721,29 +732,55 @@ func (r *Replayer) PostFilter(ctx context.Context, pod *v1.Pod, a *Attempt) (*Po
 	if len(r.c.Nodes) == 0 || a.State == nil {
 		return pf, nil
 	}
-	var msgs []string
+	var last []framework.PostFilterPlugin
+	pre := &preemptionPlugin{s: r.s, a: a}
+	if r.s.profile.Preemption {
+		last = append(last, pre)
+	}
 	// kube's DynamicResources PostFilter asks the API server to
 	// deallocate; the cycle goes on with the claim as it was.
-	if r.dra != nil && r.s.profile.hasPlugin(dra.Name) {
-		if pf.Deallocate = r.dra.PostFilter(a.State, pod); pf.Deallocate != nil {
-			msgs = append(msgs, dra.ReasonDeallocated)
-		}
+	res, st := r.s.profile.RunPostFilter(ctx, a.State, pod, &a.Diagnosis, last...)
+	if pre.err != nil {
+		return nil, fmt.Errorf("pod %s/%s: preemption: %w", pod.Namespace, pod.Name, pre.err)
 	}
-	if r.s.profile.Preemption {
-		pre, err := r.s.Preempt(ctx, pod, a)
-		if err != nil {
-			return nil, fmt.Errorf("pod %s/%s: preemption: %w", pod.Namespace, pod.Name, err)
-		}
-		if pre.Node != "" {
-			msgs = nil // a PostFilter that succeeds has the last word
-		}
-		msgs = append(msgs, pre.Message)
-		pf.Preemption = pre
+	if st.Code() == framework.Error {
+		return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, st.Err())
 	}
-	if len(msgs) > 0 {
+	if len(res.Deallocate) > 0 {
+		pf.Deallocate = res.Deallocate[0]
+	}
+	pf.Preemption = pre.result
+	if msgs := st.Reasons(); len(msgs) > 0 {
 		pf.Message += " " + strings.Join(msgs, ", ")
 	}
 	return pf, nil
+}
+
+// preemptionPlugin is DefaultPreemption as a PostFilter plugin of one
+// cycle: the scheduler implements it itself (Preempt), and the framework
+// runs it after the profile's PostFilter plugins, as upstream. Its
+// decision and a failure are kept for the caller.
+type preemptionPlugin struct {
+	s      *Scheduler
+	a      *Attempt
+	result *Preemption
+	err    error
+}
+
+var _ framework.PostFilterPlugin = (*preemptionPlugin)(nil)
+
+func (p *preemptionPlugin) Name() string { return PreemptionPlugin }
+
+// PostFilter succeeds when preemption found a node, with its message as
+// the only word.
+func (p *preemptionPlugin) PostFilter(ctx context.Context, _ *framework.CycleState, pod *v1.Pod, _ *framework.Diagnosis) (*framework.PostFilterResult, *framework.Status) {
+	if p.result, p.err = p.s.Preempt(ctx, pod, p.a); p.err != nil {
+		return nil, framework.AsStatus(p.err)
+	}
+	if p.result.Node != "" {
+		return nil, framework.NewStatus(framework.Success, p.result.Message)
+	}
+	return nil, framework.NewStatus(framework.Unschedulable, p.result.Message)
 }
 
 // failed runs the PostFilter plugins for a pod that fit nowhere, puts the

@@ -13,9 +13,8 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule/framework"
 	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
 	"github.com/drasim/drasim/sim/schedule/queue"
 )
@@ -157,13 +156,7 @@ func (r *Replayer) groupCycle(ctx context.Context, namespace, name string, pods 
 	}
 	gc := &GroupCycle{Attempts: make([]*Attempt, len(pods))}
 	if err := r.validateGroup(pg, pods); err != nil {
-		for _, pod := range pods {
-			r.groupPodFailed(pod, result.ReasonSchedulerError, err.Error(), nil)
-		}
-		r.setGroupCondition(pg, result.PodGroupError, err.Error())
-		gc.Message = err.Error()
-		gc.back, gc.res, gc.outcome = pods, queue.Result{Error: true}, queue.GroupError
-		return r.groupOutcomes(gc, pg, pods), nil
+		return r.groupInvalid(gc, pg, pods, err), nil
 	}
 
 	if r.BeforeGroupAttempt != nil {
@@ -244,18 +237,40 @@ func (r *Replayer) groupCycle(ctx context.Context, namespace, name string, pods 
 		outcome = queue.GroupError
 		res.Error = true
 		gc.Message = groupErr.Error()
-		r.setGroupCondition(pg, result.PodGroupError, gc.Message)
 	case !success:
 		outcome = queue.GroupUnschedulable
 		gc.Message = st.message()
+	}
+	gc.Placed = success
+	gc.back, gc.res, gc.outcome = back, res, outcome
+	r.setOutcomeCondition(gc, pg)
+	r.setGroupBlocker(pg, pods, tries)
+	return r.groupOutcomes(gc, pg, pods), nil
+}
+
+// groupInvalid fails every pod of a gang that the API server's rules
+// refuse (validateGroup) with the error.
+func (r *Replayer) groupInvalid(gc *GroupCycle, pg *schedulingv1beta1.PodGroup, pods []*v1.Pod, err error) *GroupCycle {
+	for _, pod := range pods {
+		r.groupPodFailed(pod, result.ReasonSchedulerError, err.Error(), nil)
+	}
+	gc.Message = err.Error()
+	gc.back, gc.res, gc.outcome = pods, queue.Result{Error: true}, queue.GroupError
+	r.setOutcomeCondition(gc, pg)
+	return r.groupOutcomes(gc, pg, pods)
+}
+
+// setOutcomeCondition sets the PodGroup's condition for the cycle's
+// outcome.
+func (r *Replayer) setOutcomeCondition(gc *GroupCycle, pg *schedulingv1beta1.PodGroup) {
+	switch gc.outcome {
+	case queue.GroupError:
+		r.setGroupCondition(pg, result.PodGroupError, gc.Message)
+	case queue.GroupUnschedulable:
 		r.setGroupCondition(pg, result.PodGroupUnschedulable, gc.Message)
 	default:
 		r.setGroupCondition(pg, result.PodGroupScheduled, "")
 	}
-	r.setGroupBlocker(pg, pods, tries)
-	gc.Placed = success
-	gc.back, gc.res, gc.outcome = back, res, outcome
-	return r.groupOutcomes(gc, pg, pods), nil
 }
 
 // groupRun is what the pod group algorithm did with a gang's pods: the
@@ -409,7 +424,7 @@ func (r *Replayer) groupPodFailed(pod *v1.Pod, reason, msg string, try *groupTry
 		out.Reasons = []result.Reason{{Plugin: a.Error.Plugin, Reason: result.ReasonSchedulerError}}
 		return
 	}
-	out.DeviceReasons = diagnose(context.Background(), r.c, r.dra, a)
+	out.DeviceReasons = diagnose(context.Background(), r.c, r.s.profile, a)
 	for _, rj := range a.Rejections {
 		out.Reasons = append(out.Reasons, result.Reason{Plugin: rj.Plugin, Reason: rj.Reason, Nodes: rj.Nodes})
 	}
@@ -488,43 +503,55 @@ func (r *Replayer) validateGroup(pg *schedulingv1beta1.PodGroup, pods []*v1.Pod)
 // only word), the claims to deallocate and the preemption decision, or
 // the error a plugin failed with.
 func (r *Replayer) podGroupPostFilter(ctx context.Context, pg *schedulingv1beta1.PodGroup, pods []*v1.Pod, tries []*groupTry) (string, []*resourceapi.ResourceClaim, *GroupPreemption, error) {
-	var reasons []string
-	var deallocate []*resourceapi.ResourceClaim
-	if r.dra != nil && r.s.profile.hasPlugin(dra.Name) {
-		// kube's DynamicResources keeps what it needs here in the pod
-		// group's cycle state, which its PreFilter creates for the first
-		// pod of the cycle. When the cycle tried no pod (minCount was out
-		// of reach from the start: pods of the gang still binding or lost
-		// elsewhere), there is none and the plugin fails.
-		ran := false
-		for _, try := range tries {
-			ran = ran || r.s.profile.ranPreFilter(try.a, dra.Name)
-		}
-		if !ran {
-			return "", nil, nil, pluginError(dra.Name, "", fmt.Errorf("error in %q PodGroupPostFilter plugins: not found", dra.Name))
-		}
-		for i, try := range tries {
-			if try.a.State == nil {
-				continue
-			}
-			if claim := r.dra.PostFilter(try.a.State, pods[i]); claim != nil {
-				deallocate = append(deallocate, claim)
-			}
-		}
-		reasons = append(reasons, dra.ReasonGroupDeallocated)
+	states := make([]*framework.CycleState, len(tries))
+	for i, try := range tries {
+		states[i] = try.a.State
 	}
-	var gp *GroupPreemption
+	pre := &groupPreemptionPlugin{r: r, pg: pg, pods: pods}
+	var last []framework.PodGroupPostFilterPlugin
 	if r.s.profile.Preemption {
-		var err error
-		if gp, err = r.groupPreemption(ctx, pg, pods); err != nil {
-			return "", nil, nil, fmt.Errorf("pod group %s/%s: %w", pg.Namespace, pg.Name, err)
-		}
-		if gp.Success || gp.Unresolvable {
-			return gp.Message, deallocate, gp, nil
-		}
-		reasons = append(reasons, gp.Message)
+		last = append(last, pre)
 	}
-	return strings.Join(reasons, ", "), deallocate, gp, nil
+	res, st := r.s.profile.RunPodGroupPostFilter(ctx, states, pods, last...)
+	if pre.err != nil {
+		return "", nil, nil, fmt.Errorf("pod group %s/%s: %w", pg.Namespace, pg.Name, pre.err)
+	}
+	if st.Code() == framework.Error {
+		return "", nil, nil, st.Err()
+	}
+	return st.Message(), res.Deallocate, pre.result, nil
+}
+
+// groupPreemptionPlugin is DefaultPreemption's PodGroupPostFilter
+// (groupPreemption) for one pod group cycle, run by the framework after
+// the profile's plugins; its decision and a failure are kept for the
+// caller.
+type groupPreemptionPlugin struct {
+	r      *Replayer
+	pg     *schedulingv1beta1.PodGroup
+	pods   []*v1.Pod
+	result *GroupPreemption
+	err    error
+}
+
+var _ framework.PodGroupPostFilterPlugin = (*groupPreemptionPlugin)(nil)
+
+func (p *groupPreemptionPlugin) Name() string { return PreemptionPlugin }
+
+// PodGroupPostFilter succeeds when the gang can be placed after the
+// victims go, and finds it unresolvable when no victims could help: in
+// both cases its message is the only word.
+func (p *groupPreemptionPlugin) PodGroupPostFilter(ctx context.Context, _ []*framework.CycleState, _ []*v1.Pod) (*framework.PostFilterResult, *framework.Status) {
+	if p.result, p.err = p.r.groupPreemption(ctx, p.pg, p.pods); p.err != nil {
+		return nil, framework.AsStatus(p.err)
+	}
+	switch gp := p.result; {
+	case gp.Success:
+		return nil, framework.NewStatus(framework.Success, gp.Message)
+	case gp.Unresolvable:
+		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, gp.Message)
+	}
+	return nil, framework.NewStatus(framework.Unschedulable, p.result.Message)
 }
 
 // victimPriority is a running pod's priority as preemption weighs it: its

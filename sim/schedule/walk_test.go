@@ -10,7 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/drasim/drasim/sim/dra"
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 )
 
 // verdictFilter answers Filter from a table by node index, as a plugin
@@ -26,6 +26,14 @@ func (p *verdictFilter) Name() string { return p.name }
 func (p *verdictFilter) Filter(_ context.Context, _ *framework.CycleState, _ *v1.Pod, ni *framework.NodeInfo) *framework.Status {
 	p.calls++
 	return p.verdict[ni]
+}
+
+// diagnosingFilter is a verdictFilter that explains its rejections node
+// by node, as DynamicResources does.
+type diagnosingFilter struct{ verdictFilter }
+
+func (p *diagnosingFilter) DiagnoseNode(context.Context, *framework.CycleState, *v1.Node) []framework.NodeFinding {
+	return nil
 }
 
 // walkOutcome is what a filter pass found, in the order found.
@@ -65,7 +73,7 @@ func TestFilterWalkIsNodeByNode(t *testing.T) {
 			framework.NewStatus(framework.Unschedulable, "devices in use"),
 		}
 		fake := &verdictFilter{name: "Fake", verdict: map[*framework.NodeInfo]*framework.Status{}}
-		fakeDRA := &verdictFilter{name: dra.Name, verdict: map[*framework.NodeInfo]*framework.Status{}}
+		fakeDRA := &diagnosingFilter{verdictFilter{name: dra.Name, verdict: map[*framework.NodeInfo]*framework.Status{}}}
 		feasibleShare := rng.Float64()
 		classVerdict := make([]int, numClasses) // -1 feasible, -2 error, else a status
 		for k := range classVerdict {
@@ -116,7 +124,11 @@ func TestFilterWalkIsNodeByNode(t *testing.T) {
 				// Twice: the second pass reuses the first's buffers.
 				for pass := range 2 {
 					fake.calls = 0
-					f, err := s.filter(ctx, framework.NewCycleState(), c.Queue[0], nodes, cl)
+					var walk nodeWalk = &s.plain
+					if cl != nil {
+						walk = &s.classes
+					}
+					f, err := walk.walk(ctx, &walkInput{state: framework.NewCycleState(), pod: c.Queue[0], candidates: nodes, classes: cl, start: start, want: s.numFeasibleNodesToFind(n)})
 					calls := fake.calls
 					got := outcomeOf(f, err, nodes)
 					want := nodeByNode(s, nodes, []framework.FilterPlugin{fake, fakeDRA}, start, keep)
@@ -161,7 +173,7 @@ func outcomeOf(f *filterResult, err error, nodes []*framework.NodeInfo) walkOutc
 	for _, ni := range f.potential {
 		o.Potential = append(o.Potential, ni.Node().Name)
 	}
-	for _, ni := range f.deviceRejected {
+	for _, ni := range f.diagnosed {
 		o.DeviceRejected = append(o.DeviceRejected, ni.Node().Name)
 	}
 	for _, r := range f.rejectedList {
@@ -190,7 +202,7 @@ func nodeByNode(s *Scheduler, nodes []*framework.NodeInfo, plugins []framework.F
 			o.Feasible = append(o.Feasible, i)
 		case st.Code() == framework.Error:
 			o.Processed = k
-			o.Err = pluginError(st.Plugin(), nodes[i].Node().Name, fmt.Errorf("running %q filter plugin: %w", st.Plugin(), statusErr(st))).Error()
+			o.Err = pluginError(st.Plugin(), nodes[i].Node().Name, fmt.Errorf("running %q filter plugin: %w", st.Plugin(), framework.StatusError(st))).Error()
 			return o
 		default:
 			o.Rejected[st.Plugin()+": "+st.Message()]++

@@ -8,7 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 )
 
 // Time is a point on the caller's logical clock: the time since the start
@@ -66,7 +66,7 @@ type Entity struct {
 	Group *Group
 	// prio is a single pod's priority, read once: a pod's spec.priority
 	// is immutable, and the heaps compare it on every sift (reading it
-	// through the pod was 2 % of a replay at 5,000 nodes).
+	// through the pod costs: docs/performance.md).
 	prio int32
 
 	// Timestamp is when the entity last entered the queue (its arrival,

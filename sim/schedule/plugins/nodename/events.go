@@ -1,6 +1,6 @@
 package nodename
 
-import "github.com/drasim/drasim/sim/schedule/framework"
+import "github.com/drasim/drasim/sim/framework"
 
 var _ framework.EnqueueExtensions = (*NodeName)(nil)
 

@@ -3,7 +3,7 @@ package nodeports
 import (
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 )
 
 var _ framework.EnqueueExtensions = (*NodePorts)(nil)

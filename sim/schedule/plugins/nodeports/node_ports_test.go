@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/drasim/drasim/sim/schedule/framework"
+	"github.com/drasim/drasim/sim/framework"
 	tu "github.com/drasim/drasim/sim/schedule/plugins/internal/testutil"
 )
 

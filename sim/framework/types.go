@@ -27,6 +27,17 @@ type CycleState struct {
 	// returned Skip.
 	SkipFilterPlugins map[string]bool
 	SkipScorePlugins  map[string]bool
+	// filtersOf is the framework whose RunPreFilter prepared the state,
+	// skipFilters the bits of its Filter plugins that PreFilter switched
+	// off (PreFilter is over by then: nothing changes the set
+	// afterwards), so that RunFilter on every node need not look each
+	// plugin up in SkipFilterPlugins.
+	filtersOf   *Framework
+	skipFilters uint64
+	// preFilterRan counts the PreFilter plugins RunPreFilter of ranIn
+	// ran, in the profile's order.
+	preFilterRan int
+	ranIn        *Framework
 }
 
 // NewCycleState returns an empty state.
@@ -61,7 +72,8 @@ func (c *CycleState) Read(key string) any {
 // PreFilter has written them) are shared. The preemption dry run and the
 // nominated-pods pass work on clones.
 func (c *CycleState) Clone() *CycleState {
-	out := &CycleState{keys: slices.Clone(c.keys), values: make([]any, len(c.values)), SkipFilterPlugins: c.SkipFilterPlugins, SkipScorePlugins: c.SkipScorePlugins}
+	out := &CycleState{keys: slices.Clone(c.keys), values: make([]any, len(c.values)), SkipFilterPlugins: c.SkipFilterPlugins, SkipScorePlugins: c.SkipScorePlugins,
+		filtersOf: c.filtersOf, skipFilters: c.skipFilters, preFilterRan: c.preFilterRan, ranIn: c.ranIn}
 	for i, v := range c.values {
 		if sc, ok := v.(StateCloner); ok {
 			v = sc.CloneState()
@@ -69,6 +81,30 @@ func (c *CycleState) Clone() *CycleState {
 		out.values[i] = v
 	}
 	return out
+}
+
+// setActiveFilters records which of f's Filter plugins PreFilter
+// switched off; a framework of more than 64 Filter plugins is looked up
+// plugin by plugin.
+func (c *CycleState) setActiveFilters(f *Framework) {
+	c.filtersOf, c.skipFilters = nil, 0
+	if len(f.Filter) > 64 {
+		return
+	}
+	for i, p := range f.Filter {
+		if c.SkipFilterPlugins[p.Name()] {
+			c.skipFilters |= 1 << i
+		}
+	}
+	c.filtersOf = f
+}
+
+// RanPreFilter reports whether the named plugin's PreFilter ran for this
+// state (RunPreFilter stops at an unresolvable rejection or an error, and
+// the plugins after it do not run): a plugin's PodGroupPostFilter has no
+// state of its own otherwise.
+func (c *CycleState) RanPreFilter(name string) bool {
+	return c != nil && c.ranIn != nil && c.ranIn.RanPreFilter(c, name)
 }
 
 // NodeScore is one node's score from one plugin.
@@ -195,7 +231,7 @@ type NodeStateKeyer interface {
 
 // NodeStateChanges is implemented by a NodeStateKeyer that logs which
 // keys changed, so that a caller keeping the keys across cycles need not
-// compare every node's (50,000 comparisons per cycle at 50,000 nodes).
+// compare every node's in every cycle (docs/performance.md).
 // pos is a position an earlier call returned (0: never asked); changed
 // are the indexes of the nodes whose key the NodeStateKeys calls since
 // then changed, next the position to ask from next time. ok is false when
