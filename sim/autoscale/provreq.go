@@ -387,9 +387,10 @@ func (s *scaler) provision(index int, r *provReq) error {
 		} else {
 			r.set(CondProvisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, "Capacity is not found, CA will try to find it later.", index, now)
 		}
-		lp.ProvisioningResult = r.cond(CondProvisioned).Reason
 		if r.isTrue(CondFailed) {
 			lp.ProvisioningResult = CondFailed
+		} else {
+			lp.ProvisioningResult = r.cond(CondProvisioned).Reason
 		}
 	case snapshot.ProvisioningClassBestEffortAtomicScaleUp:
 		left, err := s.fitExisting(s.ctx, j, k, r.pods, false)

@@ -464,6 +464,9 @@ func (s *scaler) evaluateGroup(g *Group, p *pass, limit int) (*candidate, error)
 		v := verdict{group: g.Name, fits: inEstimate[eq], reason: fmt.Sprintf("fits: the estimate adds %d node(s)", len(est.nodes))}
 		if !v.fits {
 			v.reason = "fits its template, but not in the estimate"
+			if s.opts.GangAwareScaleUp && gangOf(s.cur, eq.exemplar()) != "" {
+				v.reason += " (--gang-aware-scale-up: its gang's minCount does not fit the nodes the group may add)"
+			}
 			if est.limited {
 				v.reason += fmt.Sprintf(" (limited to %d node(s))", limit)
 			}
