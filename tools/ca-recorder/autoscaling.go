@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/drasim/drasim/internal/caoracle"
@@ -98,6 +99,10 @@ func populateAutoscaling(t *testing.T, ctx context.Context, fakes *integration.F
 		}
 	}
 	for _, pr := range s.Autoscaling.ProvReqs {
+		// The API server stamps the creation time; CA fails a request a
+		// week after it (Expired), so a zero time would fail it at once.
+		pr = pr.DeepCopy()
+		pr.CreationTimestamp = metav1.NewTime(time.Now())
 		if _, err := fakes.PRClient.AutoscalingV1().ProvisioningRequests(pr.Namespace).Create(ctx, pr, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}

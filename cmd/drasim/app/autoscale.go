@@ -33,8 +33,6 @@ type scaleFlags struct {
 func (f *scaleFlags) add(fs *pflag.FlagSet) {
 	f.addScaleUp(fs)
 	fs.IntVar(&f.MaxLoops, "max-loops", autoscale.DefaultMaxLoops, "maximum number of scale-ups")
-	fs.BoolVar(&f.GangAware, "gang-aware-scale-up", false, "research option: count a gang (PodGroup) in a scale-up estimate only when minCount of its pods fit, devices included (cluster-autoscaler scales up for a gang's pods one by one)")
-	fs.StringVar(&f.ProvReqClaims, "provisioning-request-claims", autoscale.ClaimsUpstream, "claims for the virtual pods of ProvisioningRequests and CapacityBuffers whose templates use ResourceClaimTemplates: upstream (cluster-autoscaler makes none, so they never fit: kubernetes/autoscaler issue 10065) or correct (made as the resource-claim controller would)")
 }
 
 // addScaleUp adds the flags of one scale-up decision: those of a timeline,
@@ -47,6 +45,8 @@ func (f *scaleFlags) addScaleUp(fs *pflag.FlagSet) {
 	fs.IntVar(&f.MaxNodesPerScaleUp, "max-nodes-per-scaleup", autoscale.DefaultMaxNodesPerScaleUp, "maximum number of nodes one scale-up adds")
 	fs.StringToStringVar(&f.DeviceClassWeights, "device-class-weights", nil, "weights of idle devices per DeviceClass for least-waste-dra, e.g. h100.example.com=8,l4.example.com=1 (default 1)")
 	markInput(fs, "expander-priority-config")
+	fs.BoolVar(&f.GangAware, "gang-aware-scale-up", false, "research option: count a gang (PodGroup) in a scale-up estimate only when minCount of its pods fit, devices included (cluster-autoscaler scales up for a gang's pods one by one)")
+	fs.StringVar(&f.ProvReqClaims, "provisioning-request-claims", autoscale.ClaimsUpstream, "claims for the virtual pods of ProvisioningRequests and CapacityBuffers whose templates use ResourceClaimTemplates: upstream (cluster-autoscaler makes none, so they never fit: kubernetes/autoscaler issue 10065) or correct (made as the resource-claim controller would)")
 }
 
 // options turns the flags into autoscale options; expanders overrides
