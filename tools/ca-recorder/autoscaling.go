@@ -13,10 +13,16 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/watch"
 	cbv1beta1 "k8s.io/autoscaler/cluster-autoscaler/apis/capacitybuffer/autoscaling.x-k8s.io/v1beta1"
 	cbfake "k8s.io/autoscaler/cluster-autoscaler/apis/capacitybuffer/client/clientset/versioned/fake"
 	cbinformers "k8s.io/autoscaler/cluster-autoscaler/apis/capacitybuffer/client/informers/externalversions"
 	prv1 "k8s.io/autoscaler/cluster-autoscaler/apis/provisioningrequest/autoscaling.x-k8s.io/v1"
+	provreqfake "k8s.io/autoscaler/cluster-autoscaler/apis/provisioningrequest/client/clientset/versioned/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/cluster-autoscaler/pkg/capacitybuffer"
 	cbclient "sigs.k8s.io/cluster-autoscaler/pkg/capacitybuffer/client"
 	"sigs.k8s.io/cluster-autoscaler/pkg/capacitybuffer/fakepods"
@@ -98,6 +104,9 @@ func populateAutoscaling(t *testing.T, ctx context.Context, fakes *integration.F
 			t.Fatal(err)
 		}
 	}
+	if len(s.Autoscaling.ProvReqs) > 0 {
+		fakes.PRClient = provReqClientset()
+	}
 	for _, pr := range s.Autoscaling.ProvReqs {
 		// The API server stamps the creation time; CA fails a request a
 		// week after it (Expired), so a zero time would fail it at once.
@@ -178,6 +187,37 @@ func installBuffers(t *testing.T, ctx context.Context, fakes *integration.FakeSe
 	f := reflect.ValueOf(sa).Elem().FieldByName("processors")
 	procs := *(**ca_processors.AutoscalingProcessors)(unsafe.Pointer(f.UnsafeAddr()))
 	procs.PodListProcessor = pods.NewCombinedPodListProcessor([]pods.PodListProcessor{injector, procs.PodListProcessor})
+}
+
+// provReqClientset is the harness's fake ProvisioningRequest clientset
+// with a type converter that deduces the schema from the objects: the
+// generated one has no schema for ProvisioningRequests and refuses to
+// create them, and the best-effort-atomic class writes its conditions
+// with server-side apply, which the simple clientset does not serve.
+// Without the CRD's schema, apply treats status.conditions as one atomic
+// list (the API server merges it by type): CA's apply of Provisioned then
+// drops the Accepted condition the injector wrote before.
+func provReqClientset() *provreqfake.Clientset {
+	scheme := runtime.NewScheme()
+	if err := provreqfake.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	codecs := serializer.NewCodecFactory(scheme)
+	o := clienttesting.NewFieldManagedObjectTracker(scheme, codecs.UniversalDecoder(), managedfields.NewDeducedTypeConverter())
+	cs := provreqfake.NewSimpleClientset()
+	cs.PrependReactor("*", "*", clienttesting.ObjectReaction(o))
+	cs.PrependWatchReactor("*", func(action clienttesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if w, ok := action.(clienttesting.WatchActionImpl); ok {
+			opts = w.ListOptions
+		}
+		w, err := o.Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err != nil {
+			return false, nil, err
+		}
+		return true, w, nil
+	})
+	return cs
 }
 
 // provReqConditions reads the requests' conditions at the end of the run.
