@@ -52,6 +52,25 @@ func WriteSimulateScaleUpTable(w io.Writer, p *autoscale.Plan) error {
 		strings.Join(p.Inputs.Expanders, ","), p.NodesAdded, len(p.Loops), strings.Join(added, ", "), p.CostPerHour, p.Stop.Message); err != nil {
 		return err
 	}
+	for _, pr := range p.ProvisioningRequests {
+		var conds []string
+		for _, c := range pr.Conditions {
+			conds = append(conds, c.Type+"="+c.Status+" ("+c.Reason+")")
+		}
+		if _, err := fmt.Fprintf(w, "ProvisioningRequest %s (%s, %d pods): %s.\n", pr.Name, strings.TrimSuffix(pr.Class, ".autoscaling.x-k8s.io"), pr.Pods, orNone(strings.Join(conds, ", "))); err != nil {
+			return err
+		}
+	}
+	for _, b := range p.Buffers {
+		if _, err := fmt.Fprintf(w, "CapacityBuffer %s (%s): %d of %d chunks held, %d node(s) added for it.\n", b.Name, b.Shape, b.Held, b.Replicas, b.NodesAdded); err != nil {
+			return err
+		}
+	}
+	if len(p.ProvisioningRequests)+len(p.Buffers) > 0 {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+	}
 	return WriteSimulationTable(w, p.Result)
 }
 
