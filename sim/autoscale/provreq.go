@@ -179,9 +179,9 @@ func virtualPod(t *v1.PodTemplateSpec, namespace, name, kind, apiVersion, owner 
 	return p
 }
 
-// hasProvReqs reports whether the run models ProvisioningRequests or
-// CapacityBuffers (then loops are numbered by scale-ups for the
-// tie-break, as CA's recordings count them).
+// hasVirtual reports whether the run models ProvisioningRequests or
+// CapacityBuffers (then the tie-break counts loops by scale-ups, as CA's
+// recordings do, since a request's loop may add no node).
 func (s *scaler) hasVirtual() bool { return len(s.provreqs) > 0 || len(s.buffers) > 0 }
 
 // initProvReqs makes the requests' pods. A request whose class CA does
@@ -284,7 +284,7 @@ func (s *scaler) nextProvReq(index int) *provReq {
 }
 
 // version changes whenever the scale-up adds nodes.
-func (s *scaler) version() int { return s.plan.NodesAdded + len(s.cur.Nodes) }
+func (s *scaler) version() int { return len(s.cur.Nodes) }
 
 // bookCapacity is CA's bookCapacity: the pods of Provisioned requests
 // whose booking has not expired take their place in the loop's picture
