@@ -52,6 +52,25 @@ func WriteSimulateScaleUpTable(w io.Writer, p *autoscale.Plan) error {
 		strings.Join(p.Inputs.Expanders, ","), p.NodesAdded, len(p.Loops), strings.Join(added, ", "), p.CostPerHour, p.Stop.Message); err != nil {
 		return err
 	}
+	for _, pr := range p.ProvisioningRequests {
+		var conds []string
+		for _, c := range pr.Conditions {
+			conds = append(conds, c.Type+"="+c.Status+" ("+c.Reason+")")
+		}
+		if _, err := fmt.Fprintf(w, "ProvisioningRequest %s (%s, %d pods): %s.\n", pr.Name, strings.TrimSuffix(pr.Class, ".autoscaling.x-k8s.io"), pr.Pods, orNone(strings.Join(conds, ", "))); err != nil {
+			return err
+		}
+	}
+	for _, b := range p.Buffers {
+		if _, err := fmt.Fprintf(w, "CapacityBuffer %s (%s): %d of %d chunks held, %d node(s) added for it.\n", b.Name, b.Shape, b.Held, b.Replicas, b.NodesAdded); err != nil {
+			return err
+		}
+	}
+	if len(p.ProvisioningRequests)+len(p.Buffers) > 0 {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+	}
 	return WriteSimulationTable(w, p.Result)
 }
 
@@ -161,7 +180,50 @@ func scaleUpSections(p *autoscale.Plan) []scaleUpSection {
 		}
 		pending.table.Append(pp.Pod, never, pp.Reason)
 	}
-	return []scaleUpSection{groups, options, scaleUp, pending}
+	sections := []scaleUpSection{groups, options, scaleUp, pending}
+	if len(p.ProvisioningRequests) > 0 {
+		sections = append(sections, provReqSection(p))
+	}
+	if len(p.Buffers) > 0 {
+		sections = append(sections, bufferSection(p))
+	}
+	return sections
+}
+
+// provReqSection lists each ProvisioningRequest with its conditions as
+// cluster-autoscaler leaves them.
+func provReqSection(p *autoscale.Plan) scaleUpSection {
+	sec := scaleUpSection{title: "Provisioning requests", table: Table{Header: []string{"Request", "Class", "Pods", "Loop", "Nodes", "Conditions"}}}
+	for _, pr := range p.ProvisioningRequests {
+		var conds []string
+		for _, c := range pr.Conditions {
+			conds = append(conds, fmt.Sprintf("%s=%s (%s, %s)", c.Type, c.Status, c.Reason, c.At))
+		}
+		loop := "-"
+		if pr.Loop > 0 {
+			loop = fmt.Sprint(pr.Loop)
+		}
+		sec.table.Append(pr.Name, strings.TrimSuffix(pr.Class, ".autoscaling.x-k8s.io"), fmt.Sprint(pr.Pods), loop, fmt.Sprint(pr.NodesAdded), orNone(strings.Join(conds, ", ")))
+		if pr.Note != "" {
+			sec.lines = append(sec.lines, fmt.Sprintf("%s: %s", pr.Name, pr.Note))
+		}
+	}
+	sec.lines = append(sec.lines, fmt.Sprintf("cluster-autoscaler books a Provisioned request's capacity for %s (then BookingExpired), retries Provisioned=False after %s doubling up to %s, and marks a request Failed (Expired) %s after its creation.",
+		autoscale.ProvReqReservationTime, autoscale.ProvReqInitialBackoff, autoscale.ProvReqMaxBackoff, autoscale.ProvReqExpirationTime))
+	return sec
+}
+
+// bufferSection says how many chunks of each CapacityBuffer the fleet
+// holds after the scale-up, and the nodes added for them.
+func bufferSection(p *autoscale.Plan) scaleUpSection {
+	sec := scaleUpSection{title: "Capacity buffers", table: Table{Header: []string{"Buffer", "Chunk", "Replicas", "Held", "Nodes added"}}}
+	for _, b := range p.Buffers {
+		sec.table.Append(b.Name, b.Shape, fmt.Sprint(b.Replicas), fmt.Sprint(b.Held), fmt.Sprint(b.NodesAdded))
+		if b.Note != "" {
+			sec.lines = append(sec.lines, fmt.Sprintf("%s: %s", b.Name, b.Note))
+		}
+	}
+	return sec
 }
 
 // loopLines says what the loop decided and what came of it.
@@ -174,6 +236,9 @@ func loopLines(l autoscale.Loop) []string {
 		for _, s := range l.Decision.Steps {
 			out = append(out, fmt.Sprintf("loop %d: %s kept %s (%s)", l.Index, s.Expander, orNone(strings.Join(s.Kept, ", ")), s.Why))
 		}
+	}
+	if l.ProvisioningRequest != "" {
+		out = append(out, fmt.Sprintf("loop %d: ProvisioningRequest %s: %s", l.Index, l.ProvisioningRequest, l.ProvisioningResult))
 	}
 	if len(l.Added) > 0 {
 		out = append(out, fmt.Sprintf("loop %d: added %s; the replay placed %d of %d pending pod(s), %d still pending",

@@ -166,6 +166,31 @@ type Outcome struct {
 	Loops []Loop `json:"loops"`
 	// Final is every group's target size at the end, by group name.
 	Final []GroupSize `json:"final"`
+	// ProvisioningRequests are the requests' conditions at the end, by
+	// namespace/name (only in cases with ProvisioningRequests).
+	ProvisioningRequests []ProvReq `json:"provisioningRequests,omitempty"`
+}
+
+// ProvReq is a ProvisioningRequest's conditions, sorted by type.
+type ProvReq struct {
+	Name       string      `json:"name"`
+	Conditions []Condition `json:"conditions"`
+}
+
+// Condition is one condition's type, status and reason (times and
+// messages are left out: they are CA's clock and wording).
+type Condition struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+// SortProvReqs sorts requests by name and their conditions by type.
+func SortProvReqs(prs []ProvReq) {
+	sort.Slice(prs, func(i, j int) bool { return prs[i].Name < prs[j].Name })
+	for _, pr := range prs {
+		sort.Slice(pr.Conditions, func(i, j int) bool { return pr.Conditions[i].Type < pr.Conditions[j].Type })
+	}
 }
 
 // Loop is one RunOnce that scaled up.

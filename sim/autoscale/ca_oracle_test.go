@@ -12,6 +12,7 @@ import (
 
 	"github.com/drasim/drasim/internal/caoracle"
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -165,6 +166,7 @@ func drasimOutcome(t *testing.T, c caoracle.Case, run caoracle.Run, follow caora
 		}
 		owners[p.Namespace+"/"+p.Name] = o
 	}
+	virtualOwners(snap, owners)
 	out, err := Run(context.Background(), snap, opts)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -197,7 +199,41 @@ func drasimOutcome(t *testing.T, c caoracle.Case, run caoracle.Run, follow caora
 		got.Loops = append(got.Loops, loop)
 	}
 	got.Final = sortedSizes(sizes)
+	for _, pr := range out.Plan.ProvisioningRequests {
+		r := caoracle.ProvReq{Name: pr.Name, Conditions: []caoracle.Condition{}}
+		for _, c := range pr.Conditions {
+			// The recorder's fake clientset has no CRD schema: the atomic
+			// class's server-side apply of Provisioned replaces the whole
+			// condition list, so the recording has no Accepted (an API
+			// server merges by type and keeps it; see
+			// tools/ca-recorder/autoscaling.go provReqClientset).
+			if c.Type == CondAccepted && pr.Class == snapshot.ProvisioningClassBestEffortAtomicScaleUp {
+				continue
+			}
+			r.Conditions = append(r.Conditions, caoracle.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason})
+		}
+		got.ProvisioningRequests = append(got.ProvisioningRequests, r)
+	}
+	caoracle.SortProvReqs(got.ProvisioningRequests)
 	return got
+}
+
+// virtualOwners adds the owners of the pods cluster-autoscaler makes in
+// memory: a ProvisioningRequest's (<request>-<set>-<index>) and a
+// CapacityBuffer's (capacity-buffer-<buffer>-<index>).
+func virtualOwners(snap *snapshot.Snapshot, owners map[string][3]string) {
+	for _, pr := range snap.ProvisioningRequests {
+		for i, ps := range pr.Spec.PodSets {
+			for j := 0; j < int(ps.Count); j++ {
+				owners[fmt.Sprintf("%s/%s-%d-%d", pr.Namespace, pr.Name, i, j)] = [3]string{"ProvisioningRequest", pr.Namespace, pr.Name}
+			}
+		}
+	}
+	for _, b := range snap.CapacityBuffers {
+		for i := 1; i <= 1000; i++ {
+			owners[fmt.Sprintf("%s/capacity-buffer-%s-%d", b.Namespace, b.Name, i)] = [3]string{"CapacityBuffer", b.Namespace, b.Name}
+		}
+	}
 }
 
 func sortedSizes(m map[string]int) []caoracle.GroupSize {
@@ -227,6 +263,9 @@ func firstDifference(want, got caoracle.Outcome) (int, string) {
 	}
 	if !reflect.DeepEqual(want.Final, got.Final) {
 		return len(want.Loops) + 1, cmp.Diff(want.Final, got.Final)
+	}
+	if !reflect.DeepEqual(want.ProvisioningRequests, got.ProvisioningRequests) {
+		return len(want.Loops) + 1, "ProvisioningRequest conditions:\n" + cmp.Diff(want.ProvisioningRequests, got.ProvisioningRequests)
 	}
 	return 0, ""
 }

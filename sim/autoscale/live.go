@@ -161,6 +161,12 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*nodegroup.
 			a.byNode[n] = g
 		}
 	}
+	// CapacityBuffers' virtual pods join every loop's unschedulable pods
+	// (buffer.go); ProvisioningRequests are not read by the timeline.
+	a.scaler.work = c.Snapshot
+	if err := a.scaler.initBuffers(); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -222,6 +228,9 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 		if corev1helpers.PodPriority(p) >= cutoff {
 			candidates = append(candidates, p)
 		}
+	}
+	for _, b := range a.scaler.buffers {
+		candidates = append(candidates, b.pods...)
 	}
 	sort.SliceStable(candidates, func(i, k int) bool {
 		return corev1helpers.PodPriority(candidates[i]) > corev1helpers.PodPriority(candidates[k])

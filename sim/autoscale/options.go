@@ -65,6 +65,17 @@ type Options struct {
 	// ExpendablePodsPriorityCutoff: pods with a lower priority never
 	// trigger a scale-up (nil: -10, CA's default).
 	ExpendablePodsPriorityCutoff *int32
+	// GangAwareScaleUp is drasim's research option: a gang counts in an
+	// estimate only with minCount of its pods placed (see gang.go).
+	// cluster-autoscaler scales up for a gang's pods one by one.
+	GangAwareScaleUp bool
+	// ProvReqClaims says what virtual pods (ProvisioningRequests',
+	// CapacityBuffers') get for their ResourceClaimTemplates:
+	// ClaimsUpstream (default, what CA does: nothing) or ClaimsCorrect.
+	ProvReqClaims string
+	// LoopInterval is the time between two loops, for the requests'
+	// timeouts and backoffs (default 2m).
+	LoopInterval time.Duration
 
 	// tieBreak, when set, stands in for the random expander, in the chain
 	// and as its tie-break: the fidelity test makes drasim pick what the
@@ -81,6 +92,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxLoops <= 0 {
 		o.MaxLoops = DefaultMaxLoops
+	}
+	if o.ProvReqClaims == "" {
+		o.ProvReqClaims = ClaimsUpstream
+	}
+	if o.LoopInterval <= 0 {
+		o.LoopInterval = DefaultLoopInterval
 	}
 	if o.ExpendablePodsPriorityCutoff == nil {
 		cutoff := int32(DefaultExpendablePodsPriorityCutoff)
@@ -135,6 +152,9 @@ func (o Options) check() error {
 		if w < 0 {
 			return fmt.Errorf("device class weight for %s: must not be negative, got %g", class, w)
 		}
+	}
+	if o.ProvReqClaims != ClaimsUpstream && o.ProvReqClaims != ClaimsCorrect {
+		return fmt.Errorf("provisioning request claims %q: use %s or %s", o.ProvReqClaims, ClaimsUpstream, ClaimsCorrect)
 	}
 	if o.MaxNodesTotal < 0 {
 		return fmt.Errorf("max nodes total must not be negative, got %d", o.MaxNodesTotal)

@@ -51,6 +51,10 @@ type Plan struct {
 	// merged with each loop's replay of the pending pods on the new nodes.
 	Result   *result.Result `json:"result"`
 	Warnings []string       `json:"warnings,omitempty"`
+	// ProvisioningRequests and Buffers are the autoscaling.x-k8s.io
+	// objects of the snapshot and what the run did for them.
+	ProvisioningRequests []ProvReqOutcome `json:"provisioningRequests,omitempty"`
+	Buffers              []BufferOutcome  `json:"capacityBuffers,omitempty"`
 }
 
 // Inputs are the autoscaler's settings.
@@ -99,6 +103,11 @@ type Loop struct {
 	// scale-up (daemon pods of the new nodes do not count).
 	Placed       int `json:"placed"`
 	StillPending int `json:"stillPending"`
+	// ProvisioningRequest is set on a loop CA gave to a request (namespace/
+	// name), with the class's answer: CapacityIsFound,
+	// CapacityIsProvisioned, CapacityIsNotFound or Failed.
+	ProvisioningRequest string `json:"provisioningRequest,omitempty"`
+	ProvisioningResult  string `json:"provisioningResult,omitempty"`
 }
 
 // Option is one group's scale-up option, as the expanders see it.

@@ -67,6 +67,10 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Outcome, 
 		}
 		s.plan.ScaleUp = append(s.plan.ScaleUp, su)
 	}
+	s.finishProvReqs()
+	if err := s.finishBuffers(); err != nil {
+		return nil, err
+	}
 	s.final.Recount()
 	s.describeScaledCluster()
 	s.plan.Result = s.final
@@ -119,6 +123,12 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 	s.plan.Warnings = append(s.plan.Warnings, s.matcherWarnings()...)
 	s.pending = s.stillPending(s.cur.Queue)
 	s.plan.Inputs.PendingPods = len(s.pending)
+	if err := s.initProvReqs(); err != nil {
+		return nil, err
+	}
+	if err := s.initBuffers(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -138,6 +148,16 @@ type scaler struct {
 	pending []*v1.Pod
 	// excluded are pending pods that never trigger a scale-up, with why.
 	excluded map[types.UID]string
+	// provreqs and buffers are the ProvisioningRequests and
+	// CapacityBuffers (provreq.go, buffer.go); virtual are the buffers'
+	// pods that do not fit the cluster's free capacity this loop; prMode
+	// is CA's WrapperOrchestrator turn; scaleUps counts the loops that
+	// added nodes.
+	provreqs []*provReq
+	buffers  []*buffer
+	virtual  []*v1.Pod
+	prMode   bool
+	scaleUps int
 	// keys caches the pending pods' equivalence keys: a timeline's loop
 	// groups the same waiting pods every scan interval, and a key is a
 	// JSON encoding and a hash of the whole spec.
@@ -216,6 +236,10 @@ func (s *scaler) stillPending(list []*v1.Pod) []*v1.Pod {
 		if _, done := s.excluded[p.UID]; done {
 			continue
 		}
+		if name := p.Annotations[snapshot.ProvisioningRequestPodAnnotation]; name != "" && len(s.work.ProvisioningRequests) > 0 {
+			s.excluded[p.UID] = fmt.Sprintf("consumes ProvisioningRequest %s/%s: cluster-autoscaler does not scale up for it (the request does)", p.Namespace, name)
+			continue
+		}
 		if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == "DaemonSet" {
 			s.excluded[p.UID] = "DaemonSet pod: it runs on the node it is made for; cluster-autoscaler does not scale up for it"
 			continue
@@ -231,7 +255,24 @@ func (s *scaler) stillPending(list []*v1.Pod) []*v1.Pod {
 func (s *scaler) loop() error {
 	var last *pass
 	for index := 1; ; index++ {
-		if len(s.pending) == 0 {
+		if s.hasVirtual() {
+			if _, err := s.refreshBuffers(); err != nil {
+				return err
+			}
+			if index > s.opts.MaxLoops && s.nextProvReq(index) != nil {
+				s.plan.Stop = Stop{Reason: StopMaxLoops, Message: fmt.Sprintf("--max-loops %d reached", s.opts.MaxLoops)}
+				break
+			}
+			handled, err := s.provReqTurn(index, s.hasRegular())
+			if err != nil {
+				return err
+			}
+			if handled {
+				last = nil
+				continue
+			}
+		}
+		if len(s.pending) == 0 && len(s.virtual) == 0 {
 			s.plan.Stop = Stop{Reason: StopNoPending, Message: "no pod is pending"}
 			return nil
 		}
@@ -241,6 +282,9 @@ func (s *scaler) loop() error {
 		}
 		last = p
 		if len(p.cands) == 0 {
+			if s.hasVirtual() && s.nextProvReq(index+1) != nil {
+				continue // the next loop is a ProvisioningRequest's
+			}
 			s.plan.Stop = Stop{Reason: StopNoOption, Message: "no node group can help the pods that are still pending"}
 			break
 		}
@@ -252,7 +296,11 @@ func (s *scaler) loop() error {
 		for _, c := range p.cands {
 			lp.Options = append(lp.Options, *c.opt)
 		}
-		chosen, decision := s.chain.choose(p.cands, env{nodes: len(s.cur.Nodes), loop: index})
+		tieLoop := index
+		if s.hasVirtual() {
+			tieLoop = s.scaleUps + 1
+		}
+		chosen, decision := s.chain.choose(p.cands, env{nodes: len(s.cur.Nodes), loop: tieLoop})
 		lp.Decision = decision
 		for i, c := range p.cands {
 			lp.Options[i] = *c.opt // the chain adds price scores and priorities
@@ -263,9 +311,22 @@ func (s *scaler) loop() error {
 			break
 		}
 		lp.Triggered = chosen.opt.PodKeys
+		waiting := len(s.virtual)
 		placed, err := s.apply(chosen, &lp)
 		if err != nil {
 			return err
+		}
+		s.scaleUps++
+		s.countBufferNodes(chosen, len(lp.Added))
+		if placed == 0 && waiting > 0 {
+			// Buffer pods are never placed: the loop helped them when
+			// fewer of them wait now.
+			if _, err := s.refreshBuffers(); err != nil {
+				return err
+			}
+			if len(s.virtual) < waiting {
+				placed = waiting - len(s.virtual)
+			}
 		}
 		lp.Placed = placed
 		lp.StillPending = len(s.pending)
@@ -305,6 +366,7 @@ func (s *scaler) evaluate() (*pass, error) {
 			considered = append(considered, p)
 		}
 	}
+	considered = append(considered, s.virtual...)
 	p := &pass{eqs: equivalenceGroups(considered, s.equivalenceKey), verdicts: map[*podGroup][]verdict{}}
 	if len(p.eqs) == 0 {
 		return p, nil
@@ -381,7 +443,7 @@ func (s *scaler) evaluateGroup(g *nodegroup.Group, p *pass, limit int) (*candida
 		p.skipped = append(p.skipped, SkippedGroup{Group: g.Name, Reason: "no pending pod fits its template"})
 		return nil, nil
 	}
-	est, err := binpack(s.ctx, j, k, g, fit, limit)
+	est, err := s.binpackGangAware(j, k, g, fit, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -394,6 +456,9 @@ func (s *scaler) evaluateGroup(g *nodegroup.Group, p *pass, limit int) (*candida
 		v := verdict{group: g.Name, fits: inEstimate[eq], reason: fmt.Sprintf("fits: the estimate adds %d node(s)", len(est.nodes))}
 		if !v.fits {
 			v.reason = "fits its template, but not in the estimate"
+			if s.opts.GangAwareScaleUp && gangOf(s.cur, eq.exemplar()) != "" {
+				v.reason += " (--gang-aware-scale-up: its gang's minCount does not fit the nodes the group may add)"
+			}
 			if est.limited {
 				v.reason += fmt.Sprintf(" (limited to %d node(s))", limit)
 			}
@@ -574,4 +639,19 @@ func (s *scaler) reportPending(last *pass) {
 		}
 		s.plan.Pending = append(s.plan.Pending, pp)
 	}
+}
+
+// hasRegular reports whether pods other than ProvisioningRequests' wait
+// for a scale-up this loop (pending pods that may trigger one, and buffer
+// pods the cluster has no room for).
+func (s *scaler) hasRegular() bool {
+	if len(s.virtual) > 0 {
+		return true
+	}
+	for _, p := range s.pending {
+		if _, ex := s.excluded[p.UID]; !ex {
+			return true
+		}
+	}
+	return false
 }

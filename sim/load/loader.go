@@ -362,6 +362,13 @@ func (l *loader) addObject(src snapshot.Source, obj object) {
 	if group == "scheduling.k8s.io" && (kind == "Workload" || kind == "PodGroup") {
 		served = workloadVersion(version)
 	}
+	if ok && group == snapshot.AutoscalingGroup {
+		if want := autoscalingVersion(kind); version != want {
+			l.errorf(src, display, "apiVersion", "%s is not supported for %s: use %s/%s, the version cluster-autoscaler serves", apiVersion, kind, group, want)
+			return
+		}
+		served = true
+	}
 	if !ok || (group != "resource.k8s.io" && group != "drasim.io" && !served) {
 		key := apiVersion + "/" + kind
 		if _, seen := l.skippedFirst[key]; !seen {
@@ -586,6 +593,16 @@ var decoders = map[kindKey]*kindDecoder{
 		func(s *snapshot.Snapshot, o *schedulingv1beta1.Workload) { s.Workloads = append(s.Workloads, o) }, nil),
 	{"scheduling.k8s.io", "PodGroup"}: typed("PodGroup", true, func(o *schedulingv1beta1.PodGroup) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *schedulingv1beta1.PodGroup) { s.PodGroups = append(s.PodGroups, o) }, nil),
+	{"", "PodTemplate"}: typed("PodTemplate", true, func(o *v1.PodTemplate) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *v1.PodTemplate) { s.PodTemplates = append(s.PodTemplates, o) }, nil),
+	{snapshot.AutoscalingGroup, "ProvisioningRequest"}: typed("ProvisioningRequest", true, func(o *snapshot.ProvisioningRequest) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *snapshot.ProvisioningRequest) {
+			s.ProvisioningRequests = append(s.ProvisioningRequests, o)
+		}, nil),
+	{snapshot.AutoscalingGroup, "CapacityBuffer"}: typed("CapacityBuffer", true, func(o *snapshot.CapacityBuffer) *metav1.ObjectMeta { return &o.ObjectMeta },
+		func(s *snapshot.Snapshot, o *snapshot.CapacityBuffer) {
+			s.CapacityBuffers = append(s.CapacityBuffers, o)
+		}, DefaultCapacityBuffer),
 	{"resource.k8s.io", "DeviceTaintRule"}: typed("DeviceTaintRule", false, func(o *resourceapi.DeviceTaintRule) *metav1.ObjectMeta { return &o.ObjectMeta },
 		func(s *snapshot.Snapshot, o *resourceapi.DeviceTaintRule) {
 			s.DeviceTaintRules = append(s.DeviceTaintRules, o)

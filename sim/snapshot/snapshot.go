@@ -81,6 +81,12 @@ type Snapshot struct {
 	PodGroups []*schedulingv1beta1.PodGroup
 	// NodeGroups are drasim.io/v1alpha1 node groups for the autoscaler.
 	NodeGroups []*NodeGroup
+	// PodTemplates give ProvisioningRequests and CapacityBuffers their
+	// pods; ProvisioningRequests and CapacityBuffers (autoscaling.x-k8s.io)
+	// take part in the autoscaler's loop.
+	PodTemplates         []*v1.PodTemplate
+	ProvisioningRequests []*ProvisioningRequest
+	CapacityBuffers      []*CapacityBuffer
 
 	// Sources maps each loaded object to where it came from. Objects made by
 	// drasim itself (pods of workload controllers) point at their controller's
@@ -140,6 +146,9 @@ func (s *Snapshot) Copy() *Snapshot {
 	c.ResourceClaimTemplates = slices.Clone(s.ResourceClaimTemplates)
 	c.DeviceTaintRules = slices.Clone(s.DeviceTaintRules)
 	c.NodeGroups = slices.Clone(s.NodeGroups)
+	c.PodTemplates = slices.Clone(s.PodTemplates)
+	c.ProvisioningRequests = slices.Clone(s.ProvisioningRequests)
+	c.CapacityBuffers = slices.Clone(s.CapacityBuffers)
 	c.PodDisruptionBudgets = slices.Clone(s.PodDisruptionBudgets)
 	c.Workloads = slices.Clone(s.Workloads)
 	c.PodGroups = slices.Clone(s.PodGroups)

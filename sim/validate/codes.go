@@ -155,6 +155,7 @@ func Codes() []Code {
 		CodeUnknownRequest, CodeUnknownPodClaim, CodeUnknownDeviceClass,
 		CodeMissingResourceClaim, CodeMissingResourceClaimTemplate,
 		CodeMissingPriorityClass, CodeUnknownNode, CodeUnknownAllocatedDevice,
+		CodeUnknownProvisioningClass, CodeMissingPodTemplate,
 		CodeUnknownAllocatedPool, CodeUnknownReservedForPod, CodeMissingPodGroup, CodePodGroupMismatch,
 		CodePoolIncomplete, CodePoolSliceCountMismatch, CodePoolStaleGeneration,
 		CodePoolDuplicateDevice, CodePoolDuplicateCounterSet, CodeUnknownCounterSet,

@@ -44,6 +44,7 @@ var fixedSeverity = map[Code]Severity{
 	CodeTaintRuleMatchesNothing: SeverityWarning, CodeClaimOverDeviceLimit: SeverityWarning, CodeRequired: SeverityError,
 	CodeTooLong: SeverityError, CodeTooMany: SeverityError, CodeDuplicate: SeverityError,
 	CodeForbidden: SeverityError, CodeNothingToSimulate: SeverityWarning, CodeMissingPodGroup: SeverityWarning, CodePodGroupMismatch: SeverityWarning,
+	CodeUnknownProvisioningClass: SeverityError, CodeMissingPodTemplate: SeverityError,
 }
 
 type validateCase struct {

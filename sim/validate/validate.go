@@ -141,6 +141,7 @@ func (v *validator) checkObjects() {
 	v.checkNodes()
 	v.checkWorkloads()
 	v.checkNodeGroups()
+	v.checkAutoscalingRequests()
 	v.checkDeviceClasses()
 	v.checkResourceSlices()
 	v.checkResourceClaims()

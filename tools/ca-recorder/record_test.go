@@ -160,6 +160,10 @@ func recordOnce(t *testing.T, c caoracle.Case, expanderName string, seed int64) 
 			t.Fatal(err)
 		}
 		populate(t, fakes, scen, prio)
+		if len(scen.Autoscaling.ProvReqs) > 0 {
+			buildOpts.ProvisioningRequestEnabled = true
+		}
+		populateAutoscaling(t, ctx, fakes, scen)
 		if _, err := Schedule(ctx, fakes.KubeClient, scen.Order, seed); err != nil {
 			t.Fatal(err)
 		}
@@ -184,6 +188,7 @@ func recordOnce(t *testing.T, c caoracle.Case, expanderName string, seed int64) 
 		}
 		rs := &recordingStrategy{inner: strategy, filter: filter}
 		sa.ExpanderStrategy = rs
+		installBuffers(t, ctx, fakes, sa, scen)
 
 		known := map[string]bool{}
 		for _, n := range fakes.K8s.Nodes().Items {
@@ -220,6 +225,7 @@ func recordOnce(t *testing.T, c caoracle.Case, expanderName string, seed int64) 
 			}
 		}
 		out.Final = sizes(prov)
+		out.ProvisioningRequests = provReqConditions(t, ctx, fakes, scen)
 	})
 	return out
 }

@@ -45,6 +45,9 @@ type Scenario struct {
 	Classes    []*resourceapi.DeviceClass
 	DaemonSets []*appsv1.DaemonSet
 	Groups     []*Group
+	// Autoscaling holds the PodTemplates, ProvisioningRequests and
+	// CapacityBuffers (autoscaling.go).
+	Autoscaling Autoscaling
 }
 
 // Group is a NodeGroup as the fake cloud provider offers it.
@@ -111,6 +114,7 @@ func LoadScenario(path string, readyAt time.Time) (*Scenario, error) {
 		s.Pods = append(s.Pods, pod)
 	}
 
+	s.Autoscaling = autoscalingObjects(snap)
 	for _, ng := range snap.NodeGroups {
 		g, err := s.group(snap, ng, byName)
 		if err != nil {

@@ -25,6 +25,8 @@ type scaleFlags struct {
 	MaxNodesPerScaleUp int
 	MaxLoops           int
 	DeviceClassWeights map[string]string
+	GangAware          bool
+	ProvReqClaims      string
 }
 
 func (f *scaleFlags) add(fs *pflag.FlagSet) {
@@ -42,6 +44,8 @@ func (f *scaleFlags) addScaleUp(fs *pflag.FlagSet) {
 	fs.IntVar(&f.MaxNodesPerScaleUp, "max-nodes-per-scaleup", autoscale.DefaultMaxNodesPerScaleUp, "maximum number of nodes one scale-up adds")
 	fs.StringToStringVar(&f.DeviceClassWeights, "device-class-weights", nil, "weights of idle devices per DeviceClass for least-waste-dra, e.g. h100.example.com=8,l4.example.com=1 (default 1)")
 	markInput(fs, "expander-priority-config")
+	fs.BoolVar(&f.GangAware, "gang-aware-scale-up", false, "research option: count a gang (PodGroup) in a scale-up estimate only when minCount of its pods fit, devices included (cluster-autoscaler scales up for a gang's pods one by one)")
+	fs.StringVar(&f.ProvReqClaims, "provisioning-request-claims", autoscale.ClaimsUpstream, "claims for the virtual pods of ProvisioningRequests and CapacityBuffers whose templates use ResourceClaimTemplates: upstream (cluster-autoscaler makes none, so they never fit: kubernetes/autoscaler issue 10065) or correct (made as the resource-claim controller would)")
 }
 
 // options turns the flags into autoscale options; expanders overrides
@@ -60,7 +64,11 @@ func (f *scaleFlags) options(simOpts sim.Options, expanders string) (autoscale.O
 	if f.MaxLoops <= 0 {
 		return autoscale.Options{}, usageErrorf("--max-loops must be at least 1, got %d", f.MaxLoops)
 	}
-	opts := autoscale.Options{Sim: simOpts, Expanders: chain, MaxNodesTotal: f.MaxNodesTotal, MaxNodesPerScaleUp: f.MaxNodesPerScaleUp, MaxLoops: f.MaxLoops}
+	opts := autoscale.Options{Sim: simOpts, Expanders: chain, MaxNodesTotal: f.MaxNodesTotal, MaxNodesPerScaleUp: f.MaxNodesPerScaleUp, MaxLoops: f.MaxLoops,
+		GangAwareScaleUp: f.GangAware, ProvReqClaims: f.ProvReqClaims}
+	if f.ProvReqClaims != "" && f.ProvReqClaims != autoscale.ClaimsUpstream && f.ProvReqClaims != autoscale.ClaimsCorrect {
+		return autoscale.Options{}, usageErrorf("--provisioning-request-claims: want %s or %s, got %q", autoscale.ClaimsUpstream, autoscale.ClaimsCorrect, f.ProvReqClaims)
+	}
 	if len(f.DeviceClassWeights) > 0 {
 		opts.DeviceClassWeights = map[string]float64{}
 		for class, v := range f.DeviceClassWeights {
