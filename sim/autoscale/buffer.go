@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -126,7 +127,7 @@ func (s *scaler) bufferTemplate(b *snapshot.CapacityBuffer, templates map[string
 	case "Job":
 		for _, d := range s.work.Jobs {
 			if d.Namespace == b.Namespace && d.Name == ref.Name {
-				n := int32(load.JobActive(d))
+				n := int32(kube.JobActive(d))
 				return &d.Spec.Template, &n, nil
 			}
 		}
@@ -213,10 +214,11 @@ func (s *scaler) refreshBuffers() (int, error) {
 	}
 	j := s.cur.NewJournal()
 	defer j.Undo()
-	k, err := newCheckerWith(s.cur, s.opts.Sim.Plugins, s.draPlugin)
+	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
 		return 0, err
 	}
+	k := newChecker(e)
 	held := 0
 	for _, b := range s.buffers {
 		left, err := s.fitExisting(s.ctx, j, k, b.pods, false)

@@ -8,8 +8,8 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
-	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/framework"
+	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/schedule"
 	v1 "k8s.io/api/core/v1"
 )

@@ -6,8 +6,8 @@ import (
 	"sort"
 
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/framework"
+	"github.com/drasim/drasim/sim/nodegroup"
 	v1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 )

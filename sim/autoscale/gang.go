@@ -2,6 +2,7 @@ package autoscale
 
 import (
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/nodegroup"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -14,7 +15,7 @@ import (
 // out and the group is packed again without them, so that no node is
 // added for a gang that cannot start. The check runs the real allocator,
 // so a gang short of devices on the new nodes is left out too.
-func (s *scaler) binpackGangAware(j *cluster.Journal, k *checker, g *Group, fit []*podGroup, limit int) (*estimate, error) {
+func (s *scaler) binpackGangAware(j *cluster.Journal, k *checker, g *nodegroup.Group, fit []*podGroup, limit int) (*estimate, error) {
 	if !s.opts.GangAwareScaleUp || !s.cur.GangsEnabled() {
 		return binpack(s.ctx, j, k, g, fit, limit)
 	}

@@ -3,6 +3,7 @@ package autoscale
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/nodegroup"

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/load"
+	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -175,7 +176,7 @@ func virtualPod(t *v1.PodTemplateSpec, namespace, name, kind, apiVersion, owner 
 	}
 	p.OwnerReferences = append(p.OwnerReferences, metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: owner, UID: uid, Controller: ptr.To(true)})
 	p.Spec.NodeName = ""
-	load.DefaultPod(p)
+	kube.DefaultPod(p)
 	return p
 }
 
@@ -362,11 +363,12 @@ func (s *scaler) provision(index int, r *provReq) error {
 	}
 	r.set(CondAccepted, metav1.ConditionTrue, ReasonAccepted, "ProvisioningRequest is accepted by ClusterAutoscaler", index, now)
 	j := s.cur.NewJournal()
-	k, err := newCheckerWith(s.cur, s.opts.Sim.Plugins, s.draPlugin)
+	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
 		j.Undo()
 		return err
 	}
+	k := newChecker(e)
 	if err := s.bookCapacity(s.ctx, j, k); err != nil {
 		j.Undo()
 		return err

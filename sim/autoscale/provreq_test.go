@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/drasim/drasim/sim"
-	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/google/go-cmp/cmp"
 )
@@ -116,7 +116,7 @@ func TestCapacityBuffers(t *testing.T) {
 // 4-GPU node: cluster-autoscaler adds the node (two pods fit it) that the
 // gang never runs on; the gang-aware option adds none.
 func TestGangAwareScaleUp(t *testing.T) {
-	gates, err := dra.ParseGates("GenericWorkload=true")
+	gates, err := feature.Parse("GenericWorkload=true")
 	if err != nil {
 		t.Fatal(err)
 	}

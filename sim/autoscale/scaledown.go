@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/framework"
+	"github.com/drasim/drasim/sim/nodegroup"
 	v1 "k8s.io/api/core/v1"
 )
 
