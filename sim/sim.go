@@ -6,17 +6,23 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/kubeversion"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 )
 
-// KubernetesVersion is the kube-scheduler release drasim follows.
+// KubernetesVersion is the kube-scheduler release drasim follows unless
+// Options.KubeVersion names another.
 const KubernetesVersion = "v1.37.2"
 
 // Options configure one replay.
 type Options struct {
-	// Gates are the DRA feature gates (dra.DefaultGates when nil).
+	// KubeVersion is the Kubernetes release the run models: its gate
+	// defaults, profile, served API versions and behaviour
+	// (kubeversion.Default, 1.37, when nil).
+	KubeVersion *kubeversion.Release
+	// Gates are the DRA feature gates (the release's defaults when nil).
 	Gates dra.Gates
 	// Plugins are the scheduler profile's plugin settings.
 	Plugins schedule.PluginConfig
@@ -57,12 +63,46 @@ type Run struct {
 	DRA     *dra.Plugin
 }
 
+// Release is the Kubernetes release the options model.
+func (o Options) Release() *kubeversion.Release {
+	if o.KubeVersion == nil {
+		return kubeversion.Default()
+	}
+	return o.KubeVersion
+}
+
+// WithRelease returns the options with what their release changes applied:
+// the release's gate defaults when no gates are given, and the profile's
+// plugins without the scores the release does not have (DynamicResources
+// before 1.35). Every replay applies it; it may be applied twice.
+func (o Options) WithRelease() Options {
+	rel := o.Release()
+	if o.Gates == nil {
+		o.Gates = rel.DefaultGates()
+	}
+	if !rel.DRAScore && !o.Plugins.Unscored[dra.Name] {
+		unscored := map[string]bool{dra.Name: true}
+		for k, v := range o.Plugins.Unscored {
+			unscored[k] = v
+		}
+		o.Plugins.Unscored = unscored
+	}
+	return o
+}
+
+// CheckRelease refuses a snapshot that holds objects the options'
+// release would not take as written (kubeversion.Release.Check).
+func (o Options) CheckRelease(snap *snapshot.Snapshot) error {
+	return o.Release().Check(snap)
+}
+
 // setup builds the cluster state and the profile for a snapshot.
 func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin, *schedule.Profile, error) {
-	gates := opts.Gates
-	if gates == nil {
-		gates = dra.DefaultGates()
+	if err := opts.CheckRelease(snap); err != nil {
+		return nil, nil, nil, err
 	}
+	opts = opts.WithRelease()
+	gates := opts.Gates
 	c := cluster.BuildOrdered(snap, gates, opts.NodeOrder)
 	draPlugin, profile, err := profileFor(c, opts)
 	return c, draPlugin, profile, err
@@ -70,6 +110,7 @@ func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin
 
 // profileFor wires the scheduler profile to a cluster.
 func profileFor(c *cluster.Cluster, opts Options) (*dra.Plugin, *schedule.Profile, error) {
+	opts = opts.WithRelease()
 	draPlugin := dra.New(c.DRA, dra.Options{Reference: opts.Reference})
 	profile, err := schedule.NewProfile(c, draPlugin, opts.Plugins)
 	if err != nil {
@@ -111,8 +152,8 @@ func replay(ctx context.Context, c *cluster.Cluster, draPlugin *dra.Plugin, prof
 		return nil, err
 	}
 	res.Inputs.Files = opts.Files
-	res.Inputs.KubernetesVersion = KubernetesVersion
-	res.Inputs.FeatureGates = c.DRA.Gates().String()
+	res.Inputs.KubernetesVersion = opts.Release().String()
+	res.Inputs.FeatureGates = opts.Release().GatesString(c.DRA.Gates())
 	res.Inputs.ScoringStrategy = scoringStrategy(opts.Plugins)
 	if o := c.NodeOrder(); o != cluster.NodeOrderName {
 		res.Inputs.NodeOrder = string(o)

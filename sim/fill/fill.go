@@ -178,10 +178,11 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("pod %s/%s is pending in the cluster: pending pods belong to the workload", p.Namespace, p.Name)
 		}
 	}
-	gates := opts.Sim.Gates
-	if gates == nil {
-		gates = dra.DefaultGates()
+	if err := opts.Sim.CheckRelease(in.Snapshot); err != nil {
+		return nil, err
 	}
+	opts.Sim = opts.Sim.WithRelease()
+	gates := opts.Sim.Gates
 	inv, err := newInventory(ctx, in.Snapshot, gates, opts.DeviceClass)
 	if err != nil {
 		return nil, err
@@ -254,6 +255,7 @@ type submission struct {
 
 // runPolicy submits the pods to a fresh cluster scheduled with one policy.
 func runPolicy(ctx context.Context, in *Input, inv *stock, gates dra.Gates, so sim.Options, opts Options, policy string, seq []submission, reqs []request, shapes []shape) (*Curve, error) {
+	so = so.WithRelease()
 	c := cluster.Build(in.Snapshot, gates)
 	draPlugin := dra.New(c.DRA, dra.Options{Reference: so.Reference})
 	profile, err := schedule.NewProfile(c, draPlugin, so.Plugins)

@@ -299,10 +299,11 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 }
 
 func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
-	gates := opts.Sim.Gates
-	if gates == nil {
-		gates = dra.DefaultGates()
+	if err := opts.Sim.CheckRelease(in.Snapshot); err != nil {
+		return nil, err
 	}
+	opts.Sim = opts.Sim.WithRelease()
+	gates := opts.Sim.Gates
 	work := copySnapshot(in.Snapshot)
 	e := &engine{
 		ctx: ctx, opts: opts, in: in, work: work, horizon: in.Horizon(opts.End, opts.Tail),
