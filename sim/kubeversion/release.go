@@ -51,7 +51,7 @@ const (
 	on, off = true, false
 )
 
-func gate(def bool) Gate { return Gate{Default: def} }
+func gate(def bool) Gate   { return Gate{Default: def} }
 func locked(def bool) Gate { return Gate{Default: def, Locked: true} }
 
 // dra134 are the DRA gates all four releases have, with their 1.34
