@@ -90,18 +90,31 @@ func (o Options) WithRelease() Options {
 	return o
 }
 
-// CheckRelease refuses a snapshot that holds objects the options'
-// release would not take as written (kubeversion.Release.Check).
-func (o Options) CheckRelease(snap *snapshot.Snapshot) error {
-	return o.Release().Check(snap)
+// ForRelease refuses a snapshot that holds objects the options' release
+// would not take as written (kubeversion.Release.Check) and returns it as
+// an API server of an older release, with the options' gates, would store
+// it (kubeversion.DropDisabledFields: fields of features off there are
+// dropped). For the newest release the snapshot is returned unchanged:
+// there, --feature-gates asks what the scheduler does with the objects as
+// they are. Call it with the options WithRelease has completed.
+func (o Options) ForRelease(snap *snapshot.Snapshot) (*snapshot.Snapshot, error) {
+	rel := o.Release()
+	if err := rel.Check(snap); err != nil {
+		return nil, err
+	}
+	if rel.IsLatest() {
+		return snap, nil
+	}
+	return kubeversion.DropDisabledFields(snap, o.Gates), nil
 }
 
 // setup builds the cluster state and the profile for a snapshot.
 func setup(snap *snapshot.Snapshot, opts Options) (*cluster.Cluster, *dra.Plugin, *schedule.Profile, error) {
-	if err := opts.CheckRelease(snap); err != nil {
+	opts = opts.WithRelease()
+	snap, err := opts.ForRelease(snap)
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	opts = opts.WithRelease()
 	gates := opts.Gates
 	c := cluster.BuildOrdered(snap, gates, opts.NodeOrder)
 	draPlugin, profile, err := profileFor(c, opts)

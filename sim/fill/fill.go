@@ -178,10 +178,10 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("pod %s/%s is pending in the cluster: pending pods belong to the workload", p.Namespace, p.Name)
 		}
 	}
-	if err := opts.Sim.CheckRelease(in.Snapshot); err != nil {
+	opts.Sim = opts.Sim.WithRelease()
+	if err := opts.Sim.Release().Check(in.Snapshot); err != nil {
 		return nil, err
 	}
-	opts.Sim = opts.Sim.WithRelease()
 	gates := opts.Sim.Gates
 	inv, err := newInventory(ctx, in.Snapshot, gates, opts.DeviceClass)
 	if err != nil {

@@ -299,12 +299,13 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 }
 
 func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
-	if err := opts.Sim.CheckRelease(in.Snapshot); err != nil {
+	opts.Sim = opts.Sim.WithRelease()
+	snap, err := opts.Sim.ForRelease(in.Snapshot)
+	if err != nil {
 		return nil, err
 	}
-	opts.Sim = opts.Sim.WithRelease()
 	gates := opts.Sim.Gates
-	work := copySnapshot(in.Snapshot)
+	work := copySnapshot(snap)
 	e := &engine{
 		ctx: ctx, opts: opts, in: in, work: work, horizon: in.Horizon(opts.End, opts.Tail),
 		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{}, daemons: map[string][]*v1.Pod{},
