@@ -85,6 +85,16 @@ func simulateWith(t *testing.T, file string, opts sim.Options) *sim.Run {
 // oracle recording used the same, FEATURE_GATES=...).
 func scenarioGates(t *testing.T, file string) dra.Gates {
 	t.Helper()
+	gates, err := dra.ParseGates(scenarioGateSpec(t, file))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return gates
+}
+
+// scenarioGateSpec is the scenario's "# feature-gates:" header line.
+func scenarioGateSpec(t *testing.T, file string) string {
+	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -98,11 +108,7 @@ func scenarioGates(t *testing.T, file string) dra.Gates {
 			spec = strings.TrimSpace(v)
 		}
 	}
-	gates, err := dra.ParseGates(spec)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	return gates
+	return spec
 }
 
 // placements reduces a result to the oracle's shape. Pods a preemption

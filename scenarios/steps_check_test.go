@@ -16,9 +16,20 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
+// stepT is what the check reports to: the test, or for an older
+// release's recordings a releaseDiffs that collects the differences.
+type stepT interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Fatal(args ...any)
+}
+
+var _ stepT = (*testing.T)(nil)
+
 // stepCheck walks one recording.
 type stepCheck struct {
-	t     *testing.T
+	t     stepT
 	ctx   context.Context
 	rec   *oraclelog.Recording
 	st    *sim.Stepper
