@@ -149,3 +149,49 @@ metadata: {name: g}
 		})
 	}
 }
+
+const partitionedSlice = `apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  sharedCounters:
+  - name: mem
+    counters: {memory: {value: 40Gi}}
+  devices:
+  - name: gpu-0
+    allowMultipleAllocations: true
+    taints: [{key: k, effect: NoSchedule}]
+    consumesCounters:
+    - counterSet: mem
+      counters: {memory: {value: 40Gi}}
+`
+
+// TestDropDisabledFields: with 1.34's defaults the API server drops the
+// fields of partitionable devices, consumable capacity and device taints
+// from a slice it creates; 1.36's defaults keep them. The loaded object
+// itself is never changed.
+func TestDropDisabledFields(t *testing.T) {
+	res, err := load.LoadBytes("in.yaml", []byte(partitionedSlice), load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := res.Snapshot.ResourceSlices[0]
+	if got := kubeversion.DropDisabledFields(res.Snapshot, kubeversion.MustGet("1.36").DefaultGates()); got != res.Snapshot {
+		t.Errorf("1.36's defaults: the snapshot was copied, want it unchanged")
+	}
+	got := kubeversion.DropDisabledFields(res.Snapshot, kubeversion.MustGet("1.34").DefaultGates())
+	sl := got.ResourceSlices[0]
+	if sl == orig {
+		t.Fatal("1.34's defaults: the slice was not copied")
+	}
+	d := sl.Spec.Devices[0]
+	if len(sl.Spec.SharedCounters) != 0 || len(d.ConsumesCounters) != 0 || d.AllowMultipleAllocations != nil || len(d.Taints) != 0 {
+		t.Errorf("1.34's defaults: want counters, multiple allocations and taints dropped, got %+v / %+v", sl.Spec.SharedCounters, d)
+	}
+	if o := orig.Spec.Devices[0]; len(orig.Spec.SharedCounters) != 1 || len(o.ConsumesCounters) != 1 || o.AllowMultipleAllocations == nil || len(o.Taints) != 1 {
+		t.Errorf("the loaded slice was changed: %+v", orig.Spec)
+	}
+}
