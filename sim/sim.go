@@ -74,11 +74,14 @@ func (o Options) Release() *kubeversion.Release {
 // WithRelease returns the options with what their release changes applied:
 // the release's gate defaults when no gates are given, and the profile's
 // plugins without the scores the release does not have (DynamicResources
-// before 1.35). Every replay applies it; it may be applied twice.
+// before 1.35) and BalancedAllocation's score before 1.36. Every replay applies it; it may be applied twice.
 func (o Options) WithRelease() Options {
 	rel := o.Release()
 	if o.Gates == nil {
 		o.Gates = rel.DefaultGates()
+	}
+	if rel.BalancedWithPodOnly {
+		o.Plugins.BalancedAllocation.WithPodOnly = true
 	}
 	if !rel.DRAScore && !o.Plugins.Unscored[dra.Name] {
 		unscored := map[string]bool{dra.Name: true}
@@ -135,7 +138,7 @@ func profileFor(c *cluster.Cluster, opts Options) (*dra.Plugin, *schedule.Profil
 // ScheduleOptions are the scheduler options of a replay with these
 // options; every replay of a run (autoscaler loops included) uses them.
 func (o Options) ScheduleOptions() schedule.Options {
-	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival, Resume: o.Resume}
+	return schedule.Options{QuietPreemption: !o.Release().PreemptionMessage, TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival, Resume: o.Resume}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself

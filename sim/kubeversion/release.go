@@ -21,6 +21,15 @@ type Release struct {
 	// added Score, which prefers the node whose allocation used the
 	// earlier subrequests; kube-scheduler 1.34 has no DRA score at all.
 	DRAScore bool
+	// BalancedWithPodOnly: NodeResourcesBalancedAllocation scores the
+	// balance with the pod alone. Before 1.36: kubernetes#135573 made the
+	// score half the range plus half the change in balance the pod brings.
+	BalancedWithPodOnly bool
+	// PreemptionMessage: a preemption that found a node adds "preemption:
+	// found a potential placement for pod on node N, preempting K victims"
+	// to the pod's message. Since 1.37 (kubernetes#140180); before, its
+	// PostFilter succeeded without a message.
+	PreemptionMessage bool
 	// Served lists, for the kinds whose API versions changed between 1.34
 	// and 1.37, the versions this release serves ("group/Kind" ->
 	// versions). A kind missing here is one the release does not serve at
@@ -90,8 +99,9 @@ var releases = []*Release{
 		Name: "1.34", Patch: "v1.34.4",
 		// DeviceTaintRules have no gate of their own in 1.34: DRADeviceTaints
 		// governs them (dra_manager.go ListWithDeviceTaintRules).
-		Gates:    baseGates(),
-		DRAScore: false,
+		Gates:               baseGates(),
+		DRAScore:            false,
+		BalancedWithPodOnly: true,
 		Served: map[string][]string{
 			DeviceTaintRule: {"v1alpha3"},
 		},
@@ -105,7 +115,8 @@ var releases = []*Release{
 			"DRADeviceTaintRules": gate(off),
 			"GenericWorkload":     gate(off),
 		}),
-		DRAScore: true,
+		DRAScore:            true,
+		BalancedWithPodOnly: true,
 		Served: map[string][]string{
 			DeviceTaintRule: {"v1alpha3"},
 			Workload:        {"v1alpha1"},
@@ -163,7 +174,8 @@ var releases = []*Release{
 			"DRAWorkloadResourceClaims":    gate(off),
 			"GenericWorkload":              gate(off),
 		}),
-		DRAScore: true,
+		DRAScore:          true,
+		PreemptionMessage: true,
 		Served: map[string][]string{
 			DeviceTaintRule: {"v1", "v1beta2", "v1alpha3"},
 			Workload:        {"v1beta1", "v1alpha3"},

@@ -764,7 +764,9 @@ func (r *Replayer) PostFilter(ctx context.Context, pod *v1.Pod, a *Attempt) (*Po
 		if pre.Node != "" {
 			msgs = nil // a PostFilter that succeeds has the last word
 		}
-		msgs = append(msgs, pre.Message)
+		if pre.Message != "" {
+			msgs = append(msgs, pre.Message)
+		}
 		pf.Preemption = pre
 	}
 	if len(msgs) > 0 {
