@@ -30,6 +30,11 @@ type Release struct {
 	// to the pod's message. Since 1.37 (kubernetes#140180); before, its
 	// PostFilter succeeded without a message.
 	PreemptionMessage bool
+	// DRAPostFilterReasons: DynamicResources' PostFilter that frees no
+	// claim says why ("no new claims to deallocate" for a pod without
+	// claims, "still not schedulable"), which joins the pod's message
+	// before preemption's. Before 1.37; 1.37's returns no reason.
+	DRAPostFilterReasons bool
 	// Served lists, for the kinds whose API versions changed between 1.34
 	// and 1.37, the versions this release serves ("group/Kind" ->
 	// versions). A kind missing here is one the release does not serve at
@@ -99,9 +104,10 @@ var releases = []*Release{
 		Name: "1.34", Patch: "v1.34.4",
 		// DeviceTaintRules have no gate of their own in 1.34: DRADeviceTaints
 		// governs them (dra_manager.go ListWithDeviceTaintRules).
-		Gates:               baseGates(),
-		DRAScore:            false,
-		BalancedWithPodOnly: true,
+		Gates:                baseGates(),
+		DRAPostFilterReasons: true,
+		DRAScore:             false,
+		BalancedWithPodOnly:  true,
 		Served: map[string][]string{
 			DeviceTaintRule: {"v1alpha3"},
 		},
@@ -115,8 +121,9 @@ var releases = []*Release{
 			"DRADeviceTaintRules": gate(off),
 			"GenericWorkload":     gate(off),
 		}),
-		DRAScore:            true,
-		BalancedWithPodOnly: true,
+		DRAPostFilterReasons: true,
+		DRAScore:             true,
+		BalancedWithPodOnly:  true,
 		Served: map[string][]string{
 			DeviceTaintRule: {"v1alpha3"},
 			Workload:        {"v1alpha1"},
@@ -141,7 +148,8 @@ var releases = []*Release{
 			"DRAWorkloadResourceClaims":  gate(off),
 			"GenericWorkload":            gate(off),
 		}),
-		DRAScore: true,
+		DRAPostFilterReasons: true,
+		DRAScore:             true,
 		Served: map[string][]string{
 			DeviceTaintRule: {"v1beta2", "v1alpha3"},
 			Workload:        {"v1alpha2"},

@@ -754,6 +754,8 @@ func (r *Replayer) PostFilter(ctx context.Context, pod *v1.Pod, a *Attempt) (*Po
 	if r.dra != nil && r.s.profile.hasPlugin(dra.Name) {
 		if pf.Deallocate = r.dra.PostFilter(a.State, pod); pf.Deallocate != nil {
 			msgs = append(msgs, dra.ReasonDeallocated)
+		} else if r.s.opts.DRAPostFilterReasons {
+			msgs = append(msgs, r.dra.PostFilterReason(a.State))
 		}
 	}
 	if r.s.profile.Preemption {

@@ -115,6 +115,10 @@ type Options struct {
 	// pod's message, as before kube-scheduler 1.37 (kubernetes#140180 added
 	// "preemption: found a potential placement ..."; sim/kubeversion).
 	QuietPreemption bool
+	// DRAPostFilterReasons: DynamicResources' PostFilter that freed no claim
+	// says why ("no new claims to deallocate", "still not schedulable"), as
+	// before kube-scheduler 1.37; the reason joins the pod's message.
+	DRAPostFilterReasons bool
 }
 
 // Checkpoint is what a scheduler carries from one cycle to the next
