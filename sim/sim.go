@@ -71,10 +71,11 @@ func (o Options) Release() *kubeversion.Release {
 	return o.KubeVersion
 }
 
-// WithRelease returns the options with what their release changes applied:
-// the release's gate defaults when no gates are given, and the profile's
-// plugins without the scores the release does not have (DynamicResources
-// before 1.35) and BalancedAllocation's score before 1.36. Every replay applies it; it may be applied twice.
+// WithRelease returns the options with what their release changes in the
+// profile applied: the release's gate defaults when no gates are given, no
+// DynamicResources score before 1.35, BalancedAllocation's older score
+// before 1.36 (the scheduler's own differences are in ScheduleOptions).
+// Every replay applies it; applying it twice changes nothing.
 func (o Options) WithRelease() Options {
 	rel := o.Release()
 	if o.Gates == nil {
