@@ -204,7 +204,7 @@ func newStepCheck(t *testing.T, report stepT, rec *oraclelog.Recording, rel *kub
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &stepCheck{t: report, ctx: context.Background(), rec: rec, st: st, n: newStepTotals(), gone: map[string]bool{}}
+	return &stepCheck{t: report, rel: rel, ctx: context.Background(), rec: rec, st: st, n: newStepTotals(), gone: map[string]bool{}}
 }
 
 // walk checks every cycle of the recording.

@@ -35,6 +35,11 @@ type Release struct {
 	// claims, "still not schedulable"), which joins the pod's message
 	// before preemption's. Before 1.37; 1.37's returns no reason.
 	DRAPostFilterReasons bool
+	// RandomTies: selectHost draws uniformly among the nodes with the top
+	// score (reservoir sampling with math/rand), so a tie has no rule a
+	// replay could follow. 1.34; since 1.35 the host is the root of a
+	// score heap over the feasible nodes, which drasim follows.
+	RandomTies bool
 	// Served lists, for the kinds whose API versions changed between 1.34
 	// and 1.37, the versions this release serves ("group/Kind" ->
 	// versions). A kind missing here is one the release does not serve at
@@ -106,6 +111,7 @@ var releases = []*Release{
 		// governs them (dra_manager.go ListWithDeviceTaintRules).
 		Gates:                baseGates(),
 		DRAPostFilterReasons: true,
+		RandomTies:           true,
 		DRAScore:             false,
 		BalancedWithPodOnly:  true,
 		Served: map[string][]string{
