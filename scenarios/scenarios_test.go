@@ -83,6 +83,16 @@ func simulateWith(t *testing.T, file string, opts sim.Options) *sim.Run {
 // oracle recording used the same, FEATURE_GATES=...).
 func scenarioGates(t *testing.T, file string) feature.Gates {
 	t.Helper()
+	gates, err := feature.Parse(scenarioGateSpec(t, file))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return gates
+}
+
+// scenarioGateSpec is the scenario's "# feature-gates:" header line.
+func scenarioGateSpec(t *testing.T, file string) string {
+	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -96,11 +106,7 @@ func scenarioGates(t *testing.T, file string) feature.Gates {
 			spec = strings.TrimSpace(v)
 		}
 	}
-	gates, err := feature.Parse(spec)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	return gates
+	return spec
 }
 
 // placements reduces a result to the oracle's shape. Pods a preemption

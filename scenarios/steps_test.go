@@ -12,6 +12,7 @@ import (
 	"github.com/drasim/drasim/internal/oraclelog"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
+	"github.com/drasim/drasim/sim/kubeversion"
 	"github.com/drasim/drasim/sim/load"
 )
 
@@ -149,35 +150,66 @@ func TestSteps(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec, err := oraclelog.ReadRecording(data)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			got := checkSteps(t, rec)
+			rec := readRecording(t, file)
+			got := checkSteps(t, t, rec, kubeversion.Default())
 			t.Logf("%s: %s", name, got)
 			all.add(got)
 		})
 	}
 	t.Logf("all recordings: %s", all)
+	dirs, _ := filepath.Glob(stepsDir + "-v*")
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		rel, err := kubeversion.Parse(strings.TrimPrefix(filepath.Base(dir), "steps-"))
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		t.Run("v"+rel.Name, func(t *testing.T) { checkRelease(t, dir, rel) })
+	}
 }
 
-func checkSteps(t *testing.T, rec *oraclelog.Recording) stepTotals {
+func readRecording(t *testing.T, file string) *oraclelog.Recording {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := oraclelog.ReadRecording(data)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return rec
+}
+
+func checkSteps(t *testing.T, report stepT, rec *oraclelog.Recording, rel *kubeversion.Release) stepTotals {
+	t.Helper()
+	s := newStepCheck(t, report, rec, rel)
+	s.walk()
+	return s.n
+}
+
+func newStepCheck(t *testing.T, report stepT, rec *oraclelog.Recording, rel *kubeversion.Release) *stepCheck {
 	t.Helper()
 	res, err := load.Load([]string{rec.Scenario}, load.Options{Strict: true})
 	if err != nil {
 		t.Fatalf("loading %s: %v", rec.Scenario, err)
 	}
+	gates, err := rel.ParseGates(scenarioGateSpec(t, rec.Scenario))
+	if err != nil {
+		t.Fatalf("%s: %v", rec.Scenario, err)
+	}
 	// The oracle creates the nodes in file order while its scheduler
 	// runs, so that is the order the recorded scheduler met them in.
-	st, err := sim.NewStepper(res.Snapshot, sim.Options{Gates: scenarioGates(t, rec.Scenario), NodeOrder: cluster.NodeOrderFile})
+	st, err := sim.NewStepper(res.Snapshot, sim.Options{KubeVersion: rel, Gates: gates, NodeOrder: cluster.NodeOrderFile})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &stepCheck{t: t, ctx: context.Background(), rec: rec, st: st, n: newStepTotals(), gone: map[string]bool{}}
+	return &stepCheck{t: report, rel: rel, ctx: context.Background(), rec: rec, st: st, n: newStepTotals(), gone: map[string]bool{}}
+}
+
+// walk checks every cycle of the recording.
+func (s *stepCheck) walk() {
+	rec, t := s.rec, s.t
 	for _, c := range rec.Cycles {
 		for _, ev := range c.Before {
 			if ev.Kind == oraclelog.EventDeleted {
@@ -202,5 +234,4 @@ func checkSteps(t *testing.T, rec *oraclelog.Recording) stepTotals {
 			s.pod(c)
 		}
 	}
-	return s.n
 }

@@ -29,7 +29,8 @@ type Engine struct {
 // built); the engine reads Plugins and Reference, and the scheduler options
 // (TieBreak, Seed, ...) that ScheduleOptions derives.
 func NewEngine(c *cluster.Cluster, opts Options) (*Engine, error) {
-	return NewEngineOn(c, opts, dra.New(c.DRA, dra.Options{Reference: opts.Reference}))
+	opts = opts.WithRelease()
+	return NewEngineOn(c, opts, dra.New(c.DRA, dra.Options{Reference: opts.Reference, PostFilterReasons: opts.Release().DRAPostFilterReasons}))
 }
 
 // NewEngineOn is NewEngine with a DynamicResources plugin that already
@@ -37,6 +38,7 @@ func NewEngine(c *cluster.Cluster, opts Options) (*Engine, error) {
 // class, then serve this engine too (the autoscaler's checks share the
 // timeline's plugin this way).
 func NewEngineOn(c *cluster.Cluster, opts Options, draPlugin *dra.Plugin) (*Engine, error) {
+	opts = opts.WithRelease()
 	profile, err := schedule.NewProfile(c, draPlugin, opts.Plugins)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler profile: %w", err)

@@ -6,17 +6,23 @@ import (
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/feature"
+	"github.com/drasim/drasim/sim/kubeversion"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 )
 
-// KubernetesVersion is the kube-scheduler release drasim follows.
+// KubernetesVersion is the kube-scheduler release drasim follows unless
+// Options.KubeVersion names another.
 const KubernetesVersion = "v1.37.2"
 
 // Options configure one replay.
 type Options struct {
-	// Gates are the feature gates (feature.Defaults when nil).
+	// KubeVersion is the Kubernetes release the run models: its gate
+	// defaults, profile, served API versions and behaviour
+	// (kubeversion.Default, 1.37, when nil).
+	KubeVersion *kubeversion.Release
+	// Gates are the feature gates (the release's defaults when nil).
 	Gates feature.Gates
 	// Plugins are the scheduler profile's plugin settings.
 	Plugins schedule.PluginConfig
@@ -61,22 +67,73 @@ type Run struct {
 	DRA     *dra.Plugin
 }
 
-// setup admits the snapshot and builds its cluster state and engine.
+// Release is the Kubernetes release the options model.
+func (o Options) Release() *kubeversion.Release {
+	if o.KubeVersion == nil {
+		return kubeversion.Default()
+	}
+	return o.KubeVersion
+}
+
+// WithRelease returns the options with what their release changes in the
+// profile applied: the release's gate defaults when no gates are given, no
+// DynamicResources score before 1.35, BalancedAllocation's older score
+// before 1.36 (the scheduler's own differences are in ScheduleOptions).
+// Every replay applies it; applying it twice changes nothing.
+func (o Options) WithRelease() Options {
+	rel := o.Release()
+	if o.Gates == nil {
+		o.Gates = rel.DefaultGates()
+	}
+	if rel.BalancedWithPodOnly {
+		o.Plugins.BalancedAllocation.WithPodOnly = true
+	}
+	if !rel.DRAScore && !o.Plugins.Unscored[dra.Name] {
+		unscored := map[string]bool{dra.Name: true}
+		for k, v := range o.Plugins.Unscored {
+			unscored[k] = v
+		}
+		o.Plugins.Unscored = unscored
+	}
+	return o
+}
+
+// ForRelease refuses a snapshot that holds objects the options' release
+// would not take as written (kubeversion.Release.Check) and returns it as
+// an API server of an older release, with the options' gates, would store
+// it (kubeversion.DropDisabledFields: fields of features off there are
+// dropped). For the newest release the snapshot is returned unchanged:
+// there, --feature-gates asks what the scheduler does with the objects as
+// they are. Call it with the options WithRelease has completed.
+func (o Options) ForRelease(snap *snapshot.Snapshot) (*snapshot.Snapshot, error) {
+	rel := o.Release()
+	if err := rel.Check(snap); err != nil {
+		return nil, err
+	}
+	if rel.IsLatest() {
+		return snap, nil
+	}
+	return kubeversion.DropDisabledFields(snap, o.Gates), nil
+}
+
+// setup admits the snapshot and builds its cluster state and engine, for
+// the options' release.
 func setup(snap *snapshot.Snapshot, opts Options) (*Engine, error) {
 	if err := admit(snap, opts); err != nil {
 		return nil, err
 	}
-	gates := opts.Gates
-	if gates == nil {
-		gates = feature.Defaults()
+	opts = opts.WithRelease()
+	snap, err := opts.ForRelease(snap)
+	if err != nil {
+		return nil, err
 	}
-	return NewEngine(cluster.BuildOrdered(snap, gates, opts.NodeOrder), opts)
+	return NewEngine(cluster.BuildOrdered(snap, opts.Gates, opts.NodeOrder), opts)
 }
 
 // ScheduleOptions are the scheduler options of a replay with these
 // options; every replay of a run (autoscaler loops included) uses them.
 func (o Options) ScheduleOptions() schedule.Options {
-	return schedule.Options{TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival, Resume: o.Resume}
+	return schedule.Options{QuietPreemption: !o.Release().PreemptionMessage, TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival, Resume: o.Resume}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself
@@ -107,8 +164,8 @@ func replay(ctx context.Context, e *Engine) (*Run, error) {
 		return nil, err
 	}
 	res.Inputs.Files = opts.Files
-	res.Inputs.KubernetesVersion = KubernetesVersion
-	res.Inputs.FeatureGates = c.DRA.Gates().String()
+	res.Inputs.KubernetesVersion = opts.Release().String()
+	res.Inputs.FeatureGates = opts.Release().GatesString(c.DRA.Gates())
 	res.Inputs.ScoringStrategy = scoringStrategy(opts.Plugins)
 	if o := c.NodeOrder(); o != cluster.NodeOrderName {
 		res.Inputs.NodeOrder = string(o)

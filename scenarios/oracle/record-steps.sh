@@ -9,7 +9,10 @@
 # pods, claims, events, preempted.txt) and scenarios/oracle/steps/NAME$SUFFIX.json.
 # Use SUFFIX "" for the first recording and ".2", ".3", ... for more: every
 # recording is checked on its own. ORACLE_BIN, FEATURE_GATES, RUNTIME_CONFIG,
-# SCHED_CONFIG and SETTLE pass through to the kit. The replay is this folder's
+# SCHED_CONFIG and SETTLE pass through to the kit. STEPS_DIR (default
+# scenarios/oracle/steps) is where the reduced recordings go: an older
+# release's go in scenarios/oracle/steps-vX.Y, recorded with the ORACLE_BIN
+# that build-oracle.sh made for it. The replay is this folder's
 # replay.sh (the kit's, plus PodDisruptionBudget status and SETTLE, which 30-43
 # need); ORACLE_REPLAY names another.
 # The kit's ports are fixed; to run several recordings at once, run each in its own network namespace
@@ -20,7 +23,8 @@ here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd)
 kit=${ORACLE_KIT:-$repo/../shared/oracle}
 export ORACLE_BIN=${ORACLE_BIN:-/tmp/oracle-bin/oracle}
 raw=${1:?raw output dir}; suffix=${2?suffix, e.g. "" or .2}; shift 2
-mkdir -p "$raw"
+steps=${STEPS_DIR:-$repo/scenarios/oracle/steps}
+mkdir -p "$raw" "$steps"
 reduce=$(mktemp -d)/reduce
 (cd "$repo" && go build -o "$reduce" ./internal/oraclelog/reduce) || exit 1
 for s in "$@"; do
@@ -36,5 +40,5 @@ for s in "$@"; do
   gzip -c "$st/scheduler.log" > "$raw/$name.raw/scheduler.log.gz"
   rm -rf "$st"
   "$reduce" -scenario "$name.yaml" -log "$raw/$name.raw/scheduler.log.gz" -pods "$raw/$name.raw/pods.out.yaml" \
-    -summary "$raw/$name.json" > "$repo/scenarios/oracle/steps/$name$suffix.json" && echo "$name: steps/$name$suffix.json"
+    -summary "$raw/$name.json" > "$steps/$name$suffix.json" && echo "$name: $steps/$name$suffix.json"
 done

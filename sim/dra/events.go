@@ -91,6 +91,9 @@ const ReasonGroupDeallocated = "deallocation and deletion of ResourceClaims comp
 func (p *Plugin) PostFilter(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ *framework.Diagnosis) (*framework.PostFilterResult, *framework.Status) {
 	claim := p.toDeallocate(cs, pod)
 	if claim == nil {
+		if p.postFilterReasons {
+			return nil, framework.NewStatus(framework.Unschedulable, p.PostFilterReason(cs))
+		}
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
 	return &framework.PostFilterResult{Deallocate: []*resourceapi.ResourceClaim{claim}}, framework.NewStatus(framework.Unschedulable, ReasonDeallocated)

@@ -35,8 +35,9 @@ const (
 // by the prioritized-list alternatives they can satisfy, and Reserve records
 // the chosen node's allocation in the claims.
 type Plugin struct {
-	state    *State
-	celCache *cel.Cache
+	postFilterReasons bool
+	state             *State
+	celCache          *cel.Cache
 	// reference asks the allocator on every node, without the node
 	// equivalence shortcut: the plain loop, for comparison.
 	reference bool
@@ -84,6 +85,9 @@ func (p *Plugin) allocationsHint() int {
 type Options struct {
 	// Reference disables every shortcut: each node is asked on its own.
 	Reference bool
+	// PostFilterReasons gives kube-scheduler's reasons before 1.37 when
+	// PostFilter frees no claim (PostFilterReason).
+	PostFilterReasons bool
 }
 
 var (
@@ -102,10 +106,11 @@ func New(state *State, opts ...Options) *Plugin {
 		o = opts[0]
 	}
 	return &Plugin{
-		reference:   o.Reference,
-		answers:     map[answerKey]*classAnswer{},
-		staticFails: map[staticKey]*classAnswer{},
-		state:       state,
+		reference:         o.Reference,
+		postFilterReasons: o.PostFilterReasons,
+		answers:           map[answerKey]*classAnswer{},
+		staticFails:       map[staticKey]*classAnswer{},
+		state:             state,
 		// kube-scheduler keeps the 10 most recent expressions.
 		celCache: cel.NewCache(10, state.gates.CELFeatures()),
 	}

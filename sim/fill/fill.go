@@ -177,10 +177,11 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("pod %s/%s is pending in the cluster: pending pods belong to the workload", p.Namespace, p.Name)
 		}
 	}
-	gates := opts.Sim.Gates
-	if gates == nil {
-		gates = feature.Defaults()
+	opts.Sim = opts.Sim.WithRelease()
+	if err := opts.Sim.Release().Check(in.Snapshot); err != nil {
+		return nil, err
 	}
+	gates := opts.Sim.Gates
 	inv, err := newInventory(ctx, in.Snapshot, gates, opts.DeviceClass)
 	if err != nil {
 		return nil, err
@@ -253,6 +254,7 @@ type submission struct {
 
 // runPolicy submits the pods to a fresh cluster scheduled with one policy.
 func runPolicy(ctx context.Context, in *Input, inv *stock, gates feature.Gates, so sim.Options, opts Options, policy string, seq []submission, reqs []request, shapes []shape) (*Curve, error) {
+	so = so.WithRelease()
 	c := cluster.Build(in.Snapshot, gates)
 	e, err := sim.NewEngine(c, so)
 	if err != nil {

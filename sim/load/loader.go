@@ -293,6 +293,13 @@ var resourceKinds = map[string]bool{
 	"ResourceClaimTemplate": true, "DeviceTaintRule": true,
 }
 
+// versionedKinds are the kinds whose served API versions differ between the
+// Kubernetes releases drasim models (sim/kubeversion): the loader notes the
+// version each was written in (snapshot.Written).
+var versionedKinds = map[string]bool{
+	"resource.k8s.io/DeviceTaintRule": true, "scheduling.k8s.io/Workload": true, "scheduling.k8s.io/PodGroup": true,
+}
+
 func splitAPIVersion(av string) (group, version string) {
 	if i := strings.LastIndex(av, "/"); i >= 0 {
 		return av[:i], av[i+1:]
@@ -321,6 +328,9 @@ func (l *loader) addObject(src snapshot.Source, obj object) {
 		return
 	}
 	group, version := splitAPIVersion(apiVersion)
+	if versionedKinds[group+"/"+kind] {
+		l.snap.Written[src] = apiVersion
+	}
 	if group == "resource.k8s.io" && resourceKinds[kind] {
 		// The conversions below work on the generic map.
 		if obj.tree != nil && (version == "v1beta1" || version == "v1beta2" ||

@@ -131,7 +131,9 @@ func (s *Scheduler) Preempt(ctx context.Context, pod *v1.Pod, a *Attempt) (*Pree
 	c := p.Candidates[best]
 	p.Node, p.Victims, p.PDBViolators = c.Node, c.Victims, c.PDBViolators
 	p.Nomination = &queue.Nomination{Override: true, Node: c.Node}
-	p.Message = preemptionPrefix + fmt.Sprintf(msgFoundPlacement, c.Node, len(c.Victims))
+	if !s.opts.QuietPreemption {
+		p.Message = preemptionPrefix + fmt.Sprintf(msgFoundPlacement, c.Node, len(c.Victims))
+	}
 	return p, nil
 }
 

@@ -46,6 +46,9 @@ type PluginConfig struct {
 	// DisableDefaultScores switches off the Score of every default plugin
 	// (kube's plugins.score.disabled "*"); their filters and PreScore stay.
 	DisableDefaultScores bool
+	// Unscored names plugins whose Score the modelled Kubernetes release
+	// does not have (DynamicResources before 1.35; sim/kubeversion).
+	Unscored map[string]bool
 }
 
 // DefaultWeights are the score weights of kube-scheduler v1.37's default
@@ -144,7 +147,7 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 		if x, ok := pl.(framework.PreScorePlugin); ok {
 			p.PreScore = append(p.PreScore, x)
 		}
-		if x, ok := pl.(framework.ScorePlugin); ok && !(cfg.DisableDefaultScores && pl.Name() != policy.PluginName) {
+		if x, ok := pl.(framework.ScorePlugin); ok && !(cfg.DisableDefaultScores && pl.Name() != policy.PluginName) && !cfg.Unscored[pl.Name()] {
 			p.Score = append(p.Score, WeightedScore{Plugin: x, Weight: weights[pl.Name()]})
 		}
 		if x, ok := pl.(framework.ReservePlugin); ok {

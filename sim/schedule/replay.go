@@ -777,10 +777,14 @@ func (p *preemptionPlugin) PostFilter(ctx context.Context, _ *framework.CycleSta
 	if p.result, p.err = p.s.Preempt(ctx, pod, p.a); p.err != nil {
 		return nil, framework.AsStatus(p.err)
 	}
+	code := framework.Unschedulable
 	if p.result.Node != "" {
-		return nil, framework.NewStatus(framework.Success, p.result.Message)
+		code = framework.Success
 	}
-	return nil, framework.NewStatus(framework.Unschedulable, p.result.Message)
+	if p.result.Message == "" { // a quiet success (before 1.37)
+		return nil, framework.NewStatus(code)
+	}
+	return nil, framework.NewStatus(code, p.result.Message)
 }
 
 // failed runs the PostFilter plugins for a pod that fit nowhere, puts the

@@ -106,6 +106,10 @@ type Options struct {
 	// the same rotating start index and tie-break source, so that a
 	// replay of a moment of a longer run decides as that run did.
 	Resume *Checkpoint
+	// QuietPreemption: a preemption that found a node says nothing in the
+	// pod's message, as before kube-scheduler 1.37 (kubernetes#140180 added
+	// "preemption: found a potential placement ..."; sim/kubeversion).
+	QuietPreemption bool
 }
 
 // Checkpoint is what a scheduler carries from one cycle to the next

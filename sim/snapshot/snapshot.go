@@ -97,6 +97,13 @@ type Snapshot struct {
 	// "apiVersion/kind".
 	Skipped map[string]int
 
+	// Written holds the apiVersion that objects of the kinds whose served
+	// versions differ between Kubernetes releases (DeviceTaintRule,
+	// Workload, PodGroup; see sim/kubeversion) were written in, by source:
+	// the objects are stored in one version, and --kube-version refuses
+	// those its release would not know.
+	Written map[Source]string
+
 	// Generated lists pods that drasim made from workload controllers, so that
 	// reports can tell them from pods that were in the dump.
 	Generated map[Ref]bool
@@ -107,6 +114,7 @@ func New() *Snapshot {
 	return &Snapshot{
 		Sources:   map[Ref]Source{},
 		Skipped:   map[string]int{},
+		Written:   map[Source]string{},
 		Generated: map[Ref]bool{},
 	}
 }
@@ -154,6 +162,7 @@ func (s *Snapshot) Copy() *Snapshot {
 	c.PodGroups = slices.Clone(s.PodGroups)
 	c.Sources = maps.Clone(s.Sources)
 	c.Skipped = maps.Clone(s.Skipped)
+	c.Written = maps.Clone(s.Written)
 	c.Generated = maps.Clone(s.Generated)
 	return &c
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/nodegroup"
 	"github.com/drasim/drasim/sim/policy"
 
@@ -302,12 +301,14 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 }
 
 func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
-	gates := opts.Sim.Gates
-	if gates == nil {
-		gates = feature.Defaults()
+	opts.Sim = opts.Sim.WithRelease()
+	snap, err := opts.Sim.ForRelease(in.Snapshot)
+	if err != nil {
+		return nil, err
 	}
+	gates := opts.Sim.Gates
 	// Nodes and slices come and go: the caller's snapshot stays as loaded.
-	work := in.Snapshot.Copy()
+	work := snap.Copy()
 	e := &engine{
 		ctx: ctx, opts: opts, in: in, work: work, horizon: in.Horizon(opts.End, opts.Tail),
 		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{}, daemons: map[string][]*v1.Pod{},

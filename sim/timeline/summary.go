@@ -136,7 +136,7 @@ func (e *engine) finish() *Result {
 func (e *engine) inputs() Inputs {
 	o := e.opts
 	in := Inputs{
-		Name: o.Name, Files: e.in.Files, KubernetesVersion: sim.KubernetesVersion, TieBreak: tieBreak(o.Sim.TieBreak), Seed: o.Sim.Seed, Start: o.Start,
+		Name: o.Name, Files: e.in.Files, KubernetesVersion: o.Sim.Release().String(), TieBreak: tieBreak(o.Sim.TieBreak), Seed: o.Sim.Seed, Start: o.Start,
 		End: secondsOf(e.now), Resolution: secondsOf(o.Resolution), FragmentationEvery: secondsOf(o.FragmentationEvery),
 		Arrivals: len(e.in.Arrivals), Nodes: len(e.in.Snapshot.Nodes), ScoringStrategy: scoringStrategy(o.Sim),
 	}

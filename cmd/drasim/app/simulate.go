@@ -4,11 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/feature"
+	"github.com/drasim/drasim/sim/kubeversion"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/policy"
 	"github.com/drasim/drasim/sim/schedule"
@@ -27,6 +28,7 @@ type engineFlags struct {
 	Engine          string
 	Arrival         string
 	NodeOrder       string
+	KubeVersion     string
 	Policy          string
 
 	// fs is the flag set the flags are in, to name where a value came
@@ -47,13 +49,18 @@ func (f *engineFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Engine, "engine", "fast", "fast, or reference: ask the allocator on every node with no shortcut (same decisions, for comparison)")
 	markInput(fs, "scheduler-config")
 	fs.StringVar(&f.NodeOrder, "node-order", "name", "the order kube-scheduler met the nodes in, which decides ties: name (a scheduler started after the nodes joined), creation (one that ran while they joined: creationTimestamp, then file order) or file")
+	fs.StringVar(&f.KubeVersion, "kube-version", kubeversion.Latest, "the Kubernetes release to model: "+strings.Join(kubeversion.Names(), ", ")+" (its feature-gate defaults, default profile, served API versions and DRA behaviour; docs/fidelity.md)")
 	fs.StringVar(&f.Arrival, "arrival", "batch", "when pending pods reach the scheduler: batch (all at once) or sequential (one at a time in file order, each placed before the next, as the oracle replays them)")
 }
 
 // parse checks the engine flags and turns them into options, without the
 // input files and the scheduler configuration (options adds them).
 func (f *engineFlags) parse() (sim.Options, error) {
-	gates, err := feature.Parse(f.FeatureGates)
+	rel, err := kubeversion.Parse(f.KubeVersion)
+	if err != nil {
+		return sim.Options{}, usageErrorf("%s: %v", flagSource(f.fs, "kube-version"), err)
+	}
+	gates, err := rel.ParseGates(f.FeatureGates)
 	if err != nil {
 		return sim.Options{}, usageErrorf("%s: %v", flagSource(f.fs, "feature-gates"), err)
 	}
@@ -76,7 +83,7 @@ func (f *engineFlags) parse() (sim.Options, error) {
 	if err != nil {
 		return sim.Options{}, usageErrorf("%s: %v", flagSource(f.fs, "node-order"), err)
 	}
-	return sim.Options{Gates: gates, TieBreak: tieBreak, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Reference: f.Engine == "reference", Arrival: schedule.Arrival(f.Arrival), NodeOrder: nodeOrder}, nil
+	return sim.Options{KubeVersion: rel, Gates: gates, TieBreak: tieBreak, Seed: f.Seed, ScoreAllNodes: f.ScoreAllNodes, Parallelism: f.Parallelism, Reference: f.Engine == "reference", Arrival: schedule.Arrival(f.Arrival), NodeOrder: nodeOrder}, nil
 }
 
 func (f *engineFlags) options(files []string) (sim.Options, error) {
@@ -101,7 +108,7 @@ func (f *engineFlags) options(files []string) (sim.Options, error) {
 	if name != policy.Kube {
 		applyPolicy(&opts, name, f.fs != nil && f.fs.Changed("tie-break"))
 	}
-	return opts, nil
+	return opts.WithRelease(), nil
 }
 
 // applyPolicy is the --policy shortcut, the paper's simulator's profile:

@@ -67,6 +67,11 @@ type NodeResourcesFitArgs struct {
 // every weight must be 1.
 type NodeResourcesBalancedAllocationArgs struct {
 	Resources []ResourceSpec
+	// WithPodOnly scores the balance with the pod alone, as kube-scheduler
+	// did before 1.36 (kubernetes#135573 made it half the range plus half
+	// the change the pod brings). Not a KubeSchedulerConfiguration field:
+	// --kube-version sets it (sim/kubeversion).
+	WithPodOnly bool
 }
 
 // PodTopologySpreadConstraintsDefaulting says where default constraints come

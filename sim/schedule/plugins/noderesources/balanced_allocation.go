@@ -37,7 +37,11 @@ func NewBalancedAllocation(args config.NodeResourcesBalancedAllocationArgs, dra 
 	if err := config.ValidateNodeResourcesBalancedAllocationArgs(args); err != nil {
 		return nil, fmt.Errorf("noderesources: NodeResourcesBalancedAllocationArgs: %w", err)
 	}
-	return &BalancedAllocation{scorer: newResourceAllocationScorer(balancedAllocation, args.Resources, nil, true, dra, requests)}, nil
+	kind := balancedAllocation
+	if args.WithPodOnly {
+		kind = balancedWithPodOnly
+	}
+	return &BalancedAllocation{scorer: newResourceAllocationScorer(kind, args.Resources, nil, true, dra, requests)}, nil
 }
 
 // Name returns BalancedAllocationName.

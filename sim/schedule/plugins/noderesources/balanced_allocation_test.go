@@ -84,3 +84,24 @@ func TestNewBalancedAllocationRejectsWeights(t *testing.T) {
 		t.Errorf("NewBalancedAllocation(cpu weight 2) = nil error, want \"must be 1\"")
 	}
 }
+
+// TestBalancedAllocationWithPodOnly is kube-scheduler 1.34's and 1.35's
+// score (before kubernetes#135573): the balance with the pod alone,
+// 100*(1 - |f_cpu - f_mem|/2).
+func TestBalancedAllocationWithPodOnly(t *testing.T) {
+	nodes := tu.NodeInfos(
+		[]*v1.Node{tu.MakeNode("n1").CPU("4").Memory("8Gi").Obj(), tu.MakeNode("n2").CPU("4").Memory("8Gi").Obj()},
+		[]*v1.Pod{tu.MakePod("used").NodeName("n1").Req("cpu", "1", "memory", "1Gi").Obj()})
+	pl, err := NewBalancedAllocation(config.NodeResourcesBalancedAllocationArgs{WithPodOnly: true}, nil, nil)
+	if err != nil {
+		t.Fatalf("NewBalancedAllocation() = %v, want no error", err)
+	}
+	// n1 with the pod (0.5, 0.5) -> 100; n2 with it (0.25, 0.375) -> 93.
+	scores, st := tu.RunScore(pl, tu.MakePod("p").Req("cpu", "1", "memory", "3Gi").Obj(), nodes)
+	if st != nil {
+		t.Fatalf("score status = %q, want success", st.Message())
+	}
+	if diff := cmp.Diff(map[string]int64{"n1": 100, "n2": 93}, tu.ScoreMap(scores)); diff != "" {
+		t.Errorf("scores (-want +got):\n%s", diff)
+	}
+}

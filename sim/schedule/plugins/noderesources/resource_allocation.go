@@ -16,6 +16,8 @@ const (
 	mostAllocated
 	requestedToCapacityRatio
 	balancedAllocation
+	// balancedWithPodOnly is BalancedAllocation before kube 1.36.
+	balancedWithPodOnly
 )
 
 // maxUtilization is 100% in the RequestedToCapacityRatio curve.
@@ -176,6 +178,8 @@ func (r *resourceAllocationScorer) scoreOf(requested, allocated, allocatable []i
 		return r.requestedToCapacityRatioScore(requested, allocatable)
 	case balancedAllocation:
 		return balancedResourceScorer(requested, allocated, allocatable)
+	case balancedWithPodOnly:
+		return balancedResourceScore(requested, allocatable)
 	}
 	return 0
 }
