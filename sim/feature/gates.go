@@ -46,23 +46,12 @@ var lockedGates = map[string]bool{"DRAAdminAccess": true, "DRAExtendedResource":
 // the defaults.
 func Parse(spec string) (Gates, error) {
 	g := Defaults()
-	if strings.TrimSpace(spec) == "" {
-		return g, nil
+	settings, err := Settings(spec)
+	if err != nil {
+		return nil, err
 	}
-	for _, part := range strings.Split(spec, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		name, val, ok := strings.Cut(part, "=")
-		if !ok {
-			return nil, fmt.Errorf("feature gate %q: want Name=true|false", part)
-		}
-		name = strings.TrimSpace(name)
-		enabled, err := strconv.ParseBool(strings.TrimSpace(val))
-		if err != nil {
-			return nil, fmt.Errorf("feature gate %s: %q is not true or false", name, val)
-		}
+	for _, s := range settings {
+		name, enabled := s.Name, s.Enabled
 		def, known := g[name]
 		if !known {
 			return nil, fmt.Errorf("feature gate %s is not one drasim models; known gates: %s", name, strings.Join(g.names(), ", "))
@@ -112,4 +101,33 @@ func (g Gates) AllocatorFeatures() structured.Features {
 		DerivedAttributes:       g["DRADerivedAttributes"],
 		CompatibilityGroups:     g["DRADeviceCompatibilityGroups"],
 	}
+}
+
+// Setting is one gate of a --feature-gates value.
+type Setting struct {
+	Name    string
+	Enabled bool
+}
+
+// Settings reads a kube-style --feature-gates value ("A=true,B=false")
+// without judging the names: each release's table does that.
+func Settings(spec string) ([]Setting, error) {
+	var out []Setting
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, val, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, fmt.Errorf("feature gate %q: want Name=true|false", part)
+		}
+		name = strings.TrimSpace(name)
+		enabled, err := strconv.ParseBool(strings.TrimSpace(val))
+		if err != nil {
+			return nil, fmt.Errorf("feature gate %s: %q is not true or false", name, val)
+		}
+		out = append(out, Setting{Name: name, Enabled: enabled})
+	}
+	return out, nil
 }

@@ -3,8 +3,9 @@ package kubeversion
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/drasim/drasim/sim/feature"
 )
 
 // DefaultGates returns the release's defaults of the gates drasim models,
@@ -33,23 +34,12 @@ func (r *Release) derive(g map[string]bool) {
 // model for the release are errors.
 func (r *Release) ParseGates(spec string) (map[string]bool, error) {
 	g := r.DefaultGates()
-	if strings.TrimSpace(spec) == "" {
-		return g, nil
+	settings, err := feature.Settings(spec)
+	if err != nil {
+		return nil, err
 	}
-	for _, part := range strings.Split(spec, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		name, val, ok := strings.Cut(part, "=")
-		if !ok {
-			return nil, fmt.Errorf("feature gate %q: want Name=true|false", part)
-		}
-		name = strings.TrimSpace(name)
-		enabled, err := strconv.ParseBool(strings.TrimSpace(val))
-		if err != nil {
-			return nil, fmt.Errorf("feature gate %s: %q is not true or false", name, val)
-		}
+	for _, s := range settings {
+		name, enabled := s.Name, s.Enabled
 		def, known := r.Gates[name]
 		if !known {
 			if later := r.laterGate(name); later != "" {
