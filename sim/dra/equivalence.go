@@ -193,18 +193,21 @@ func (s *State) recordHashedFact(ref poolRef, fact string, hash uint64) {
 	}
 	set := s.poolFacts[ref]
 	if set == nil {
-		set = &poolFactSet{facts: map[string]int{}}
+		set = &poolFactSet{facts: map[string]bool{}}
 		s.poolFacts[ref] = set
 	}
-	set.facts[fact]++
-	set.sum += hash
+	if !set.facts[fact] {
+		set.facts[fact] = true
+		set.sum += hash
+	}
 }
 
-// poolFactSet is one pool's allocation facts, a multiset (one device can
-// hold several shares of the same size), and the sum of their hashes,
-// each counted as often as it is held.
+// poolFactSet is one pool's allocation facts and the sum of their hashes.
+// A fact is recorded once however often it is reported (a claim's
+// allocation can be tracked again); its hash may leave out part of it
+// (a share's ID), so that distinct facts weigh alike in the sum.
 type poolFactSet struct {
-	facts map[string]int
+	facts map[string]bool
 	sum   uint64
 }
 
@@ -284,10 +287,8 @@ func (s *State) forgetHashedFact(ref poolRef, fact string, hash uint64) {
 	if !s.equivalence {
 		return
 	}
-	if set := s.poolFacts[ref]; set != nil && set.facts[fact] > 0 {
-		if set.facts[fact]--; set.facts[fact] == 0 {
-			delete(set.facts, fact)
-		}
+	if set := s.poolFacts[ref]; set != nil && set.facts[fact] {
+		delete(set.facts, fact)
 		set.sum -= hash
 		if len(set.facts) == 0 {
 			delete(s.poolFacts, ref)

@@ -287,9 +287,14 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 		s.refreshDynamic(e.touched)
 		return
 	}
-	fact := s.recordFact
-	if !add {
-		fact = s.forgetFact
+	// fact records (or forgets) a fact whose hash leaves out the share ID
+	// (see below).
+	fact := func(ref poolRef, fact, hashed string) {
+		if add {
+			s.recordHashedFact(ref, fact, factHash(hashed))
+		} else {
+			s.forgetHashedFact(ref, fact, factHash(hashed))
+		}
 	}
 	var touched []poolRef
 	for _, r := range c.Status.Allocation.Devices.Results {
@@ -308,12 +313,14 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 			} else {
 				s.sharedIDs.Delete(shared)
 			}
-			// The facts leave out the share ID: the allocator reads a
-			// device's shares only as "in use" and their summed capacity
-			// (deviceCapacityInUse, AggregatedCapacity), and drasim draws
-			// the IDs itself (Allocate), so nodes whose devices hold the
-			// same shares under other IDs are equivalent.
-			fact(ref, "s:"+r.Device)
+			// The facts' hashes leave out the share ID: the allocator
+			// reads a device's shares only as "in use" and their summed
+			// capacity (deviceCapacityInUse, AggregatedCapacity), and
+			// drasim draws the IDs itself (Allocate), so nodes whose
+			// devices hold the same shares under other IDs are
+			// equivalent. The facts keep it: two shares of one size are
+			// two facts, and a share tracked twice is one.
+			fact(ref, "s:"+r.Device+"/"+string(*r.ShareID), "s:"+r.Device)
 			if r.ConsumedCapacity != nil {
 				consumed := structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity)
 				if add {
@@ -321,7 +328,8 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 				} else {
 					s.capacities.Remove(consumed)
 				}
-				fact(ref, "c:"+r.Device+":"+capacityString(r.ConsumedCapacity))
+				taken := capacityString(r.ConsumedCapacity)
+				fact(ref, "c:"+r.Device+"/"+string(*r.ShareID)+":"+taken, "c:"+r.Device+":"+taken)
 			}
 			continue
 		}
@@ -330,7 +338,7 @@ func (s *State) trackAllocated(c *resourceapi.ResourceClaim, add bool) {
 		} else {
 			s.allocated.Delete(id)
 		}
-		fact(ref, "x:"+r.Device)
+		fact(ref, "x:"+r.Device, "x:"+r.Device)
 	}
 	s.refreshDynamic(touched)
 }
