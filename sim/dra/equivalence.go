@@ -109,7 +109,7 @@ func (s *State) indexSlices(slices []*resourceapi.ResourceSlice) {
 }
 
 // refreshDynamic recomputes the allocation hash of the nodes that own the
-// given pools. The hash is made of each pool's fact sum (recordFact), so
+// given pools. The hash is made of each pool's fact sum (recordHashedFact), so
 // it costs a few operations per pool, not a pass over the node's
 // allocations: the scale-down's drain simulations take pods off nodes
 // and put them back (journal undo) thousands of times per loop.
@@ -180,13 +180,11 @@ func factHash(fact string) uint64 {
 	return mix64(h)
 }
 
-// recordFact remembers one allocation fact of a pool, as the allocator
-// sees it, without the pool's name: an exclusively allocated device, a
-// shared allocation, or consumed capacity. The pool's fact sum follows
-// the set.
-func (s *State) recordFact(ref poolRef, fact string) { s.recordHashedFact(ref, fact, factHash(fact)) }
-
-// recordHashedFact is recordFact with the fact's hash already known.
+// recordHashedFact remembers one allocation fact of a pool, as the
+// allocator sees it, without the pool's name: an exclusively allocated
+// device, a shared allocation, or consumed capacity. hash is what the
+// fact adds to the pool's fact sum (factHash of the fact, or of the part
+// of it that tells nodes apart).
 func (s *State) recordHashedFact(ref poolRef, fact string, hash uint64) {
 	if !s.equivalence {
 		return
@@ -279,10 +277,8 @@ func (s *State) translate(results []resourceapi.AllocationResult, from, to strin
 	return out
 }
 
-// forgetFact drops a fact recordFact recorded (the device is free again).
-func (s *State) forgetFact(ref poolRef, fact string) { s.forgetHashedFact(ref, fact, factHash(fact)) }
-
-// forgetHashedFact is forgetFact with the fact's hash already known.
+// forgetHashedFact drops a fact recordHashedFact recorded, with the same
+// hash (the device is free again).
 func (s *State) forgetHashedFact(ref poolRef, fact string, hash uint64) {
 	if !s.equivalence {
 		return
