@@ -47,8 +47,8 @@ func TestDeallocateUndoesAllocate(t *testing.T) {
 	if diff := cmp.Diff(fresh.allocated.UnsortedList(), s.allocated.UnsortedList()); diff != "" {
 		t.Errorf("allocated devices (-fresh +deallocated):\n%s", diff)
 	}
-	if s.sharedIDs.Len() != 0 {
-		t.Errorf("shared IDs: want none, got %v", s.sharedIDs.UnsortedList())
+	if len(s.sharesOf) != 0 || s.uncounted.Len() != 0 {
+		t.Errorf("shared IDs: want none, got %v and %v", s.sharesOf, s.uncounted.UnsortedList())
 	}
 	gotKey, _ := s.nodeClass(node)
 	wantKey, _ := fresh.nodeClass(node)
