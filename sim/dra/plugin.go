@@ -42,8 +42,11 @@ type Plugin struct {
 	// equivalence shortcut: the plain loop, for comparison.
 	reference bool
 
-	mu      sync.Mutex
-	answers map[answerKey]*classAnswer
+	mu sync.Mutex
+	// answers are the allocator's answers by claims content, then by node
+	// class; answerCount counts them all (maxAnswers bounds it).
+	answers     map[uint64]*answerSet
+	answerCount int
 	// staticFails holds the claims that found no allocation on a node
 	// with none of its devices allocated, by the node's static class:
 	// they find none on any node of that class (see allocate).
@@ -108,7 +111,7 @@ func New(state *State, opts ...Options) *Plugin {
 	return &Plugin{
 		reference:         o.Reference,
 		postFilterReasons: o.PostFilterReasons,
-		answers:           map[answerKey]*classAnswer{},
+		answers:           map[uint64]*answerSet{},
 		staticFails:       map[staticKey]*classAnswer{},
 		state:             state,
 		// kube-scheduler keeps the 10 most recent expressions.
@@ -182,6 +185,8 @@ type cycleData struct {
 	userClaims       int
 	// needsAllocation is set when some claim is not allocated yet.
 	needsAllocation bool
+	// answers are the cached allocator answers for these claims.
+	answers *answerSet
 	// allocState is the allocated devices as PreFilter saw them; every
 	// allocator of this cycle starts from it.
 	allocState structured.AllocatedState
@@ -378,6 +383,7 @@ func (p *Plugin) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v
 	}
 	if numToAllocate > 0 {
 		d.claimsHash = claimsHash(d.claims)
+		d.answers = p.answerSetFor(d.claimsHash)
 		d.needsAllocation = true
 		d.allocState = p.state.AllocatedState()
 		d.nodeAllocations = make(map[string]allocationRef, p.allocationsHint())
@@ -473,16 +479,19 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 	akey := answerKey{claims: d.claimsHash, class: key}
 	if cacheable {
 		p.mu.Lock()
-		e, hit := p.answers[akey]
+		a, hit := d.answers.byClass[key]
 		if !hit && key.dynamic != 0 {
-			e, hit = p.staticFails[staticKeyOf(akey)]
+			var e *classAnswer
+			if e, hit = p.staticFails[staticKeyOf(akey)]; hit {
+				a = answerOf(e)
+			}
 		}
 		p.mu.Unlock()
 		if hit {
-			if e.failed {
-				return nil, nil, e.status
+			if a.failed != nil {
+				return nil, nil, a.failed
 			}
-			return nil, e, nil
+			return nil, a.answer, nil
 		}
 	}
 	// Pruning needs the claims' hash to name them: only the claims of a
@@ -512,11 +521,9 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 			e.results = res
 		}
 		p.mu.Lock()
-		if len(p.answers) >= maxAnswers {
-			p.answers = map[answerKey]*classAnswer{} // start over rather than grow without bound
-		}
-		if _, raced := p.answers[akey]; !raced {
-			p.answers[akey] = e
+		if _, raced := d.answers.byClass[key]; !raced {
+			d.answers.byClass[key] = answerOf(e)
+			p.answerCount++
 		}
 		if e.failed && key.dynamic == 0 {
 			if len(p.staticFails) >= maxAnswers {
@@ -527,6 +534,49 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 		p.mu.Unlock()
 	}
 	return res, nil, st
+}
+
+// answerSet holds the allocator's answers for claims of one content, by
+// node class. A cycle looks its claims' set up once (PreFilter) and every
+// node's answer in it: one map of the size of the node classes rather
+// than of every answer kept, and the outcome in the entry itself, so that
+// the look-ups of a cycle over thousands of nodes stay in the processor's
+// caches (one map of 200,000 answers and a pointer followed per node cost
+// half a microsecond per node on openb).
+type answerSet struct {
+	byClass map[classKey]answerEntry
+}
+
+// answerEntry is one cached answer: failed is its status when the
+// allocator found no allocation, else answer holds the results.
+type answerEntry struct {
+	failed *framework.Status
+	answer *classAnswer
+}
+
+func answerOf(e *classAnswer) answerEntry {
+	if e.failed {
+		return answerEntry{failed: e.status, answer: e}
+	}
+	return answerEntry{answer: e}
+}
+
+// answerSetFor returns the answers for claims of this content, starting
+// the cache over once it holds maxAnswers (rather than grow without
+// bound; a cycle that holds a set from before keeps adding to it, which
+// only that cycle reads).
+func (p *Plugin) answerSetFor(claims uint64) *answerSet {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.answerCount >= maxAnswers {
+		p.answers, p.answerCount = map[uint64]*answerSet{}, 0
+	}
+	set := p.answers[claims]
+	if set == nil {
+		set = &answerSet{byClass: map[classKey]answerEntry{}}
+		p.answers[claims] = set
+	}
+	return set
 }
 
 // answerKey identifies an allocator answer: which claims (by content) on

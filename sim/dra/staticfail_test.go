@@ -97,7 +97,7 @@ func TestStaticFailureAnswersFullerNodes(t *testing.T) {
 			}
 			d := readCycle(fastState)
 			for _, k := range []classKey{k2, k3} {
-				_, asked := fast.answers[answerKey{claims: d.claimsHash, class: k}]
+				_, asked := fast.answers[d.claimsHash].byClass[k]
 				if asked == tc.fromStatic {
 					t.Errorf("class %+v: allocator asked = %v, want %v", k, asked, !tc.fromStatic)
 				}
