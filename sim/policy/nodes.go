@@ -65,6 +65,12 @@ type nodeDevices struct {
 	fgdCPU  int64
 	fgdLeft []int64
 	fgd     map[Shape]fgdAnswer
+
+	// leftOf caches left for the node's allocation class (dra's NodeKey),
+	// which changes whenever an allocation on the node does.
+	leftKey   [2]uint64
+	leftValid bool
+	leftOf    []int64
 }
 
 type fgdAnswer struct {

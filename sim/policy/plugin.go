@@ -347,9 +347,33 @@ func (p *Plugin) devicesOf(node string) *nodeDevices {
 func (p *Plugin) view(ni *framework.NodeInfo, nd *nodeDevices, st *structured.AllocatedState) View {
 	v := View{MilliCPUCapacity: ni.Allocatable.MilliCPU, MilliCPULeft: ni.Allocatable.MilliCPU - ni.Requested.MilliCPU}
 	if nd != nil {
-		v.Left = nd.left(st, make([]int64, 0, len(nd.gpus)))
+		v.Left = p.left(nd, st)
 	}
 	return v
+}
+
+// left returns what is left of the node's GPUs (nodeDevices.left), from
+// the node's cache while its allocation class stands: a cycle reads every
+// node, and one placement changes one node. The slice is shared: callers
+// only read it.
+func (p *Plugin) left(nd *nodeDevices, st *structured.AllocatedState) []int64 {
+	static, dynamic, _, ok := p.state.NodeKey(nd.name)
+	key := [2]uint64{static, dynamic}
+	if ok {
+		nd.mu.Lock()
+		l, hit := nd.leftOf, nd.leftValid && nd.leftKey == key
+		nd.mu.Unlock()
+		if hit {
+			return l
+		}
+	}
+	l := nd.left(st, make([]int64, 0, len(nd.gpus)))
+	if ok {
+		nd.mu.Lock()
+		nd.leftKey, nd.leftValid, nd.leftOf = key, true, l
+		nd.mu.Unlock()
+	}
+	return l
 }
 
 // access says which of the node's GPUs the shape's request may use (nil:
