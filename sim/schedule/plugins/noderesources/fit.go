@@ -167,6 +167,9 @@ func (pl *Fit) Filter(_ context.Context, state *framework.CycleState, _ *v1.Pod,
 	if !ok {
 		return framework.AsStatus(errors.New("noderesources: no PreFilter state"))
 	}
+	if len(s.scalars) == 0 {
+		return builtinStatus(s, nodeInfo)
+	}
 	insufficient := fitsRequest(s, nodeInfo, pl.dra)
 	if len(insufficient) == 0 {
 		return nil
@@ -181,6 +184,73 @@ func (pl *Fit) Filter(_ context.Context, state *framework.CycleState, _ *v1.Pod,
 	}
 	return framework.NewStatus(code, reasons...)
 }
+
+// builtinStatus is Filter's answer for a pod that asks for no scalar
+// resource: only pods, CPU, memory and ephemeral storage can be short, so
+// the answer is one of a few statuses, made once and shared (with the
+// plugin named, so that nothing writes to them). A fill of openb spent a
+// tenth of its time making the same "Insufficient cpu" anew for every node
+// it passed over.
+func builtinStatus(req *preFilterState, nodeInfo *framework.NodeInfo) *framework.Status {
+	alloc, used := nodeInfo.Allocatable, nodeInfo.Requested
+	var short int
+	if len(nodeInfo.Pods)+1 > alloc.AllowedPodNumber {
+		short |= shortPods
+	}
+	if req.MilliCPU > 0 && req.MilliCPU > alloc.MilliCPU-used.MilliCPU {
+		short |= shortCPU
+		if req.MilliCPU > alloc.MilliCPU {
+			short |= shortUnresolvable
+		}
+	}
+	if req.Memory > 0 && req.Memory > alloc.Memory-used.Memory {
+		short |= shortMemory
+		if req.Memory > alloc.Memory {
+			short |= shortUnresolvable
+		}
+	}
+	if req.EphemeralStorage > 0 && req.EphemeralStorage > alloc.EphemeralStorage-used.EphemeralStorage {
+		short |= shortEphemeral
+		if req.EphemeralStorage > alloc.EphemeralStorage {
+			short |= shortUnresolvable
+		}
+	}
+	return builtinStatuses[short]
+}
+
+// What builtinStatus found short, in fitsRequest's order of reasons.
+const (
+	shortPods = 1 << iota
+	shortCPU
+	shortMemory
+	shortEphemeral
+	shortUnresolvable
+)
+
+// builtinStatuses holds Filter's status for every combination of short
+// built-in resources (nil: none short).
+var builtinStatuses = func() (out [2 * shortUnresolvable]*framework.Status) {
+	for short := range out {
+		var reasons []string
+		for _, r := range []struct {
+			bit    int
+			reason string
+		}{{shortPods, ErrReasonTooManyPods}, {shortCPU, ErrReasonInsufficientCPU}, {shortMemory, ErrReasonInsufficientMemory}, {shortEphemeral, ErrReasonInsufficientEphemeralDisk}} {
+			if short&r.bit != 0 {
+				reasons = append(reasons, r.reason)
+			}
+		}
+		if len(reasons) == 0 {
+			continue
+		}
+		code := framework.Unschedulable
+		if short&shortUnresolvable != 0 {
+			code = framework.UnschedulableAndUnresolvable
+		}
+		out[short] = framework.NewStatus(code, slices.Clip(reasons)...).WithPlugin(Name)
+	}
+	return out
+}()
 
 // InsufficientResource describes one resource the node is short of.
 type InsufficientResource struct {

@@ -1,6 +1,8 @@
 package noderesources
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -255,5 +257,50 @@ func TestNewFitRejectsBadArgs(t *testing.T) {
 				t.Errorf("NewFit(%+v) = nil error, want a validation error", tc.args)
 			}
 		})
+	}
+}
+
+// TestBuiltinStatusAsFitsRequest: the shared statuses for pods without
+// scalar requests say what the general path (fitsRequest) says, code and
+// reasons in order, for every combination of short resources, fitting or
+// beyond the node's allocatable.
+func TestBuiltinStatusAsFitsRequest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func() int64 { return []int64{0, 1, 5, 9, 10, 11, 20}[rng.IntN(7)] }
+	seen := map[int]bool{}
+	for range 20000 {
+		ni := &framework.NodeInfo{
+			Allocatable: &framework.Resource{MilliCPU: 10, Memory: 10, EphemeralStorage: 10, AllowedPodNumber: 1 + rng.IntN(2)},
+			Requested:   &framework.Resource{MilliCPU: pick() / 2, Memory: pick() / 2, EphemeralStorage: pick() / 2},
+		}
+		if rng.IntN(2) == 0 {
+			ni.Pods = []*framework.PodInfo{{}}
+		}
+		req := &preFilterState{Resource: framework.Resource{MilliCPU: pick(), Memory: pick(), EphemeralStorage: pick()}}
+		got := builtinStatus(req, ni)
+		var want *framework.Status
+		if in := fitsRequest(req, ni, nil); len(in) > 0 {
+			code := framework.Unschedulable
+			var reasons []string
+			for _, r := range in {
+				reasons = append(reasons, r.Reason)
+				if r.Unresolvable {
+					code = framework.UnschedulableAndUnresolvable
+				}
+			}
+			want = framework.NewStatus(code, reasons...)
+		}
+		if got.Code() != want.Code() || !slices.Equal(got.Reasons(), want.Reasons()) {
+			t.Fatalf("node %+v %+v, %d pods, pod %+v: got %v %q, want %v %q", *ni.Allocatable, *ni.Requested, len(ni.Pods), req.Resource, got.Code(), got.Reasons(), want.Code(), want.Reasons())
+		}
+		if got != nil {
+			seen[len(got.Reasons())*2+int(got.Code())] = true
+			if got.Plugin() != Name {
+				t.Fatalf("shared status names plugin %q, want %q (or callers would write to it)", got.Plugin(), Name)
+			}
+		}
+	}
+	if len(seen) < 6 {
+		t.Fatalf("only %d kinds of answers drawn: the test proves little", len(seen))
 	}
 }
