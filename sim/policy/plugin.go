@@ -114,6 +114,15 @@ type Plugin struct {
 	frag  map[string]float64
 	sigs  map[string]uint32
 	shape map[*v1.Pod]Shape
+	// tagsOf caches each node's GPU pod kinds (tags) for the NodeInfo and
+	// Generation they were counted on.
+	tagsOf map[string]nodeTags
+}
+
+type nodeTags struct {
+	ni   *framework.NodeInfo
+	gen  int64
+	tags map[Tag]int
 }
 
 var (
@@ -226,6 +235,9 @@ func (p *Plugin) Score(_ context.Context, cs *framework.CycleState, pod *v1.Pod,
 	case GPUPacking:
 		return GPUPackingScore(v, c.shape, sel), nil
 	case GPUClustering:
+		if _, ok := TagOf(c.shape); !ok {
+			return 0, nil // a pod without GPUs: the kinds do not matter
+		}
 		return GPUClusteringScore(v, c.shape, p.tags(ni)), nil
 	case FGD:
 		if c.empty {
@@ -536,13 +548,30 @@ func (p *Plugin) podShape(pod *v1.Pod) Shape {
 }
 
 // tags are the GPU kinds of the pods on the node.
+//
+// They are counted again only when the node's pods changed (its
+// NodeInfo's Generation): a cycle reads every node's, and one placement
+// changes one node's. The map is shared: callers only read it.
 func (p *Plugin) tags(ni *framework.NodeInfo) map[Tag]int {
+	name := ni.Node().Name
+	p.mu.Lock()
+	c, ok := p.tagsOf[name]
+	p.mu.Unlock()
+	if ok && c.ni == ni && c.gen == ni.Generation {
+		return c.tags
+	}
 	out := map[Tag]int{}
 	for _, pi := range ni.Pods {
 		if t, ok := TagOf(p.podShape(pi.Pod)); ok {
 			out[t]++
 		}
 	}
+	p.mu.Lock()
+	if p.tagsOf == nil {
+		p.tagsOf = map[string]nodeTags{}
+	}
+	p.tagsOf[name] = nodeTags{ni: ni, gen: ni.Generation, tags: out}
+	p.mu.Unlock()
 	return out
 }
 

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -137,5 +138,29 @@ func TestRandomPolicyPerSeed(t *testing.T) {
 	}
 	if c := place(2); c == a {
 		t.Errorf("seeds 1 and 2 placed the 12 pods alike: %s", a)
+	}
+}
+
+// gpu-clustering reads the kinds of the pods already placed, as they are
+// after each placement: a whole GPU avoids the node that took a share
+// (that node alone would score higher, being fuller), and the next share
+// joins the first.
+func TestGPUClusteringSeesEachPlacement(t *testing.T) {
+	snap := openbSnapshot(t, "a,32000,65536,2,T4\nb,32000,65536,2,T4\n",
+		"p1,1000,1024,1,500,,LS,0\np2,1000,1024,1,1000,,LS,1\np3,1000,1024,1,500,,LS,2\n")
+	opts := sim.Options{Arrival: schedule.ArrivalSequential, TieBreak: schedule.TieBreakName}
+	opts.Plugins.Policy = &policy.Args{Policy: policy.GPUClustering}
+	opts.Plugins.DisableDefaultScores = true
+	opts.Plugins.PercentageOfNodesToScore = 100
+	run, err := sim.Simulate(context.Background(), snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, p := range run.Cluster.Pods {
+		got[p.Name] = p.Spec.NodeName
+	}
+	if want := map[string]string{"p1": "a", "p2": "b", "p3": "a"}; !maps.Equal(got, want) {
+		t.Errorf("placements %v, want %v", got, want)
 	}
 }
