@@ -78,6 +78,7 @@ const (
 	keepDevice                   // some request can: left out only when its counters are exhausted
 	keepAlways                   // must stay (above)
 	keepIfAllocated              // selects for none, but consumes shared counters
+	keepIfRoom                   // allows multiple allocations: kept while some request that selects it fits in its capacity left
 )
 
 // pruneMask is what the claims make of one device list.
@@ -97,6 +98,9 @@ type pruneMask struct {
 	// maxSets sets; otherwise every bit is set. possible is their union.
 	selects  []uint64
 	possible uint64
+	// caps are the capacity requests of each selector set (selectorSets'
+	// order), for keepIfRoom.
+	caps []*resourceapi.CapacityRequirements
 }
 
 // maxSets is the most selector sets whose possible bits a mask keeps.
@@ -181,7 +185,7 @@ func (p *Plugin) prunedSlices(ctx context.Context, d *cycleData, class classKey,
 				pc = counters[poolRef{sl.Spec.Driver, sl.Spec.Pool.Name}]
 			}
 			var keptPossible uint64
-			kept, keptPossible = p.keptDevices(sl, m, allocated[i], pc)
+			kept, keptPossible = p.keptDevices(sl, m, allocated[i], pc, st)
 			possible |= keptPossible
 		}
 		if masks[i] == nil || len(kept) == len(sl.Spec.Devices) {
@@ -242,13 +246,21 @@ func allocatedIn(st *structured.AllocatedState, id structured.DeviceID) bool {
 // union of their mask bits). Kept lists are shared: the nodes that
 // publish the same device list with the same devices kept get the same
 // one (the allocator only reads it).
-func (p *Plugin) keptDevices(sl *resourceapi.ResourceSlice, m *pruneMask, allocated []bool, pc *poolCounters) ([]resourceapi.Device, uint64) {
+func (p *Plugin) keptDevices(sl *resourceapi.ResourceSlice, m *pruneMask, allocated []bool, pc *poolCounters, st *structured.AllocatedState) ([]resourceapi.Device, uint64) {
 	devs := sl.Spec.Devices
+	var consumed func(i int) structured.ConsumedCapacity
+	if m.caps != nil {
+		id := structured.DeviceID{Driver: draapi.MakeUniqueString(sl.Spec.Driver), Pool: draapi.MakeUniqueString(sl.Spec.Pool.Name)}
+		consumed = func(i int) structured.ConsumedCapacity {
+			id.Device = m.names[i]
+			return st.AggregatedCapacity[id]
+		}
+	}
 	if len(devs) > maxKeptBits {
 		kept := make([]resourceapi.Device, 0, len(devs))
 		var possible uint64
 		for i := range devs {
-			if keeps(m, i, &devs[i], allocated[i], pc) {
+			if keeps(m, i, &devs[i], allocated[i], pc, consumed) {
 				kept = append(kept, devs[i])
 				possible |= m.selects[i]
 			}
@@ -259,7 +271,7 @@ func (p *Plugin) keptDevices(sl *resourceapi.ResourceSlice, m *pruneMask, alloca
 	n := 0
 	var possible uint64
 	for i := range devs {
-		if keeps(m, i, &devs[i], allocated[i], pc) {
+		if keeps(m, i, &devs[i], allocated[i], pc, consumed) {
 			key.bits[i/64] |= 1 << (i % 64)
 			n++
 			possible |= m.selects[i]
@@ -290,11 +302,13 @@ func (p *Plugin) keptDevices(sl *resourceapi.ResourceSlice, m *pruneMask, alloca
 }
 
 // keeps tells whether the mask keeps device i (dev) of a list, allocated
-// or not.
-func keeps(m *pruneMask, i int, dev *resourceapi.Device, allocated bool, pc *poolCounters) bool {
+// or not; consumed gives a device's consumed capacity (for keepIfRoom).
+func keeps(m *pruneMask, i int, dev *resourceapi.Device, allocated bool, pc *poolCounters, consumed func(int) structured.ConsumedCapacity) bool {
 	switch m.state[i] {
 	case keepAlways:
 		return true
+	case keepIfRoom:
+		return m.hasRoom(i, dev, consumed(i))
 	case keepDevice:
 		if pc != nil && len(dev.ConsumesCounters) > 0 && !ptr.Deref(dev.AllowMultipleAllocations, false) {
 			return allocated || !pc.exhausted(dev)
@@ -460,6 +474,10 @@ func (p *Plugin) makeMask(ctx context.Context, claims []*resourceapi.ResourceCla
 	}
 	m := &pruneMask{state: make([]uint8, len(devs)), names: make([]draapi.UniqueString, len(devs)), selects: make([]uint64, len(devs)), exhaustible: !asksForAll(claims)}
 	droppable := false
+	var caps []*resourceapi.CapacityRequirements
+	if m.exhaustible && p.state.features.ConsumableCapacity {
+		caps = capacityRequests(claims)
+	}
 	for i := range devs {
 		dev := &devs[i]
 		m.names[i] = draapi.MakeUniqueString(dev.Name)
@@ -482,6 +500,11 @@ func (p *Plugin) makeMask(ctx context.Context, claims []*resourceapi.ResourceCla
 			m.state[i] = keepAlways
 		case sel == matchYes && ptr.Deref(dev.AllowMultipleAllocations, false):
 			m.state[i] = keepAlways
+			if caps != nil && roomCheckable(dev) {
+				m.state[i] = keepIfRoom
+				m.caps = caps
+				droppable = true
+			}
 		case sel == matchYes:
 			m.state[i] = keepDevice
 			droppable = droppable || (m.exhaustible && len(dev.ConsumesCounters) > 0)
@@ -495,6 +518,129 @@ func (p *Plugin) makeMask(ctx context.Context, claims []*resourceapi.ResourceCla
 	}
 	m.keepAll = !droppable
 	return m
+}
+
+// Leaving out devices without room.
+//
+// A device that allows multiple allocations is taken by a request only if
+// the capacity the request consumes fits in what is left of the device
+// (the allocator's CmpRequestOverCapacity, after it evaluated the
+// selectors). What is left only shrinks during an allocator call, and a
+// request consumes at least what it asks for (a policy rounds up; a
+// capacity it does not ask for costs the policy's default or the whole
+// capacity). So a device on which no request that selects it fits at the
+// start of the call is skipped by every step of the search, and is left
+// out like a device no request selects. On openb, where every GPU is such
+// a device, most GPUs of a filling cluster have too little left for the
+// pod at hand, and the allocator evaluated their selectors for nothing.
+//
+// Only where that skip can be told without the allocator's arithmetic:
+// consumable capacity on, no request for "all" devices (whose search
+// fails rather than skips), no capacity with a valid range (whose rounding
+// can fail the call with an error instead of skipping the device), no
+// negative quantity (an error too).
+
+// capacityRequests returns the capacity requests of every selector set
+// of the claims (selectorSets' order), nil when some request asks for a
+// negative quantity.
+func capacityRequests(claims []*resourceapi.ResourceClaim) []*resourceapi.CapacityRequirements {
+	var out []*resourceapi.CapacityRequirements
+	add := func(c *resourceapi.CapacityRequirements) bool {
+		if c != nil {
+			for _, q := range c.Requests {
+				if q.Sign() < 0 {
+					return false
+				}
+			}
+		}
+		out = append(out, c)
+		return true
+	}
+	for _, c := range claims {
+		for _, req := range c.Spec.Devices.Requests {
+			if req.Exactly != nil {
+				if !add(req.Exactly.Capacity) {
+					return nil
+				}
+				continue
+			}
+			for _, sub := range req.FirstAvailable {
+				if !add(sub.Capacity) {
+					return nil
+				}
+			}
+		}
+	}
+	if out == nil {
+		out = []*resourceapi.CapacityRequirements{}
+	}
+	return out
+}
+
+// roomCheckable tells whether the allocator's capacity check on the
+// device can only pass or skip it, never fail the call.
+func roomCheckable(dev *resourceapi.Device) bool {
+	for _, c := range dev.Capacity {
+		if c.Value.Sign() < 0 {
+			return false
+		}
+		if pol := c.RequestPolicy; pol != nil {
+			if pol.ValidRange != nil || (pol.Default != nil && pol.Default.Sign() < 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hasRoom tells whether some request that selects device i fits in what
+// is left of it (consumed is what its allocations consume).
+func (m *pruneMask) hasRoom(i int, dev *resourceapi.Device, consumed structured.ConsumedCapacity) bool {
+	for s, req := range m.caps {
+		if s < maxSets && m.selects[i]&(1<<s) == 0 {
+			continue
+		}
+		if fitsIn(req, dev, consumed) {
+			return true
+		}
+	}
+	return false
+}
+
+// fitsIn tells whether a request asking for req could fit in what is left
+// of the device: false when it asks for a capacity the device does not
+// have, or when the least it would consume of some capacity exceeds what
+// is left.
+func fitsIn(req *resourceapi.CapacityRequirements, dev *resourceapi.Device, consumed structured.ConsumedCapacity) bool {
+	if req != nil {
+		for name := range req.Requests {
+			if _, ok := dev.Capacity[name]; !ok {
+				return false
+			}
+		}
+	}
+	for name, c := range dev.Capacity {
+		need := c.Value
+		var asked *resource.Quantity
+		if req != nil {
+			if q, ok := req.Requests[name]; ok {
+				asked = &q
+			}
+		}
+		if asked != nil {
+			need = *asked
+		} else if c.RequestPolicy != nil && c.RequestPolicy.Default != nil {
+			need = *c.RequestPolicy.Default
+		}
+		left := c.Value.DeepCopy()
+		if used := consumed[name]; used != nil {
+			left.Sub(*used)
+		}
+		if need.Cmp(left) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // asksForAll tells whether some request or subrequest of the claims asks
