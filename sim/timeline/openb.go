@@ -57,6 +57,11 @@ func ReadOpenbNodes(name string, r io.Reader, snap *snapshot.Snapshot) error {
 		seen[n.Name] = true
 	}
 	var errs []error
+	// Nodes of one model and GPU count publish equal device lists; they
+	// share one, as the loader and the generator share equal lists, so
+	// that what drasim works out per list (which devices a claim's
+	// selectors pick) is worked out once for them all.
+	lists := map[openbDevices][]resourceapi.Device{}
 	for i := range t.rows {
 		sn := t.get(i, "sn")
 		if sn == "" || validationName(sn) != "" {
@@ -84,12 +89,26 @@ func ReadOpenbNodes(name string, r io.Reader, snap *snapshot.Snapshot) error {
 		}
 		model := t.get(i, "model")
 		node, slice := openbNode(sn, cpu, mem, gpus, model)
+		if slice != nil {
+			k := openbDevices{gpus, model}
+			if shared, ok := lists[k]; ok {
+				slice.Spec.Devices = shared
+			} else {
+				lists[k] = slice.Spec.Devices
+			}
+		}
 		snap.Nodes = append(snap.Nodes, node)
 		if slice != nil {
 			snap.ResourceSlices = append(snap.ResourceSlices, slice)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// openbDevices names an openb node's device list.
+type openbDevices struct {
+	gpus  int64
+	model string
 }
 
 func nonNegative(s string) (int64, error) {
