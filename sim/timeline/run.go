@@ -160,7 +160,10 @@ type Input struct {
 	// Workloads are the workloads the traces made pods for (their Jobs
 	// are not objects of the snapshot but exist for the autoscaler).
 	Workloads map[string]bool
-	Files     []string
+	// Requests are the snapshot's ProvisioningRequests with the time each
+	// is created.
+	Requests []RequestArrival
+	Files    []string
 	Warnings  []string
 }
 
@@ -171,6 +174,7 @@ const (
 	evNodeReady = iota
 	evFinish
 	evArrival
+	evRequest
 	evWake
 	evLoop
 	evSample
@@ -184,7 +188,12 @@ type event struct {
 	gen  int
 	node string
 	arr  *Arrival
+	req  *RequestArrival
 }
+
+// isActivity says whether an event keeps an open timeline going:
+// arrivals (of pods and of ProvisioningRequests), completions and nodes.
+func isActivity(kind int) bool { return kind <= evRequest }
 
 type eventHeap []event
 
@@ -428,7 +437,7 @@ func (e *engine) clock() time.Time { return e.opts.Start.Add(e.now) }
 func (e *engine) push(ev event) {
 	e.seq++
 	ev.seq = e.seq
-	if ev.kind <= evArrival {
+	if isActivity(ev.kind) {
 		e.activity++
 	}
 	heap.Push(&e.events, ev)
@@ -473,7 +482,12 @@ func (e *engine) start() error {
 		e.push(event{at: e.in.Arrivals[i].At, kind: evArrival, arr: &e.in.Arrivals[i]})
 	}
 	if e.as != nil {
+		for i := range e.in.Requests {
+			e.push(event{at: e.in.Requests[i].At, kind: evRequest, req: &e.in.Requests[i]})
+		}
 		e.push(event{at: 0, kind: evLoop})
+	} else if len(e.in.Requests) > 0 {
+		e.res.Warnings = append(e.res.Warnings, "the snapshot's ProvisioningRequests are not served: cluster-autoscaler is off (no NodeGroups, or --autoscale=false)")
 	}
 	e.push(event{at: 0, kind: evSample})
 	return nil
@@ -523,7 +537,7 @@ func (e *engine) run() error {
 			return nil
 		}
 		heap.Pop(&e.events)
-		if ev.kind <= evArrival {
+		if isActivity(ev.kind) {
 			e.activity--
 		}
 		e.now = ev.at
@@ -572,6 +586,9 @@ func (e *engine) handle(ev event) error {
 	case evArrival:
 		e.lastActivity = e.now
 		return e.arrive(*ev.arr)
+	case evRequest:
+		e.lastActivity = e.now
+		return e.requestArrived(ev.req)
 	case evWake:
 		e.waking = false
 		return nil
@@ -991,7 +1008,8 @@ func (e *engine) loop() error {
 			e.startBilling(name)
 			e.push(event{at: ready, kind: evNodeReady, node: name})
 		}
-		rec := ScaleUpRecord{Time: secondsOf(e.now), Group: g.Name, Nodes: su.Nodes, Ready: secondsOf(ready), Triggered: len(su.Loop.Triggered)}
+		rec := ScaleUpRecord{Time: secondsOf(e.now), Group: g.Name, Nodes: su.Nodes, Ready: secondsOf(ready), Triggered: len(su.Loop.Triggered),
+			ProvisioningRequest: su.Loop.ProvisioningRequest}
 		if d := su.Loop.Decision; d != nil {
 			rec.By = d.By
 		}
