@@ -164,7 +164,7 @@ type Input struct {
 	// is created.
 	Requests []RequestArrival
 	Files    []string
-	Warnings  []string
+	Warnings []string
 }
 
 // Event kinds, in the order they are handled at the same time: nodes
