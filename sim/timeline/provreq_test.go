@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -130,5 +131,41 @@ func TestProvisioningRequestBookingHoldsCapacity(t *testing.T) {
 				t.Errorf("nodes added for train: want %d, got %d (%+v)", tc.wantNodes, nodes, r.ScaleUps)
 			}
 		})
+	}
+}
+
+// TestGangInTimeline: a gang's pods are bound together or not at all, and
+// cluster-autoscaler sees all of them. testdata/gang.yaml, GenericWorkload
+// on: the gang (3 pods of 2 GPUs, minCount 3) arrives at 60s; its first
+// cycle fails on train-0 and kube marks the whole gang unschedulable, so
+// the loop at 70s (the pods 10s old) packs all three pods, 2 per 4-GPU
+// node: 2 nodes, Ready at 370s. The gang is bound once the nodes are
+// there, all three pods at the same instant, and each runs its 30m from
+// then. (Before, only the pods a cycle reached were unschedulable, so the
+// loop added 1 node for train-0, and a pod assumed in a cycle that was
+// then taken back counted as started.)
+func TestGangInTimeline(t *testing.T) {
+	gates, err := feature.Parse("GenericWorkload=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := withAutoscaler(Options{})
+	o.Sim.Gates = gates
+	r := run(t, loadInput(t, "gang.yaml"), o)
+	if len(r.ScaleUps) != 1 || r.ScaleUps[0].Time != 70 || len(r.ScaleUps[0].Nodes) != 2 || r.ScaleUps[0].Triggered != 3 {
+		t.Fatalf("scale-ups: want one at 70s of 2 nodes for 3 pods, got %+v", r.ScaleUps)
+	}
+	var bound Seconds
+	for i, p := range r.Pods {
+		if p.Bound == nil || p.Finished == nil {
+			t.Fatalf("pod %s: want bound and finished, got bound %s finished %s", p.Name, secs(p.Bound), secs(p.Finished))
+		}
+		if i == 0 {
+			bound = *p.Bound
+		}
+		if *p.Bound != bound || *p.Bound < 370 || *p.Finished != *p.Bound+1800 || p.Wait != *p.Bound-60 {
+			t.Errorf("pod %s: want bound with the gang (%gs, after 370s), finished 30m later, waited since 60s; got bound %s finished %s wait %g",
+				p.Name, float64(bound), secs(p.Bound), secs(p.Finished), float64(p.Wait))
+		}
 	}
 }

@@ -263,6 +263,10 @@ type engine struct {
 
 	pods          map[*v1.Pod]*podState
 	unschedulable map[*v1.Pod]bool
+	// gangPods are the pods of each gang (namespace/podgroup) in the
+	// order they came; gangsTried the gangs a Run's cycles tried.
+	gangPods   map[string][]*podState
+	gangsTried map[string]bool
 	// victims are the pods the replayer's preemptions deleted, to follow
 	// up after its cycles; controllerExists says whether a deleted pod's
 	// controller makes it again.
@@ -321,6 +325,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	e := &engine{
 		ctx: ctx, opts: opts, in: in, work: work, horizon: in.Horizon(opts.End, opts.Tail),
 		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{}, daemons: map[string][]*v1.Pod{},
+		gangPods: map[string][]*podState{}, gangsTried: map[string]bool{},
 		billed: map[string]billing{}, nodeHours: map[string]float64{}, groupCost: map[string]float64{},
 		workload: analysis.WorkloadNamer(work), controllerExists: controllerCheck(work, in.Workloads),
 	}
@@ -515,6 +520,9 @@ func (e *engine) track(pod *v1.Pod, a Arrival) *podState {
 	e.records = append(e.records, rec)
 	ps := &podState{pod: pod, rec: rec, arr: a, pendingSince: a.At}
 	e.pods[pod] = ps
+	if key := e.gangOf(pod); key != "" {
+		e.gangPods[key] = append(e.gangPods[key], ps)
+	}
 	return ps
 }
 
@@ -632,6 +640,7 @@ func (e *engine) scheduleReady() error {
 			return fmt.Errorf("at %s: %w", e.now, err)
 		}
 		e.settle()
+		e.gangsSettled()
 		if len(e.victims) == 0 {
 			break
 		}
@@ -723,18 +732,68 @@ func (e *engine) onAttempt(pod *v1.Pod, a *schedule.Attempt) {
 			rec.FirstAttempt = ptrSeconds(e.now)
 		}
 	}
+	if key := e.gangOf(pod); key != "" {
+		// A gang's pod is only assumed here: the pod group cycle binds
+		// all of minCount or takes them back (gangsSettled).
+		e.gangsTried[key] = true
+		return
+	}
 	if a.Node == "" {
 		e.unschedulable[pod] = true
 		return
 	}
-	delete(e.unschedulable, pod)
-	if rec != nil {
+	e.placed(ps, a.Node)
+}
+
+// placed records a pod bound to node now and starts its run.
+func (e *engine) placed(ps *podState, node string) {
+	delete(e.unschedulable, ps.pod)
+	if rec := ps.rec; rec != nil {
 		rec.Message = ""
 		rec.Bound, rec.Started = ptrSeconds(e.now), ptrSeconds(e.now)
-		rec.Node = a.Node
+		rec.Node = node
 		rec.Wait += secondsOf(e.now - ps.pendingSince)
 	}
 	e.bound(ps)
+}
+
+// gangOf names the pod's gang when pod groups are scheduled as gangs
+// (GenericWorkload), else "".
+func (e *engine) gangOf(pod *v1.Pod) string {
+	if !e.c.GangsEnabled() {
+		return ""
+	}
+	if pg, name := e.c.PodGroupOf(pod); pg != nil {
+		return pod.Namespace + "/" + name
+	}
+	return ""
+}
+
+// gangsSettled records what the pod group cycles of a Run decided, once
+// they are over: the pods of a gang tried are bound (all of minCount) or
+// all unschedulable, with kube's message — those the cycle did not reach
+// too, as kube marks every pod of a failed group (cluster-autoscaler then
+// sees the whole gang).
+func (e *engine) gangsSettled() {
+	if len(e.gangsTried) == 0 {
+		return
+	}
+	for _, key := range sortedKeys(e.gangsTried) {
+		for _, ps := range e.gangPods[key] {
+			if e.pods[ps.pod] != ps || (ps.rec != nil && ps.rec.Phase != PhasePending) {
+				continue
+			}
+			if node := ps.pod.Spec.NodeName; node != "" {
+				e.placed(ps, node)
+				continue
+			}
+			e.unschedulable[ps.pod] = true
+			if out := e.r.Outcome(ps.pod); out != nil && ps.rec != nil {
+				ps.rec.Message = out.Message
+			}
+		}
+	}
+	clear(e.gangsTried)
 }
 
 // failedCycle is a cycle that found no node, until its PostFilter plugins
