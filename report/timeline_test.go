@@ -13,8 +13,8 @@ import (
 
 	"github.com/drasim/drasim/scenarios"
 	"github.com/drasim/drasim/sim"
-	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/autoscale"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/timeline"
 	"github.com/google/go-cmp/cmp"
