@@ -100,21 +100,11 @@ func (a *Autoscaler) hasProvReqs() bool { return len(a.c.Snapshot.ProvisioningRe
 // from now on read it. Conditions the object carries are kept.
 func (a *Autoscaler) AddProvisioningRequest(pr *snapshot.ProvisioningRequest, now time.Time) error {
 	s := a.scaler
-	where := s.work.Where(snapshot.Ref{Kind: "ProvisioningRequest", Namespace: pr.Namespace, Name: pr.Name})
-	switch pr.Spec.ProvisioningClassName {
-	case snapshot.ProvisioningClassCheckCapacity, snapshot.ProvisioningClassBestEffortAtomicScaleUp:
-	default:
-		return fmt.Errorf("%s: spec.provisioningClassName: unknown class %q: cluster-autoscaler serves %s and %s", where, pr.Spec.ProvisioningClassName, snapshot.ProvisioningClassCheckCapacity, snapshot.ProvisioningClassBestEffortAtomicScaleUp)
-	}
-	templates := map[string]*v1.PodTemplate{}
-	for _, t := range s.work.PodTemplates {
-		templates[t.Namespace+"/"+t.Name] = t
-	}
 	created := *pr // the request as created: its creation time is now
 	created.CreationTimestamp = metav1.NewTime(now)
-	pods, usesTemplates, err := provReqPods(&created, templates)
+	pods, usesTemplates, err := a.requestPods(&created)
 	if err != nil {
-		return fmt.Errorf("%s: %w", where, err)
+		return err
 	}
 	r := &liveProvReq{pr: &created, pods: pods, created: now}
 	r.life = a.lifeOf(pr)
@@ -135,6 +125,34 @@ func (a *Autoscaler) AddProvisioningRequest(pr *snapshot.ProvisioningRequest, no
 	}
 	a.provreqs = append(a.provreqs, r)
 	return nil
+}
+
+// CheckProvisioningRequest says whether the autoscaler can serve the
+// request: a class cluster-autoscaler serves, PodTemplates that exist.
+// The error names the request's file, the object and the field.
+func (a *Autoscaler) CheckProvisioningRequest(pr *snapshot.ProvisioningRequest) error {
+	_, _, err := a.requestPods(pr)
+	return err
+}
+
+// requestPods makes the request's pods (provReqPods), or says why not.
+func (a *Autoscaler) requestPods(pr *snapshot.ProvisioningRequest) ([]*v1.Pod, bool, error) {
+	s := a.scaler
+	where := s.work.Where(snapshot.Ref{Kind: "ProvisioningRequest", Namespace: pr.Namespace, Name: pr.Name})
+	switch pr.Spec.ProvisioningClassName {
+	case snapshot.ProvisioningClassCheckCapacity, snapshot.ProvisioningClassBestEffortAtomicScaleUp:
+	default:
+		return nil, false, fmt.Errorf("%s: spec.provisioningClassName: unknown class %q: cluster-autoscaler serves %s and %s", where, pr.Spec.ProvisioningClassName, snapshot.ProvisioningClassCheckCapacity, snapshot.ProvisioningClassBestEffortAtomicScaleUp)
+	}
+	templates := map[string]*v1.PodTemplate{}
+	for _, t := range s.work.PodTemplates {
+		templates[t.Namespace+"/"+t.Name] = t
+	}
+	pods, usesTemplates, err := provReqPods(pr, templates)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", where, err)
+	}
+	return pods, usesTemplates, nil
 }
 
 // lifeOf is the request's record, made at its first mention.

@@ -487,6 +487,13 @@ func (e *engine) start() error {
 		e.push(event{at: e.in.Arrivals[i].At, kind: evArrival, arr: &e.in.Arrivals[i]})
 	}
 	if e.as != nil {
+		// A request CA cannot serve is refused before the run, not at its
+		// arrival.
+		for _, r := range e.in.Requests {
+			if err := e.as.CheckProvisioningRequest(r.PR); err != nil {
+				return err
+			}
+		}
 		for i := range e.in.Requests {
 			e.push(event{at: e.in.Requests[i].At, kind: evRequest, req: &e.in.Requests[i]})
 		}
