@@ -169,3 +169,33 @@ func TestGangInTimeline(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceConsumesProvisioningRequest: a trace row's pods consume the
+// request its provisioning_request column names, as the Job of
+// testdata/provreq.yaml does; the same lifecycle follows. A request the
+// snapshot lacks is an error naming the row and column.
+func TestTraceConsumesProvisioningRequest(t *testing.T) {
+	in := loadInput(t, "provreq.yaml")
+	in.Arrivals = nil // the Job's pods: the trace makes them instead
+	trace := "arrival,workload,replicas,cpu,memory,duration,provisioning_request\n12m,train,2,3,1Gi,30m,train\n"
+	prepared, err := Prepare(in.Snapshot, nil, []TraceFile{{Name: "t.csv", Data: []byte(trace)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prepared.Arrivals) != 2 || prepared.Arrivals[0].Pod.Annotations["autoscaling.x-k8s.io/consume-provisioning-request"] != "train" {
+		t.Fatalf("want the trace's 2 pods, consuming train; got %d arrivals", len(prepared.Arrivals))
+	}
+	r := run(t, prepared, withAutoscaler(Options{}))
+	for _, pr := range r.ProvisioningRequests {
+		if pr.Name == "train" {
+			want := []string{"300s Accepted=True (Accepted)", "310s Provisioned=True (CapacityIsProvisioned)", "720s BookingExpired=True (CapacityBookingConsumed)"}
+			if diff := cmp.Diff(want, condLines(pr.Transitions)); diff != "" {
+				t.Errorf("train's transitions (-want +got):\n%s", diff)
+			}
+		}
+	}
+	_, err = Prepare(in.Snapshot, nil, []TraceFile{{Name: "t.csv", Data: []byte("arrival,workload,provisioning_request\n0,a,nope\n")}})
+	if err == nil || !strings.Contains(err.Error(), `t.csv:2: column provisioning_request: ProvisioningRequest default/nope is not in the snapshot`) {
+		t.Errorf("want the row's error for a request the snapshot lacks, got %v", err)
+	}
+}

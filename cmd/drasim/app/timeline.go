@@ -149,7 +149,7 @@ Arrivals: a pod (or its Job, Deployment, ...) with the annotation
 drasim.io/arrival: 15m is created then; drasim.io/duration: 2h is how long it
 runs (else its activeDeadlineSeconds, else for ever). Traces (--trace): drasim's
 CSV (arrival,workload,replicas,cpu,memory,claim_template|devices,device_class,
-duration,priority) or openb_pod_list_*.csv and openb_node_list_*.csv.
+duration,priority,provisioning_request) or openb_pod_list_*.csv and openb_node_list_*.csv.
 docs/timeline.md explains the model and its limits.
 
 Output: per-pod records, a time series (--resolution) and a summary (wait
