@@ -113,6 +113,16 @@ func TestTimelineProvisioningGolden(t *testing.T) {
 			t.Fatalf("%s renderer: %v", rd.ext, err)
 		}
 		checkGolden(t, filepath.Join(timelineGoldenDir, "provisioning.golden."+rd.ext), b.Bytes())
+		if rd.ext == "html" {
+			if err := xml.NewDecoder(bytes.NewReader(b.Bytes())).Decode(new(any)); err != nil {
+				t.Errorf("the page is not well-formed XML: %v", err)
+			}
+			for _, want := range []string{"Provisioning requests", "Provisioning request conditions", "CapacityBookingConsumed"} {
+				if !bytes.Contains(b.Bytes(), []byte(want)) {
+					t.Errorf("the page lacks %q", want)
+				}
+			}
+		}
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
