@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/drasim/drasim/sim/analysis"
+	"github.com/drasim/drasim/sim/autoscale"
 	"sigs.k8s.io/yaml"
 )
 
@@ -309,7 +310,81 @@ func capacitySections(r *analysis.Report) []section {
 		sh.Append(n.Node, n.Group, fmt.Sprint(n.Devices), shCPU[i], shMem[i])
 	}
 	out = append(out, section{title: "Stranded CPU and memory", intro: fmt.Sprintf("%s CPU and %s memory free on nodes whose devices are all taken.", st.CPU, st.Memory), table: sh, empty: "None."})
-	return append(out, resilienceSections(r.Resilience)...)
+	out = append(out, resilienceSections(r.Resilience)...)
+	if a := r.Autoscaling; a != nil {
+		out = append(out, assessmentSections(a)...)
+	}
+	return out
+}
+
+// assessmentSections say what each ProvisioningRequest and CapacityBuffer
+// would get from cluster-autoscaler on the cluster after the replay.
+func assessmentSections(a *autoscale.Assessment) []section {
+	var out []section
+	if len(a.ProvisioningRequests) > 0 {
+		t := Table{Header: []string{"Request", "Class", "Pods", "Fit now", "State", "Scale-up", "Why"}}
+		correct := false
+		for _, r := range a.ProvisioningRequests {
+			t.Append(r.Name, provReqClass(r.Class), fmt.Sprint(r.Pods), fmt.Sprint(r.FitNow), r.State, requestOptionsCell(r.Options), orDash(r.Why))
+			if r.CorrectState != "" {
+				correct = true
+				t.Append(r.Name+" (correct)", provReqClass(r.Class), fmt.Sprint(r.Pods), fmt.Sprint(r.CorrectFitNow), r.CorrectState, requestOptionsCell(r.CorrectOptions),
+					"drasim's answer with claims made from the pods' ResourceClaimTemplates")
+			}
+		}
+		intro := "What cluster-autoscaler would answer now: the pods fit the cluster as it stands (check-capacity's CapacityIsFound), a best-effort-atomic-scale-up request needs a scale-up of one group for all of the rest in one loop (each group that can, with its nodes), or they cannot be held."
+		if correct {
+			intro += " Rows marked (correct) are drasim's answer where cluster-autoscaler's differs (kubernetes/autoscaler issue 10065)."
+		}
+		out = append(out, section{title: "Provisioning requests", intro: intro, table: t})
+	}
+	if len(a.CapacityBuffers) > 0 {
+		t := Table{Header: []string{"Buffer", "Chunk", "Replicas", "Held", "On nodes", "To hold the rest"}}
+		var notes []string
+		for _, b := range a.CapacityBuffers {
+			t.Append(b.Name, b.Shape, fmt.Sprint(b.Replicas), fmt.Sprint(b.Held), orDash(strings.Join(b.Nodes, ", ")), bufferOptionsCell(b.Options, b.Held == b.Replicas))
+			if b.CorrectHeld != nil {
+				t.Append(b.Name+" (correct)", b.Shape, fmt.Sprint(b.Replicas), fmt.Sprint(*b.CorrectHeld), "-", bufferOptionsCell(b.CorrectOptions, *b.CorrectHeld == b.Replicas))
+				notes = append(notes, b.Name+": cluster-autoscaler makes no claims for the chunks' ResourceClaimTemplates, so they are never held; the (correct) row has them")
+			}
+		}
+		intro := "The chunks each buffer's fleet holds in its free capacity now (first fit, as cluster-autoscaler holds them), the nodes they take, and the nodes each group would add to hold the others."
+		for _, n := range notes {
+			intro += " " + n + "."
+		}
+		out = append(out, section{title: "Capacity buffers", intro: intro, table: t})
+	}
+	return out
+}
+
+func requestOptionsCell(opts []autoscale.RequestOption) string {
+	var parts []string
+	for _, o := range opts {
+		parts = append(parts, optionText(o))
+	}
+	return orDash(strings.Join(parts, ", "))
+}
+
+func optionText(o autoscale.RequestOption) string {
+	s := fmt.Sprintf("%s +%d", o.Group, o.Nodes)
+	if o.CostPerHour != nil {
+		s += fmt.Sprintf(" (%s/h)", money(*o.CostPerHour))
+	}
+	return s
+}
+
+func bufferOptionsCell(opts []autoscale.BufferOption, all bool) string {
+	if all {
+		return "-"
+	}
+	var parts []string
+	for _, o := range opts {
+		parts = append(parts, fmt.Sprintf("%s for %d", optionText(o.RequestOption), o.Chunks))
+	}
+	if len(parts) == 0 {
+		return "no group can"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func mixSourceText(source string) string {

@@ -17,6 +17,7 @@ import (
 	"github.com/drasim/drasim/internal/golden"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/analysis"
+	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
@@ -77,6 +78,10 @@ func capacityReport(t *testing.T, input string) *analysis.Report {
 		t.Fatalf("Analyze(%s): want no error, got: %v", input, err)
 	}
 	rep.DeviceMap = analysis.DeviceMapOf(context.Background(), run.Cluster, "")
+	// As drasim report does for a snapshot with autoscaling requests.
+	if rep.Autoscaling, err = autoscale.Assess(context.Background(), res.Snapshot, autoscale.Options{}); err != nil {
+		t.Fatalf("Assess(%s): want no error, got: %v", input, err)
+	}
 	return rep
 }
 

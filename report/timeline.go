@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/timeline"
 )
 
@@ -169,6 +171,9 @@ func timelineSections(r *timeline.Result, seriesLimit int) []section {
 		downs.Append(durationCell(d.Time), d.Node, d.Group, durationCell(d.UnneededFor), fmt.Sprint(d.Evicted))
 	}
 	out = append(out, section{title: "Scale-downs", table: downs, empty: "None."})
+	if len(r.ProvisioningRequests) > 0 {
+		out = append(out, provReqSections(r.ProvisioningRequests)...)
+	}
 
 	rows, step := seriesRows(r.Series, seriesLimit)
 	series := Table{Header: []string{"Time", "Pending", "Running", "Nodes", "Provisioning", "Cost/h", "Cost", "Devices in use", "Fragmentation", "First choice"}}
@@ -355,4 +360,51 @@ func WriteTimelineComparisonMarkdown(w io.Writer, c *timeline.Comparison) error 
 	writeMarkdownTable(&b, comparisonTimelineTable(c))
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// provReqClass is a provisioning class without its API group.
+func provReqClass(class string) string { return strings.TrimSuffix(class, ".autoscaling.x-k8s.io") }
+
+// provReqSections list each ProvisioningRequest as cluster-autoscaler
+// leaves it, then every condition it set, in time order.
+func provReqSections(prs []timeline.ProvReqRecord) []section {
+	reqs := Table{Header: []string{"Request", "Class", "Pods", "Created", "Tries", "Nodes added", "Conditions at the end"}}
+	type row struct {
+		at    timeline.Seconds
+		cells []string
+	}
+	var rows []row
+	var notes []string
+	for _, pr := range prs {
+		name := pr.Namespace + "/" + pr.Name
+		created := "-"
+		if pr.Arrival != nil {
+			created = durationCell(*pr.Arrival)
+		}
+		var conds []string
+		for _, c := range pr.Conditions {
+			conds = append(conds, fmt.Sprintf("%s=%s (%s)", c.Type, c.Status, c.Reason))
+		}
+		reqs.Append(name, provReqClass(pr.Class), fmt.Sprint(pr.Pods), created, fmt.Sprint(pr.Tries), orDash(strings.Join(pr.Nodes, ", ")), orNone(strings.Join(conds, ", ")))
+		for _, c := range pr.Transitions {
+			rows = append(rows, row{c.Time, []string{durationCell(c.Time), name, c.Type, c.Status, c.Reason}})
+		}
+		if pr.Note != "" {
+			notes = append(notes, name+": "+pr.Note)
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].at < rows[j].at })
+	changes := Table{Header: []string{"Time", "Request", "Condition", "Status", "Reason"}}
+	for _, r := range rows {
+		changes.Append(r.cells...)
+	}
+	intro := fmt.Sprintf("cluster-autoscaler books a Provisioned request's capacity for %s (then BookingExpired, or sooner once its pods are bound), retries Provisioned=False after %s doubling up to %s, and marks a request Failed (Expired) %s after its creation.",
+		autoscale.ProvReqReservationTime, autoscale.ProvReqInitialBackoff, autoscale.ProvReqMaxBackoff, autoscale.ProvReqExpirationTime)
+	for _, n := range notes {
+		intro += " " + n + "."
+	}
+	return []section{
+		{title: "Provisioning requests", intro: intro, table: reqs, empty: "None."},
+		{title: "Provisioning request conditions", intro: "Each condition when cluster-autoscaler set it with a new status or reason; Tries counts the loops that handed the request to its class.", table: changes, empty: "No condition was set."},
+	}
 }

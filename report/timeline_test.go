@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/drasim/drasim/scenarios"
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/autoscale"
+	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/timeline"
 	"github.com/google/go-cmp/cmp"
@@ -71,6 +73,69 @@ func TestTimelineRenderersGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, filepath.Join(timelineGoldenDir, "demo.golden.json"), append(data, '\n'))
+}
+
+// provisioningTimeline runs the embedded example "provisioning" as
+// drasim timeline --example provisioning does (GenericWorkload on).
+func provisioningTimeline(t *testing.T) *timeline.Result {
+	t.Helper()
+	res, err := load.LoadBytes("example:"+scenarios.TimelineProvisioningName, scenarios.TimelineProvisioning(), load.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := timeline.Prepare(res.Snapshot, res.Files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gates, err := feature.Parse("GenericWorkload=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := timeline.Run(context.Background(), in, timeline.Options{Sim: sim.Options{Gates: gates},
+		Autoscale: &autoscale.Options{}, ScaleDown: autoscale.DefaultScaleDownOptions(), FragmentationEvery: timeline.FragmentationAuto,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestTimelineProvisioningGolden: the example's ProvisioningRequests (their
+// conditions over time) and its gang's scale-up, in every format.
+func TestTimelineProvisioningGolden(t *testing.T) {
+	r := provisioningTimeline(t)
+	for _, rd := range timelineRenderers {
+		if rd.ext == "csv" {
+			continue // one row per pod and sample: no requests there
+		}
+		var b bytes.Buffer
+		if err := rd.write(&b, r); err != nil {
+			t.Fatalf("%s renderer: %v", rd.ext, err)
+		}
+		checkGolden(t, filepath.Join(timelineGoldenDir, "provisioning.golden."+rd.ext), b.Bytes())
+		if rd.ext == "html" {
+			if err := xml.NewDecoder(bytes.NewReader(b.Bytes())).Decode(new(any)); err != nil {
+				t.Errorf("the page is not well-formed XML: %v", err)
+			}
+			for _, want := range []string{"Provisioning requests", "Provisioning request conditions", "CapacityBookingConsumed"} {
+				if !bytes.Contains(b.Bytes(), []byte(want)) {
+					t.Errorf("the page lacks %q", want)
+				}
+			}
+		}
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, filepath.Join(timelineGoldenDir, "provisioning.golden.json"), append(data, '\n'))
+	var back timeline.Result
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r.ProvisioningRequests, back.ProvisioningRequests); diff != "" {
+		t.Errorf("requests after a JSON round trip (-want +got):\n%s", diff)
+	}
 }
 
 // TestTimelineJSONRoundTrip: the JSON reads back into the same timeline

@@ -34,3 +34,15 @@ var timelineDemo []byte
 
 //go:embed timeline/demo-trace.csv
 var timelineDemoTrace []byte
+
+// TimelineProvisioningName is the file of the embedded timeline example
+// "provisioning" (drasim timeline --example provisioning):
+// ProvisioningRequests and a gang that cluster-autoscaler scales up for.
+const TimelineProvisioningName = "timeline/provisioning.yaml"
+
+// TimelineProvisioning returns the example's cluster, node groups,
+// requests and workloads.
+func TimelineProvisioning() []byte { return timelineProvisioning }
+
+//go:embed timeline/provisioning.yaml
+var timelineProvisioning []byte

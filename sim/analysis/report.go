@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/whatif"
 )
@@ -80,6 +81,10 @@ type Report struct {
 	// Resilience is the failure-domain analyses asked for
 	// (Options.FailureDomains), in that order.
 	Resilience []*whatif.Resilience `json:"resilience,omitempty"`
+	// Autoscaling is what the snapshot's ProvisioningRequests and
+	// CapacityBuffers would get from cluster-autoscaler now
+	// (autoscale.Assess; nil without any).
+	Autoscaling *autoscale.Assessment `json:"autoscaling,omitempty"`
 
 	// DeviceMap is every device's state after the replay, and
 	// DeviceMapBefore the same without the edits (DeviceMapOf); the HTML

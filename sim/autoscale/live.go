@@ -15,6 +15,7 @@ import (
 	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/nodegroup"
+	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -46,6 +47,14 @@ type Autoscaler struct {
 
 	lastScaleUp, lastDelete time.Time
 	loops                   int
+	// provreqs are the ProvisioningRequests created so far
+	// (provreq_live.go), lives their records; book places the pods of
+	// the booked requests, prov those of the request a loop provisions,
+	// each with its own hints, as CA's processor and orchestrator have
+	// their own HintingSimulator.
+	provreqs   []*liveProvReq
+	lives      []*ProvReqLife
+	book, prov *placer
 	// templateFit caches whether a pod shape passes the filters on an
 	// empty template node of a group (see groupsThatMayHelp).
 	templateFit map[fitKey]bool
@@ -151,6 +160,7 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*nodegroup.
 		controllerExists: controllerExists,
 	}
 	a.planner = newPlanner(sd, rules, newPlacer(k, eval, order))
+	a.book, a.prov = newPlacer(k, eval, order), newPlacer(k, eval, order)
 	for _, c := range opts.Sim.Plugins.PodTopologySpread.DefaultConstraints {
 		a.planner.hardSpread = a.planner.hardSpread || c.WhenUnsatisfiable == v1.DoNotSchedule
 	}
@@ -198,6 +208,10 @@ func (a *Autoscaler) NodeDeleted(name string) {
 func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	a.loops++
 	c := a.c
+	provReqs := a.hasProvReqs()
+	if provReqs {
+		a.refreshProvReqs(in.Now)
+	}
 	j := c.NewJournal()
 	defer j.Undo()
 	res := &LoopResult{}
@@ -250,6 +264,28 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 			help = append(help, p)
 		}
 	}
+	var request *liveProvReq
+	if provReqs {
+		// The ProvisioningRequest processors come after the default ones:
+		// pods consuming a request never trigger a scale-up
+		// (ProvisioningRequestPodsFilter), the next request's pods join
+		// (the injector; filterOutYoungPods applies to them too), booked
+		// capacity takes its place in the loop's picture.
+		help = slices.DeleteFunc(help, func(p *v1.Pod) bool {
+			_, consumes := p.Annotations[snapshot.ProvisioningRequestPodAnnotation]
+			return consumes
+		})
+		if request = a.nextProvReq(in.Now); request != nil {
+			for _, p := range request.pods {
+				if in.Now.Sub(p.CreationTimestamp.Time) > 0 {
+					help = append(help, p)
+				}
+			}
+		}
+		if err := a.bookCapacity(j, in.Now); err != nil {
+			return nil, fmt.Errorf("booking capacity for ProvisioningRequests: %w", err)
+		}
+	}
 
 	scaleDownForbidden := false
 	ready := len(c.Nodes) - len(upcoming)
@@ -264,7 +300,7 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 		res.NoScaleUp = "the unschedulable pods are less than 2s old: waiting one loop for more"
 		scaleDownForbidden = true
 	default:
-		d, why, err := a.scaleUp(help)
+		d, why, err := a.orchestrate(help, request, in.Now)
 		if err != nil {
 			return nil, err
 		}
@@ -281,6 +317,28 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// orchestrate is the scale-up orchestrator: with ProvisioningRequests,
+// CA's WrapperOrchestrator, which takes a request's pods and the other
+// pods in turns when both wait.
+func (a *Autoscaler) orchestrate(help []*v1.Pod, request *liveProvReq, now time.Time) (*ScaleUpDecision, string, error) {
+	if !a.hasProvReqs() {
+		return a.scaleUp(help)
+	}
+	prPods, regular := splitProvReqPods(help)
+	s := a.scaler
+	if len(prPods) == 0 {
+		s.prMode = false
+	} else if len(regular) == 0 {
+		s.prMode = true
+	}
+	mode := s.prMode
+	s.prMode = !s.prMode
+	if mode && request != nil {
+		return a.provision(request, prPods, now)
+	}
+	return a.scaleUp(regular)
 }
 
 // allPodsAreNew is CA's check that the oldest unschedulable pod is less
@@ -333,13 +391,20 @@ func (a *Autoscaler) scaleUp(help []*v1.Pod) (*ScaleUpDecision, string, error) {
 	if len(p.cands) == 0 {
 		return nil, "no node group can help the unschedulable pods", nil
 	}
-	lp := Loop{Index: a.loops, PendingPods: len(s.pending), Skipped: p.skipped}
-	for _, c := range p.cands {
+	return a.applyChoice(p.cands, p, len(s.pending))
+}
+
+// applyChoice runs the expander chain on the options and reserves the
+// chosen group's new nodes.
+func (a *Autoscaler) applyChoice(cands []*candidate, p *pass, pending int) (*ScaleUpDecision, string, error) {
+	s := a.scaler
+	lp := Loop{Index: a.loops, PendingPods: pending, Skipped: p.skipped}
+	for _, c := range cands {
 		lp.Options = append(lp.Options, *c.opt)
 	}
-	chosen, decision := s.chain.choose(p.cands, env{nodes: len(a.c.Nodes)})
+	chosen, decision := s.chain.choose(cands, env{nodes: len(a.c.Nodes)})
 	lp.Decision = decision
-	for i, c := range p.cands {
+	for i, c := range cands {
 		lp.Options[i] = *c.opt
 	}
 	if chosen == nil {

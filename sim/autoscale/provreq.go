@@ -144,7 +144,7 @@ func provReqPods(pr *snapshot.ProvisioningRequest, templates map[string]*v1.PodT
 	for i, ps := range pr.Spec.PodSets {
 		t := templates[pr.Namespace+"/"+ps.PodTemplateRef.Name]
 		if t == nil {
-			return nil, false, fmt.Errorf("ProvisioningRequest %s/%s: spec.podSets[%d].podTemplateRef.name: PodTemplate %q is not in namespace %s", pr.Namespace, pr.Name, i, ps.PodTemplateRef.Name, pr.Namespace)
+			return nil, false, fmt.Errorf("spec.podSets[%d].podTemplateRef.name: PodTemplate %q is not in namespace %s", i, ps.PodTemplateRef.Name, pr.Namespace)
 		}
 		for j := 0; j < int(ps.Count); j++ {
 			p := virtualPod(&t.Template, pr.Namespace, fmt.Sprintf("%s-%d-%d", pr.Name, i, j), "ProvisioningRequest", snapshot.ProvisioningRequestAPIVersion, pr.Name, pr.UID)

@@ -82,6 +82,16 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Outcome, 
 // newScaler checks the options and the NodeGroups and runs the replay the
 // scale-up starts from.
 func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*scaler, error) {
+	return newScalerOf(ctx, snap, opts, true)
+}
+
+// newScalerWithoutGroups is newScaler for a snapshot that may have no
+// NodeGroup (Assess still answers what fits the cluster as it stands).
+func newScalerWithoutGroups(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*scaler, error) {
+	return newScalerOf(ctx, snap, opts, false)
+}
+
+func newScalerOf(ctx context.Context, snap *snapshot.Snapshot, opts Options, requireGroups bool) (*scaler, error) {
 	opts = opts.withDefaults()
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -95,7 +105,7 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 	if err != nil {
 		return nil, err
 	}
-	if len(groups) == 0 {
+	if len(groups) == 0 && requireGroups {
 		return nil, ErrNoNodeGroups
 	}
 	run, err := sim.Simulate(ctx, work, opts.Sim)

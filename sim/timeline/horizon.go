@@ -83,5 +83,8 @@ func (in *Input) Horizon(end, tail time.Duration) time.Duration {
 			last = max(last, a.At+a.Duration)
 		}
 	}
+	for _, r := range in.Requests {
+		last = max(last, r.At)
+	}
 	return last + tail
 }

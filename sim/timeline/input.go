@@ -29,7 +29,11 @@ func Prepare(snap *snapshot.Snapshot, files []string, traces []TraceFile) (*Inpu
 	// The readers add claim templates, classes, nodes and slices: give
 	// them lists of their own.
 	work = work.Copy()
-	in := &Input{Snapshot: work, Initial: initial, Arrivals: later, Workloads: map[string]bool{}, Files: files}
+	requests, err := requestArrivals(work)
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{Snapshot: work, Initial: initial, Arrivals: later, Workloads: map[string]bool{}, Requests: requests, Files: files}
 	for _, t := range traces {
 		in.Files = append(in.Files, t.Name)
 		var arr Arrivals

@@ -41,7 +41,10 @@ type Result struct {
 	// ScaleUps and ScaleDowns are the autoscaler's actions.
 	ScaleUps   []ScaleUpRecord   `json:"scaleUps"`
 	ScaleDowns []ScaleDownRecord `json:"scaleDowns"`
-	Warnings   []string          `json:"warnings,omitempty"`
+	// ProvisioningRequests are the snapshot's requests and what
+	// cluster-autoscaler did with them (none: the field is left out).
+	ProvisioningRequests []ProvReqRecord `json:"provisioningRequests,omitempty"`
+	Warnings             []string        `json:"warnings,omitempty"`
 }
 
 // Inputs are the settings of the run.
@@ -184,6 +187,9 @@ type ScaleUpRecord struct {
 	By        string   `json:"by"`
 	Options   []string `json:"options"`
 	Triggered int      `json:"triggered"`
+	// ProvisioningRequest names the request a scale-up was for
+	// (best-effort-atomic-scale-up), as namespace/name.
+	ProvisioningRequest string `json:"provisioningRequest,omitempty"`
 }
 
 // ScaleDownRecord is one node deleted.

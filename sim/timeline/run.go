@@ -160,8 +160,11 @@ type Input struct {
 	// Workloads are the workloads the traces made pods for (their Jobs
 	// are not objects of the snapshot but exist for the autoscaler).
 	Workloads map[string]bool
-	Files     []string
-	Warnings  []string
+	// Requests are the snapshot's ProvisioningRequests with the time each
+	// is created.
+	Requests []RequestArrival
+	Files    []string
+	Warnings []string
 }
 
 // Event kinds, in the order they are handled at the same time: nodes
@@ -171,6 +174,7 @@ const (
 	evNodeReady = iota
 	evFinish
 	evArrival
+	evRequest
 	evWake
 	evLoop
 	evSample
@@ -184,7 +188,12 @@ type event struct {
 	gen  int
 	node string
 	arr  *Arrival
+	req  *RequestArrival
 }
+
+// isActivity says whether an event keeps an open timeline going:
+// arrivals (of pods and of ProvisioningRequests), completions and nodes.
+func isActivity(kind int) bool { return kind <= evRequest }
 
 type eventHeap []event
 
@@ -254,6 +263,10 @@ type engine struct {
 
 	pods          map[*v1.Pod]*podState
 	unschedulable map[*v1.Pod]bool
+	// gangPods are the pods of each gang (namespace/podgroup) in the
+	// order they came; gangsTried the gangs a Run's cycles tried.
+	gangPods   map[string][]*podState
+	gangsTried map[string]bool
 	// victims are the pods the replayer's preemptions deleted, to follow
 	// up after its cycles; controllerExists says whether a deleted pod's
 	// controller makes it again.
@@ -312,6 +325,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	e := &engine{
 		ctx: ctx, opts: opts, in: in, work: work, horizon: in.Horizon(opts.End, opts.Tail),
 		pods: map[*v1.Pod]*podState{}, unschedulable: map[*v1.Pod]bool{}, daemons: map[string][]*v1.Pod{},
+		gangPods: map[string][]*podState{}, gangsTried: map[string]bool{},
 		billed: map[string]billing{}, nodeHours: map[string]float64{}, groupCost: map[string]float64{},
 		workload: analysis.WorkloadNamer(work), controllerExists: controllerCheck(work, in.Workloads),
 	}
@@ -428,7 +442,7 @@ func (e *engine) clock() time.Time { return e.opts.Start.Add(e.now) }
 func (e *engine) push(ev event) {
 	e.seq++
 	ev.seq = e.seq
-	if ev.kind <= evArrival {
+	if isActivity(ev.kind) {
 		e.activity++
 	}
 	heap.Push(&e.events, ev)
@@ -473,7 +487,19 @@ func (e *engine) start() error {
 		e.push(event{at: e.in.Arrivals[i].At, kind: evArrival, arr: &e.in.Arrivals[i]})
 	}
 	if e.as != nil {
+		// A request CA cannot serve is refused before the run, not at its
+		// arrival.
+		for _, r := range e.in.Requests {
+			if err := e.as.CheckProvisioningRequest(r.PR); err != nil {
+				return err
+			}
+		}
+		for i := range e.in.Requests {
+			e.push(event{at: e.in.Requests[i].At, kind: evRequest, req: &e.in.Requests[i]})
+		}
 		e.push(event{at: 0, kind: evLoop})
+	} else if len(e.in.Requests) > 0 {
+		e.res.Warnings = append(e.res.Warnings, "the snapshot's ProvisioningRequests are not served: cluster-autoscaler is off (no NodeGroups, or --autoscale=false)")
 	}
 	e.push(event{at: 0, kind: evSample})
 	return nil
@@ -501,6 +527,9 @@ func (e *engine) track(pod *v1.Pod, a Arrival) *podState {
 	e.records = append(e.records, rec)
 	ps := &podState{pod: pod, rec: rec, arr: a, pendingSince: a.At}
 	e.pods[pod] = ps
+	if key := e.gangOf(pod); key != "" {
+		e.gangPods[key] = append(e.gangPods[key], ps)
+	}
 	return ps
 }
 
@@ -523,7 +552,7 @@ func (e *engine) run() error {
 			return nil
 		}
 		heap.Pop(&e.events)
-		if ev.kind <= evArrival {
+		if isActivity(ev.kind) {
 			e.activity--
 		}
 		e.now = ev.at
@@ -572,6 +601,9 @@ func (e *engine) handle(ev event) error {
 	case evArrival:
 		e.lastActivity = e.now
 		return e.arrive(*ev.arr)
+	case evRequest:
+		e.lastActivity = e.now
+		return e.requestArrived(ev.req)
 	case evWake:
 		e.waking = false
 		return nil
@@ -615,6 +647,7 @@ func (e *engine) scheduleReady() error {
 			return fmt.Errorf("at %s: %w", e.now, err)
 		}
 		e.settle()
+		e.gangsSettled()
 		if len(e.victims) == 0 {
 			break
 		}
@@ -706,18 +739,68 @@ func (e *engine) onAttempt(pod *v1.Pod, a *schedule.Attempt) {
 			rec.FirstAttempt = ptrSeconds(e.now)
 		}
 	}
+	if key := e.gangOf(pod); key != "" {
+		// A gang's pod is only assumed here: the pod group cycle binds
+		// all of minCount or takes them back (gangsSettled).
+		e.gangsTried[key] = true
+		return
+	}
 	if a.Node == "" {
 		e.unschedulable[pod] = true
 		return
 	}
-	delete(e.unschedulable, pod)
-	if rec != nil {
+	e.placed(ps, a.Node)
+}
+
+// placed records a pod bound to node now and starts its run.
+func (e *engine) placed(ps *podState, node string) {
+	delete(e.unschedulable, ps.pod)
+	if rec := ps.rec; rec != nil {
 		rec.Message = ""
 		rec.Bound, rec.Started = ptrSeconds(e.now), ptrSeconds(e.now)
-		rec.Node = a.Node
+		rec.Node = node
 		rec.Wait += secondsOf(e.now - ps.pendingSince)
 	}
 	e.bound(ps)
+}
+
+// gangOf names the pod's gang when pod groups are scheduled as gangs
+// (GenericWorkload), else "".
+func (e *engine) gangOf(pod *v1.Pod) string {
+	if !e.c.GangsEnabled() {
+		return ""
+	}
+	if pg, name := e.c.PodGroupOf(pod); pg != nil {
+		return pod.Namespace + "/" + name
+	}
+	return ""
+}
+
+// gangsSettled records what the pod group cycles of a Run decided, once
+// they are over: the pods of a gang tried are bound (all of minCount) or
+// all unschedulable, with kube's message — those the cycle did not reach
+// too, as kube marks every pod of a failed group (cluster-autoscaler then
+// sees the whole gang).
+func (e *engine) gangsSettled() {
+	if len(e.gangsTried) == 0 {
+		return
+	}
+	for _, key := range sortedKeys(e.gangsTried) {
+		for _, ps := range e.gangPods[key] {
+			if e.pods[ps.pod] != ps || (ps.rec != nil && ps.rec.Phase != PhasePending) {
+				continue
+			}
+			if node := ps.pod.Spec.NodeName; node != "" {
+				e.placed(ps, node)
+				continue
+			}
+			e.unschedulable[ps.pod] = true
+			if out := e.r.Outcome(ps.pod); out != nil && ps.rec != nil {
+				ps.rec.Message = out.Message
+			}
+		}
+	}
+	clear(e.gangsTried)
 }
 
 // failedCycle is a cycle that found no node, until its PostFilter plugins
@@ -991,7 +1074,8 @@ func (e *engine) loop() error {
 			e.startBilling(name)
 			e.push(event{at: ready, kind: evNodeReady, node: name})
 		}
-		rec := ScaleUpRecord{Time: secondsOf(e.now), Group: g.Name, Nodes: su.Nodes, Ready: secondsOf(ready), Triggered: len(su.Loop.Triggered)}
+		rec := ScaleUpRecord{Time: secondsOf(e.now), Group: g.Name, Nodes: su.Nodes, Ready: secondsOf(ready), Triggered: len(su.Loop.Triggered),
+			ProvisioningRequest: su.Loop.ProvisioningRequest}
 		if d := su.Loop.Decision; d != nil {
 			rec.By = d.By
 		}

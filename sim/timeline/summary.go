@@ -126,6 +126,7 @@ func (e *engine) finish() *Result {
 		r.Warnings = append(r.Warnings, e.as.SelectorWarnings()...)
 	}
 	r.Inputs = e.inputs()
+	r.ProvisioningRequests = e.provReqRecords()
 	for _, rec := range e.records {
 		r.Pods = append(r.Pods, *rec)
 	}

@@ -143,7 +143,7 @@ func DetectFormat(header string) string {
 }
 
 // traceColumns are the columns of drasim's trace, in the documented order.
-var traceColumns = []string{"arrival", "workload", "namespace", "replicas", "cpu", "memory", "claim_template", "devices", "device_class", "duration", "priority"}
+var traceColumns = []string{"arrival", "workload", "namespace", "replicas", "cpu", "memory", "claim_template", "devices", "device_class", "duration", "priority", "provisioning_request"}
 
 // unknownColumns reports each column of the header that drasim's trace
 // does not have: a misspelt column would be ignored, and its values with
@@ -171,7 +171,8 @@ func (t *table) unknownColumns() []error {
 // required): arrival, workload, namespace (default), replicas (1), cpu,
 // memory, claim_template (a ResourceClaimTemplate of the snapshot), or
 // devices with device_class (a count of devices of a DeviceClass),
-// duration (empty: runs for ever), priority (0).
+// duration (empty: runs for ever), priority (0), provisioning_request (a
+// ProvisioningRequest of the snapshot the pods consume).
 func ReadTrace(name string, r io.Reader, snap *snapshot.Snapshot) (Arrivals, error) {
 	t, err := readTable(name, r)
 	if err != nil {
@@ -268,6 +269,10 @@ func traceRow(t *table, i int, snap *snapshot.Snapshot, templates, classes map[s
 			requests[v1.ResourceName(col)] = q
 		}
 	}
+	consumes := t.get(i, "provisioning_request")
+	if consumes != "" && !hasRequest(snap, ns, consumes) {
+		fail("provisioning_request", "ProvisioningRequest %s/%s is not in the snapshot", ns, consumes)
+	}
 	tmpl := t.get(i, "claim_template")
 	devices := t.get(i, "devices")
 	claim := ""
@@ -306,6 +311,12 @@ func traceRow(t *table, i int, snap *snapshot.Snapshot, templates, classes map[s
 		return a, 0, errs
 	}
 	pod := tracePod(ns, workload, requests, prio)
+	if consumes != "" {
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		pod.Annotations[snapshot.ProvisioningRequestPodAnnotation] = consumes
+	}
 	if claim != "" {
 		addClaim(pod, "devices", claim)
 	}
@@ -386,3 +397,12 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // seconds renders a duration as seconds for messages.
 func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
+
+func hasRequest(snap *snapshot.Snapshot, namespace, name string) bool {
+	for _, pr := range snap.ProvisioningRequests {
+		if pr.Namespace == namespace && pr.Name == name {
+			return true
+		}
+	}
+	return false
+}

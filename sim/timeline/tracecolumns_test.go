@@ -17,7 +17,7 @@ func TestTraceUnknownColumns(t *testing.T) {
 		{name: "a misspelt column", csv: "arrival,workload,durration\n0,a,1m\n",
 			want: []string{`t.csv:1: unknown column "durration" (did you mean duration?)`}},
 		{name: "after comments", csv: "# a day of jobs\narrival,workload,gpus\n0,a,1\n",
-			want: []string{`t.csv:2: unknown column "gpus"; the columns are arrival, workload, namespace, replicas, cpu, memory, claim_template, devices, device_class, duration, priority`}},
+			want: []string{`t.csv:2: unknown column "gpus"; the columns are arrival, workload, namespace, replicas, cpu, memory, claim_template, devices, device_class, duration, priority, provisioning_request`}},
 		{name: "with a missing column", csv: "arival,workload\n0,a\n",
 			want: []string{`t.csv: the header lacks column(s) arrival`, `t.csv:1: unknown column "arival" (did you mean arrival?)`}},
 		{name: "with bad rows", csv: "arrival,workload,prio\nsoon,a,1\n5m,B,1\n",

@@ -11,6 +11,7 @@ import (
 	"github.com/drasim/drasim/report"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/analysis"
+	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/drasim/drasim/sim/whatif"
@@ -168,6 +169,13 @@ func (f *capacityFlags) capacity(ctx context.Context, streams Streams, verbosity
 		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("capacity analysis: %w", err)}
 	}
 	rep.Edits = run.Result.Edits
+	if len(res.Snapshot.ProvisioningRequests)+len(res.Snapshot.CapacityBuffers) > 0 {
+		aopts := opts
+		aopts.Progress = nil
+		if rep.Autoscaling, err = autoscale.Assess(ctx, res.Snapshot, autoscale.Options{Sim: aopts}); err != nil {
+			return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("ProvisioningRequests and CapacityBuffers: %w", err)}
+		}
+	}
 	if verbosity >= 1 {
 		fmt.Fprintf(streams.Err, "replayed %d pending pods on %d nodes in %s, analyzed %d shape(s) in %s (seed %d)\n",
 			run.Result.Inputs.PendingPods, run.Result.Inputs.Nodes, replayed.Sub(start).Round(time.Millisecond),

@@ -276,3 +276,34 @@ func TestSweepRunsIgnoreTheEnvironment(t *testing.T) {
 		t.Errorf("a sweep's run: want the environment and config file ignored, got %v", err)
 	}
 }
+
+// TestSweepGangAwareAxis: --gang-aware-scale-up is a sweep axis like any
+// flag. By scenarios/autoscale/gang-devices-short.yaml (a gang of three
+// 2-GPU pods, minCount 3, a group of one 4-GPU node at most): CA's
+// pod-by-pod estimate adds the node the gang never uses; the gang-aware
+// option adds none.
+func TestSweepGangAwareAxis(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	path := sweepOf(t, `apiVersion: drasim.io/v1alpha1
+kind: Sweep
+metadata: {name: gang-aware}
+spec:
+  command: autoscale
+  inputs: [cluster.yaml]
+  flags: {feature-gates: GenericWorkload=true, expander: least-waste}
+  axes:
+  - {name: gang-aware, flag: gang-aware-scale-up, values: [false, true]}
+  metrics: [{name: nodes, path: nodesAdded}]
+`, map[string]string{"cluster.yaml": readText(t, autoscaleScenarios+"gang-devices-short.yaml")})
+	out := filepath.Join(t.TempDir(), "results")
+	r := drasim(t, "", "sweep", path, "--output-dir", out, "--workers", "1")
+	if r.code != ExitOK {
+		t.Fatalf("sweep: want exit 0, got %d\nstderr: %s", r.code, r.stder)
+	}
+	csv := readText(t, filepath.Join(out, "results.csv"))
+	for _, want := range []string{"run,gang-aware,seed,nodes,seconds,error\n", "\n0,false,0,1,", "\n1,true,0,0,"} {
+		if !strings.Contains(csv, want) {
+			t.Errorf("results.csv: want %q in\n%s", want, csv)
+		}
+	}
+}

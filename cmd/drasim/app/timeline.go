@@ -92,7 +92,14 @@ type timelineFlags struct {
 	Gates              string
 	JUnit              string
 	GatesOutput        string
+	Example            string
 }
+
+// Timeline examples compiled into the binary (--example).
+const (
+	exampleDemo         = "demo"
+	exampleProvisioning = "provisioning"
+)
 
 func (f *timelineFlags) add(fs *pflag.FlagSet) {
 	f.input.add(fs)
@@ -114,6 +121,7 @@ func (f *timelineFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Gates, "gates", "", "check gates (kind Gates: maxWait, maxCost, maxNeverPlaced, minFirstChoiceShare) on the timeline; exit 3 when one fails")
 	fs.StringVar(&f.JUnit, "output-junit", "", "with --gates, write the verdicts as JUnit XML to FILE (old name: --junit)")
 	fs.StringVar(&f.GatesOutput, "output-gates", "", "with --gates, write the verdicts (kind GateReport) to FILE: YAML when it ends in .yaml or .yml, else JSON")
+	fs.StringVar(&f.Example, "example", "", "run an embedded example instead of -f and --trace: demo (the default without input: 4 hours, 2 GPU node groups) or provisioning (ProvisioningRequests and a gang scaled up for; GenericWorkload on unless --feature-gates is given)")
 	markInput(fs, "trace")
 	markInput(fs, "node-groups")
 	markInput(fs, "gates")
@@ -141,7 +149,7 @@ Arrivals: a pod (or its Job, Deployment, ...) with the annotation
 drasim.io/arrival: 15m is created then; drasim.io/duration: 2h is how long it
 runs (else its activeDeadlineSeconds, else for ever). Traces (--trace): drasim's
 CSV (arrival,workload,replicas,cpu,memory,claim_template|devices,device_class,
-duration,priority) or openb_pod_list_*.csv and openb_node_list_*.csv.
+duration,priority,provisioning_request) or openb_pod_list_*.csv and openb_node_list_*.csv.
 docs/timeline.md explains the model and its limits.
 
 Output: per-pod records, a time series (--resolution) and a summary (wait
@@ -151,8 +159,10 @@ as table, markdown, json, yaml, csv or html (--output-html FILE: line charts).
 --gates checks gates on the timeline (exit 3 when one fails); the output stays
 the timeline, and --output-gates FILE writes the verdicts.
 --compare runs the same arrivals under other settings side by side. Without
--f and --trace, runs the embedded demo.`,
+-f and --trace, runs the embedded demo; --example provisioning runs the example
+of ProvisioningRequests and a gang.`,
 		Example: `  drasim timeline
+  drasim timeline --example provisioning
   drasim timeline -f cluster.yaml -f nodegroups.yaml --trace day.csv --output-html day.html
   drasim timeline -f cluster.yaml --trace day.csv --compare 'price=--expander price' --compare 'fa=--expander first-available'
   drasim timeline --trace openb_node_list_gpu_node.csv --trace openb_pod_list_default.csv --autoscale=false
@@ -187,6 +197,19 @@ func runTimeline(ctx context.Context, streams Streams, g *GlobalOptions, f *time
 		if gates, err = analysis.ParseGates(f.Gates, data); err != nil {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
+	}
+	switch f.Example {
+	case "", exampleDemo:
+	case exampleProvisioning:
+		// The example's gang is a gang only with GenericWorkload.
+		if !fs.Changed("feature-gates") {
+			f.engine.FeatureGates = "GenericWorkload=true"
+		}
+	default:
+		return usageErrorf("--example: want %s or %s, got %q", exampleDemo, exampleProvisioning, f.Example)
+	}
+	if f.Example != "" && (len(f.input.Files) > 0 || len(f.Traces) > 0) {
+		return usageErrorf("--example runs an embedded example: it cannot be used with -f or --trace")
 	}
 	// A timeline allocates much and keeps little, as a replay does.
 	defer paceCollector(streams)()
@@ -273,7 +296,14 @@ func (f *timelineFlags) loadInput(streams Streams, verbosity int) (*timeline.Inp
 	var snap *snapshot.Snapshot
 	var files []string
 	var traces []timeline.TraceFile
-	if len(f.input.Files) == 0 && len(f.Traces) == 0 {
+	if f.Example == exampleProvisioning {
+		res, err := load.LoadBytes("example:"+scenarios.TimelineProvisioningName, scenarios.TimelineProvisioning(), load.Options{Strict: f.input.Strict})
+		if err != nil {
+			return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("embedded example: %w", err)}
+		}
+		snap, files = res.Snapshot, res.Files
+		fmt.Fprintf(streams.Err, "Running the embedded example timeline %s (%s, --feature-gates %s).\n", exampleProvisioning, scenarios.TimelineProvisioningName, f.engine.FeatureGates)
+	} else if len(f.input.Files) == 0 && len(f.Traces) == 0 {
 		res, err := load.LoadBytes("demo:"+scenarios.TimelineDemoName, scenarios.TimelineDemo(), load.Options{Strict: f.input.Strict})
 		if err != nil {
 			return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("embedded demo: %w", err)}
