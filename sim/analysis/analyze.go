@@ -78,7 +78,7 @@ func (o Options) withDefaults() Options {
 }
 
 // Analyze computes the capacity report of a finished replay. The run is
-// only read: every probe runs on a fork of run.Cluster. It fails only on
+// only read: every probe runs on a copy of run.Cluster (Clone). It fails only on
 // broken input (a plugin error) or when ctx is done.
 func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
 	if run == nil || run.Cluster == nil || run.Result == nil {

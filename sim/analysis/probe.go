@@ -29,14 +29,14 @@ type nodeClass struct {
 	members []string // in cluster order
 }
 
-// prober asks the scheduler what fits, on forks of the run's cluster. The
+// prober asks the scheduler what fits, on copies of the run's cluster. The
 // run's cluster itself is never changed.
 type prober struct {
 	ctx  context.Context
 	base *cluster.Cluster
 	opts Options
 	inv  *devInventory
-	// eval is a fork for dry cycles (Evaluate); probe claims are added to
+	// eval is a copy for dry cycles (Evaluate); probe claims are added to
 	// it, nothing is ever reserved on it.
 	eval *cluster.Cluster
 	// evalEngine is the run's engine wired to eval; evalSched its dry
@@ -54,7 +54,7 @@ type prober struct {
 }
 
 func newProber(ctx context.Context, base *cluster.Cluster, inv *devInventory, opts Options) (*prober, error) {
-	return newProberOn(ctx, base, base.Fork(), inv, opts)
+	return newProberOn(ctx, base, base.Clone(), inv, opts)
 }
 
 // newProberOn returns a prober whose dry cycles run on eval, a cluster in
@@ -167,24 +167,24 @@ func (p *prober) message(s *shape) (string, error) {
 	return a.Message, nil
 }
 
-// headroom places instances of the shape one after another on a fork.
+// headroom places instances of the shape one after another on a copy.
 // When an instance on one node cannot change what fits on another, it
 // counts node class by node class (MethodPerNode) and stops at
 // MaxHeadroom; otherwise it schedules them as kube-scheduler would, up to
 // MaxSequential (MethodSequential).
 func (p *prober) headroom(s *shape, feasible map[string]bool) (Headroom, error) {
 	h := Headroom{Shape: s.Name}
-	fork := p.base.Fork()
+	cp := p.base.Clone()
 	if s.crossNode || !p.inv.nodeLocal {
 		h.Method = MethodSequential
-		sched, err := p.scheduler(fork, false)
+		sched, err := p.scheduler(cp, false)
 		if err != nil {
 			return h, err
 		}
 		limit := min(p.opts.MaxHeadroom, p.opts.MaxSequential)
 		nodes := map[string]bool{}
 		for h.Fits < limit {
-			pod := s.instance(p.nextName("drasim-headroom"), fork.DRA.AddClaim)
+			pod := s.instance(p.nextName("drasim-headroom"), cp.DRA.AddClaim)
 			a := sched.SchedulePod(p.ctx, pod)
 			if a.Err != nil {
 				return h, fmt.Errorf("shape %s: %w", s.Name, a.Err)
@@ -200,7 +200,7 @@ func (p *prober) headroom(s *shape, feasible map[string]bool) (Headroom, error) 
 		return h, nil
 	}
 	h.Method = MethodPerNode
-	sched, err := p.scheduler(fork, false)
+	sched, err := p.scheduler(cp, false)
 	if err != nil {
 		return h, err
 	}
@@ -214,7 +214,7 @@ func (p *prober) headroom(s *shape, feasible map[string]bool) (Headroom, error) 
 		perNodeCap := (remaining + len(c.members) - 1) / len(c.members)
 		n := 0
 		for n < perNodeCap {
-			pod := s.instance(p.nextName("drasim-headroom"), fork.DRA.AddClaim)
+			pod := s.instance(p.nextName("drasim-headroom"), cp.DRA.AddClaim)
 			pinToNodes(pod, []string{c.rep})
 			a := sched.SchedulePod(p.ctx, pod)
 			if a.Err != nil {

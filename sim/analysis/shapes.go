@@ -66,7 +66,7 @@ func (s *shape) usable(m matcher, d *device) bool {
 
 // instance returns a new probe pod of the shape, named name, with fresh
 // claims (copies of the shape's claim specs) handed to add, which must add
-// them to a fork's DRA state.
+// them to a copy's DRA state.
 func (s *shape) instance(name string, add func(*resourceapi.ResourceClaim)) *v1.Pod {
 	pod := s.pod.DeepCopy()
 	pod.Name, pod.GenerateName, pod.ResourceVersion = name, "", ""

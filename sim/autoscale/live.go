@@ -198,8 +198,8 @@ func (a *Autoscaler) NodeDeleted(name string) {
 func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	a.loops++
 	c := a.c
-	j := c.NewJournal()
-	defer j.Undo()
+	c.Fork()
+	defer c.Revert()
 	res := &LoopResult{}
 
 	// Upcoming nodes join the loop's picture as template nodes, so that
@@ -209,7 +209,7 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	for _, g := range a.groups {
 		for _, name := range in.Upcoming[g.Name] {
 			node, sl, pods := g.NewNode(name)
-			j.AddNode(node, sl)
+			c.AddNode(node, sl)
 			ni := c.Node(name)
 			for _, p := range pods {
 				p.Spec.NodeName = name
@@ -235,7 +235,7 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	sort.SliceStable(candidates, func(i, k int) bool {
 		return corev1helpers.PodPriority(candidates[i]) > corev1helpers.PodPriority(candidates[k])
 	})
-	packed, err := a.fos.trySchedule(a.ctx, j, candidates, false, nil)
+	packed, err := a.fos.trySchedule(a.ctx, candidates, false, nil)
 	if err != nil {
 		return nil, fmt.Errorf("filter-out-schedulable: %w", err)
 	}
@@ -277,7 +277,7 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	if !a.sd.Enabled {
 		return res, nil
 	}
-	if err := a.scaleDown(j, in.Now, upcoming, scaleDownForbidden, res); err != nil {
+	if err := a.scaleDown(in.Now, upcoming, scaleDownForbidden, res); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -436,11 +436,11 @@ func (a *Autoscaler) crossNode(pod *v1.Pod) bool {
 // group's next node, empty but for its daemon pods, is added for the
 // question and taken away again.
 func (a *Autoscaler) fitsTemplate(g *nodegroup.Group, pod *v1.Pod) (bool, error) {
-	j := a.c.NewJournal()
-	defer j.Undo()
+	a.c.Fork()
+	defer a.c.Revert()
 	name := g.NextNames(1)[0]
 	node, slices, daemons := g.NewNode(name)
-	j.AddNode(node, slices)
+	a.c.AddNode(node, slices)
 	ni := a.c.Node(name)
 	for _, p := range daemons {
 		p.Spec.NodeName = name
@@ -458,7 +458,7 @@ func (a *Autoscaler) fitsTemplate(g *nodegroup.Group, pod *v1.Pod) (bool, error)
 // scaleDown is StaticAutoscaler.scaleDown: the planner's update on the
 // registered nodes of groups above their minimum size, then, out of
 // cooldown, the deletions.
-func (a *Autoscaler) scaleDown(j *cluster.Journal, now time.Time, upcoming map[string]bool, forbidden bool, res *LoopResult) error {
+func (a *Autoscaler) scaleDown(now time.Time, upcoming map[string]bool, forbidden bool, res *LoopResult) error {
 	// Sized once: grown entry by entry in every loop, these were a tenth
 	// of a timeline's garbage.
 	n := len(a.c.Nodes)
@@ -483,7 +483,7 @@ func (a *Autoscaler) scaleDown(j *cluster.Journal, now time.Time, upcoming map[s
 		}
 	}
 	a.planner.sortCandidates(candidates, now, a.c.Edits())
-	if err := a.planner.update(a.ctx, j, a.c, now, candidates, destinations); err != nil {
+	if err := a.planner.update(a.ctx, a.c, now, candidates, destinations); err != nil {
 		return err
 	}
 	res.Unneeded = len(a.planner.unneeded)

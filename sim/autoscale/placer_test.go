@@ -65,9 +65,9 @@ func TestFirstFitGoesOnAfterAnErrorStatus(t *testing.T) {
 	if a := p.eval.Feasible(context.Background(), pods["a"]); a.Error == nil {
 		t.Fatalf("fixture: the scheduler's filter pass should fail on n1 with an Error status, got %d feasible node(s)", a.FeasibleNodes)
 	}
-	j := c.NewJournal()
-	defer j.Undo()
-	placed, err := p.trySchedule(context.Background(), j, []*v1.Pod{pods["a"], pods["h"]}, false, nil)
+	c.Fork()
+	defer c.Revert()
+	placed, err := p.trySchedule(context.Background(), []*v1.Pod{pods["a"], pods["h"]}, false, nil)
 	if err != nil {
 		t.Fatalf("trySchedule: %v", err)
 	}

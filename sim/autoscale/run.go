@@ -405,19 +405,19 @@ func (s *scaler) evaluate() (*pass, error) {
 
 // evaluateGroup weighs one group: the fit check on its first new node,
 // then the binpacking estimate. Both run on the cluster itself, in a
-// journal taken back before it returns (CA's snapshot Fork and Revert):
+// fork reverted before it returns (CA's snapshot Fork and Revert):
 // a copy of the whole cluster per group and scale-up cost more than the
 // estimate itself.
 func (s *scaler) evaluateGroup(g *nodegroup.Group, p *pass, limit int) (*candidate, error) {
-	j := s.cur.NewJournal()
-	defer j.Undo()
+	s.cur.Fork()
+	defer s.cur.Revert()
 	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
 		return nil, err
 	}
 	k := newChecker(e)
 	first := g.NextNames(1)[0]
-	k.addNode(j, g, first)
+	k.addNode(g, first)
 	var fit []*podGroup
 	eqOf := map[types.UID]*podGroup{}
 	for _, eq := range p.eqs {
@@ -443,7 +443,7 @@ func (s *scaler) evaluateGroup(g *nodegroup.Group, p *pass, limit int) (*candida
 		p.skipped = append(p.skipped, SkippedGroup{Group: g.Name, Reason: "no pending pod fits its template"})
 		return nil, nil
 	}
-	est, err := s.binpackGangAware(j, k, g, fit, limit)
+	est, err := s.binpackGangAware(k, g, fit, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ type Cluster struct {
 	// loop sorts by order came out in map order).
 	podOrder  map[types.UID]int
 	nextOrder int
-	// affinity caches the NodeLister's affinity lists (not copied by Fork).
+	// affinity caches the NodeLister's affinity lists (not copied by Clone).
 	affinity affinityLists
 	// changes logs which nodes changed (see NodeChanges).
 	changes changeLog
@@ -71,6 +71,9 @@ type Cluster struct {
 	// (nodeorder.go).
 	nodeOrder NodeOrder
 	joins     joinOrder
+	// forks are the open what-if layers, innermost last: each is the
+	// undo steps of the changes made while it is open (whatif.go).
+	forks [][]func()
 }
 
 // Version counts the changes of the cluster so far: every change of a
@@ -386,84 +389,17 @@ func (c *Cluster) refreshAffinityLists() {
 
 var _ framework.NodeLister = (*Cluster)(nil)
 
-// Fork returns an independent copy of the cluster for what-if runs, in the
-// way cluster-autoscaler forks its snapshot: try on the fork, then keep or
-// drop it. Pods are deep-copied; the snapshot is shared read-only.
-func (c *Cluster) Fork() *Cluster { return c.fork(nil) }
-
-// fork is Fork without the nodes in lost (remove.go).
-func (c *Cluster) fork(lost map[string]bool) *Cluster {
-	c.compactPods()
-	f := &Cluster{
-		Snapshot:   c.Snapshot,
-		byName:     make(map[string]*framework.NodeInfo, len(c.byName)),
-		DRA:        c.DRA.Clone(),
-		Namespaces: c.Namespaces,
-		Warnings:   append([]string(nil), c.Warnings...),
-		podOrder:   make(map[types.UID]int, len(c.podOrder)),
-		nextOrder:  c.nextOrder,
-		nodeOrder:  c.nodeOrder,
-		joins:      c.joins.copy(),
-	}
-	for uid, i := range c.podOrder {
-		f.podOrder[uid] = i
-	}
-	copies := make(map[*v1.Pod]*v1.Pod, len(c.Pods))
-	for _, p := range c.Pods {
-		cp := p.DeepCopy()
-		copies[p] = cp
-		f.Pods = append(f.Pods, cp)
-	}
-	remap := func(list []*v1.Pod) []*v1.Pod {
-		out := make([]*v1.Pod, 0, len(list))
-		for _, p := range list {
-			if cp, ok := copies[p]; ok {
-				out = append(out, cp)
-			} else {
-				out = append(out, p.DeepCopy())
-			}
-		}
-		return out
-	}
-	f.Queue, f.Gated, f.Skipped, f.Bound = remap(c.Queue), remap(c.Gated), remap(c.Skipped), remap(c.Bound)
-	for _, pdb := range c.PDBs {
-		f.PDBs = append(f.PDBs, pdb.DeepCopy())
-	}
-	f.gangs = c.gangs
-	if c.podGroups != nil {
-		f.podGroups = make(map[string]*schedulingv1beta1.PodGroup, len(c.podGroups))
-		for _, pg := range c.PodGroups {
-			cp := pg.DeepCopy()
-			f.PodGroups = append(f.PodGroups, cp)
-			f.podGroups[groupKey(cp.Namespace, cp.Name)] = cp
-		}
-		f.indexGroupMembers()
-	}
-	if lost == nil {
-		for _, n := range c.Nodes {
-			f.adopt(n.Clone())
-		}
-		return f
-	}
-	// Without some nodes, the node tree interleaves the zones anew.
-	var kept []*v1.Node
-	for _, n := range c.Nodes {
-		if !lost[n.Node().Name] {
-			kept = append(kept, n.Node())
-		}
-	}
-	for _, n := range f.orderNodes(kept) {
-		f.adopt(c.byName[n.Name].Clone())
-	}
-	return f
-}
-
 // AddNode adds a node (and its ResourceSlices) to the cluster, e.g. a node
-// a scale-up would create. It keeps kube's node order.
+// a scale-up would create. It keeps kube's node order. An open fork
+// records it, and Revert deletes the node again.
 func (c *Cluster) AddNode(node *v1.Node, slices []*resourceapi.ResourceSlice) {
 	c.joined(node.Name)
 	c.adopt(framework.NewNodeInfo(node))
 	c.DRA.AddSlices(slices, c.Snapshot.DeviceTaintRules)
+	if len(c.forks) > 0 {
+		name := node.Name
+		c.record(func() { _, _, _ = c.RemoveNode(name) })
+	}
 }
 
 // AddPending queues a pod for scheduling (e.g. a probe pod) at the end of

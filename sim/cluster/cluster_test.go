@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 	"time"
 
@@ -95,10 +96,10 @@ func TestBuildQueuesByPriorityThenCreationThenSnapshotOrder(t *testing.T) {
 	}
 }
 
-// A fork is independent: what is done to it (a pod placed, a pod deleted,
-// a pod queued, a node added, a claim allocated) leaves the cluster it was
-// forked from as it was, and the other way round.
-func TestForkIsIndependent(t *testing.T) {
+// A clone is independent: what is done to it (a pod placed, a pod
+// deleted, a pod queued, a node added, a claim allocated) leaves the
+// cluster it was cloned from as it was, and the other way round.
+func TestCloneIsIndependent(t *testing.T) {
 	snap := build.NewCluster().Node("n1", 8, 2).Node("n2", 8, 2).
 		Pod(build.PodSpec{Name: "running", CPU: "2", GPUs: 1, Node: "n1"}).
 		Pod(build.PodSpec{Name: "pending", CPU: "1", GPUs: 1}).
@@ -108,7 +109,7 @@ func TestForkIsIndependent(t *testing.T) {
 	n1CPU := c.Node("n1").Requested.MilliCPU
 	claimsBefore := len(c.DRA.Claims())
 
-	f := c.Fork()
+	f := c.Clone()
 	if f.Node("n1") == c.Node("n1") || f.Queue[0] == c.Queue[0] || f.PDBs[0] == c.PDBs[0] {
 		t.Fatal("the fork shares a node view, a pod or a PDB with the cluster")
 	}
@@ -172,11 +173,11 @@ func TestForkIsIndependent(t *testing.T) {
 	}
 }
 
-// ForkWithout loses nodes on a fork: their pods are queued again as
+// CloneWithout loses nodes on a copy: their pods are queued again as
 // replacements created after every pod of the cluster (DaemonSet pods go
 // with the node), their template claims are deallocated, the node tree
 // interleaves the remaining zones anew, and the cluster is only read.
-func TestForkWithoutRequeuesThePodsOfTheLostNodes(t *testing.T) {
+func TestCloneWithoutRequeuesThePodsOfTheLostNodes(t *testing.T) {
 	b := build.NewCluster()
 	for _, n := range []struct{ name, zone string }{{"a-1", "za"}, {"a-2", "za"}, {"b-1", "zb"}, {"b-2", "zb"}} {
 		b.Node(n.name, 8, 2)
@@ -198,7 +199,7 @@ func TestForkWithoutRequeuesThePodsOfTheLostNodes(t *testing.T) {
 		t.Fatalf("fixture: web's claim %s should be allocated", webClaim)
 	}
 
-	f, lost := c.ForkWithout([]string{"a-1"})
+	f, lost := c.CloneWithout([]string{"a-1"})
 	if diff := cmp.Diff([]string{"web"}, names(lost.Requeued)); diff != "" {
 		t.Errorf("requeued (-want +got):\n%s", diff)
 	}
@@ -272,12 +273,12 @@ func TestNodeChanges(t *testing.T) {
 	}
 }
 
-// A journal takes back, newest first, every change made through it on the
+// Revert takes back, newest first, every change a fork recorded on the
 // live cluster: a node added, a node's object replaced, a pod bound with
-// its claim allocated, and what a sub-journal recorded and Commit handed
-// over (a pod unscheduled). After Undo the cluster exports the same
-// snapshot as before, and the journal is empty.
-func TestJournalRevertsEveryKindOfChange(t *testing.T) {
+// its claim allocated, and what a nested fork recorded and its Commit
+// handed over (a pod unscheduled). After Revert the cluster exports the
+// same snapshot as before, and no fork is open.
+func TestRevertTakesBackEveryKindOfChange(t *testing.T) {
 	snap := build.NewCluster().Node("n1", 8, 2).Node("n2", 8, 2).
 		Pod(build.PodSpec{Name: "running", CPU: "2", GPUs: 1, Node: "n1"}).
 		Pod(build.PodSpec{Name: "pending", CPU: "1", GPUs: 1}).
@@ -287,17 +288,17 @@ func TestJournalRevertsEveryKindOfChange(t *testing.T) {
 	n1 := c.Node("n1").Node()
 	allocated := c.DRA.AllocatedState().AllocatedDevices.Len()
 
-	j := c.NewJournal()
-	j.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3", Labels: map[string]string{}}}, nil)
+	c.Fork()
+	c.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3", Labels: map[string]string{}}}, nil)
 	tainted := n1.DeepCopy()
 	tainted.Spec.Taints = []v1.Taint{{Key: "k", Effect: v1.TaintEffectNoSchedule}}
-	j.SetNode("n1", tainted)
+	c.SetNode("n1", tainted)
 	pending := c.Queue[0]
 	claim, err := c.DRA.Claim("default", *pending.Status.ResourceClaimStatuses[0].ResourceClaimName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Bind(pending, func() error {
+	if err := c.Bind(pending, func() error {
 		alloc := &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{
 			{Request: "gpus", Driver: build.Driver, Pool: "n2", Device: "gpu-0"},
 		}}}
@@ -311,59 +312,130 @@ func TestJournalRevertsEveryKindOfChange(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("Bind: %v", err)
 	}
-	sub := c.NewJournal()
-	if err := sub.Unschedule(c.Bound[0]); err != nil {
+	c.Fork()
+	if err := c.Unschedule(c.Bound[0]); err != nil {
 		t.Fatalf("Unschedule: %v", err)
 	}
-	j.Commit(sub)
-	if j.Len() != 4 || sub.Len() != 0 {
-		t.Fatalf("after Commit: journal %d changes, sub-journal %d; want 4 and 0", j.Len(), sub.Len())
+	c.Commit()
+	if c.Forks() != 1 {
+		t.Fatalf("after the nested fork's Commit: %d forks open, want 1", c.Forks())
 	}
 	if bytes.Equal(before, export(t, c)) || c.Node("n3") == nil || c.Node("n1").Node() != tainted {
 		t.Fatal("fixture: the changes should show in the cluster")
 	}
 
-	j.Undo()
+	c.Revert()
 	if after := export(t, c); !bytes.Equal(before, after) {
-		t.Errorf("the cluster after Undo exports a different snapshot:\n%s", cmp.Diff(string(before), string(after)))
+		t.Errorf("the cluster after Revert exports a different snapshot:\n%s", cmp.Diff(string(before), string(after)))
 	}
 	if c.Node("n3") != nil || c.Node("n1").Node() != n1 {
-		t.Errorf("after Undo: node n3 present %v, n1 its old object %v; want false, true", c.Node("n3") != nil, c.Node("n1").Node() == n1)
+		t.Errorf("after Revert: node n3 present %v, n1 its old object %v; want false, true", c.Node("n3") != nil, c.Node("n1").Node() == n1)
 	}
 	if diff := cmp.Diff([]string{"n1", "n2"}, nodeNames(c)); diff != "" {
-		t.Errorf("nodes after Undo (-want +got):\n%s", diff)
+		t.Errorf("nodes after Revert (-want +got):\n%s", diff)
 	}
 	if claim.Status.Allocation != nil || len(claim.Status.ReservedFor) != 0 || pending.Spec.NodeName != "" {
-		t.Errorf("after Undo: the pending pod's claim allocated %v, reserved for %d, pod on %q; want none", claim.Status.Allocation != nil, len(claim.Status.ReservedFor), pending.Spec.NodeName)
+		t.Errorf("after Revert: the pending pod's claim allocated %v, reserved for %d, pod on %q; want none", claim.Status.Allocation != nil, len(claim.Status.ReservedFor), pending.Spec.NodeName)
 	}
 	if got := c.DRA.AllocatedState().AllocatedDevices.Len(); got != allocated {
-		t.Errorf("allocated devices after Undo: %d, want %d", got, allocated)
+		t.Errorf("allocated devices after Revert: %d, want %d", got, allocated)
 	}
 	if c.Bound[0].Spec.NodeName != "n1" || len(c.Node("n1").Pods) != 1 || len(c.Node("n2").Pods) != 0 {
-		t.Errorf("after Undo: running on %q, n1 %d pods, n2 %d pods; want n1, 1, 0", c.Bound[0].Spec.NodeName, len(c.Node("n1").Pods), len(c.Node("n2").Pods))
+		t.Errorf("after Revert: running on %q, n1 %d pods, n2 %d pods; want n1, 1, 0", c.Bound[0].Spec.NodeName, len(c.Node("n1").Pods), len(c.Node("n2").Pods))
 	}
-	if j.Len() != 0 {
-		t.Errorf("the journal holds %d changes after Undo, want 0", j.Len())
+	if c.Forks() != 0 {
+		t.Errorf("%d forks open after Revert, want 0", c.Forks())
 	}
 }
 
-// A sub-journal's Undo takes back its own changes only.
-func TestSubJournalUndoLeavesTheParentsChanges(t *testing.T) {
+// A nested fork's Revert takes back its own changes only.
+func TestNestedRevertLeavesTheParentsChanges(t *testing.T) {
 	snap := build.NewCluster().Node("n1", 8, 0).Pod(build.PodSpec{Name: "running", CPU: "2", Node: "n1"}).Snapshot()
 	c := cluster.Build(snap, feature.Defaults())
-	j := c.NewJournal()
-	j.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2", Labels: map[string]string{}}}, nil)
-	sub := c.NewJournal()
-	if err := sub.Unschedule(c.Bound[0]); err != nil {
+	c.Fork()
+	c.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2", Labels: map[string]string{}}}, nil)
+	c.Fork()
+	if err := c.Unschedule(c.Bound[0]); err != nil {
 		t.Fatal(err)
 	}
-	sub.Undo()
-	if c.Bound[0].Spec.NodeName != "n1" || c.Node("n2") == nil || j.Len() != 1 {
-		t.Errorf("after the sub-journal's Undo: running on %q, n2 present %v, parent %d changes; want n1, true, 1", c.Bound[0].Spec.NodeName, c.Node("n2") != nil, j.Len())
+	c.Revert()
+	if c.Bound[0].Spec.NodeName != "n1" || c.Node("n2") == nil || c.Forks() != 1 {
+		t.Errorf("after the nested fork's Revert: running on %q, n2 present %v, %d forks open; want n1, true, 1", c.Bound[0].Spec.NodeName, c.Node("n2") != nil, c.Forks())
 	}
-	j.Undo()
+	c.Revert()
 	if c.Node("n2") != nil {
-		t.Error("after the parent's Undo: n2 is still there")
+		t.Error("after the parent's Revert: n2 is still there")
+	}
+}
+
+// Committing the outermost fork keeps its changes for good: a later fork's
+// Revert does not take them back, nor does a Revert with no fork open.
+func TestCommitOfTheOutermostForkKeepsItsChanges(t *testing.T) {
+	snap := build.NewCluster().Node("n1", 8, 0).Pod(build.PodSpec{Name: "running", CPU: "2", Node: "n1"}).Snapshot()
+	c := cluster.Build(snap, feature.Defaults())
+	c.Fork()
+	c.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2", Labels: map[string]string{}}}, nil)
+	c.Commit()
+	c.Fork()
+	if err := c.Unschedule(c.Bound[0]); err != nil {
+		t.Fatal(err)
+	}
+	c.Revert()
+	c.Revert() // no fork open: nothing to take back
+	if c.Node("n2") == nil || c.Bound[0].Spec.NodeName != "n1" || c.Forks() != 0 {
+		t.Errorf("n2 present %v, running on %q, %d forks open; want true, n1, 0", c.Node("n2") != nil, c.Bound[0].Spec.NodeName, c.Forks())
+	}
+}
+
+// WithForkedCluster closes the fork it opens on every way out: it commits
+// when the function asks to and succeeds, and reverts when it declines,
+// fails or panics.
+func TestWithForkedClusterAlwaysCloses(t *testing.T) {
+	addNode := func(c *cluster.Cluster, name string) {
+		c.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}}}, nil)
+	}
+	fail := errors.New("failed")
+	for _, tc := range []struct {
+		name     string
+		commit   bool
+		err      error
+		panics   bool
+		wantNode bool
+	}{
+		{name: "commit", commit: true, wantNode: true},
+		{name: "decline", commit: false},
+		{name: "commit, but fail", commit: true, err: fail},
+		{name: "panic", commit: true, panics: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cluster.Build(build.NewCluster().Node("n1", 8, 0).Snapshot(), feature.Defaults())
+			c.Fork() // an enclosing fork, which WithForkedCluster leaves open
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil && !tc.panics {
+						panic(r)
+					}
+				}()
+				err = cluster.WithForkedCluster(c, func() (bool, error) {
+					addNode(c, "n2")
+					if tc.panics {
+						panic("boom")
+					}
+					return tc.commit, tc.err
+				})
+			}()
+			if !errors.Is(err, tc.err) {
+				t.Errorf("error: want %v, got %v", tc.err, err)
+			}
+			if got := c.Node("n2") != nil; got != tc.wantNode || c.Forks() != 1 {
+				t.Errorf("n2 present %v, %d forks open; want %v, 1", got, c.Forks(), tc.wantNode)
+			}
+			c.Revert()
+			if c.Node("n2") != nil {
+				t.Error("after the enclosing fork's Revert: n2 is still there")
+			}
+		})
 	}
 }
 
@@ -395,11 +467,11 @@ func TestEditsCountOnlyInPlaceEdits(t *testing.T) {
 	}
 }
 
-// TestJournalUndoRestoresASharedClaimsReservations: taking one of two pods
+// TestRevertRestoresASharedClaimsReservations: taking one of two pods
 // that share a claim off its node removes it from the claim's reservedFor
-// in place; Undo gives the claim both reservations again, in their order,
-// however often the same change is made and taken back.
-func TestJournalUndoRestoresASharedClaimsReservations(t *testing.T) {
+// in place; Revert gives the claim both reservations again, in their
+// order, however often the same change is made and taken back.
+func TestRevertRestoresASharedClaimsReservations(t *testing.T) {
 	snap := build.NewCluster().Node("n1", 8, 2).
 		Pod(build.PodSpec{Name: "a", CPU: "1", GPUs: 1, Node: "n1"}).
 		Pod(build.PodSpec{Name: "b", CPU: "1", Node: "n1", Mutate: func(p *v1.Pod) {
@@ -416,24 +488,24 @@ func TestJournalUndoRestoresASharedClaimsReservations(t *testing.T) {
 	}
 	a := c.Bound[0]
 	for round := 1; round <= 2; round++ {
-		j := c.NewJournal()
-		if err := j.Unschedule(a); err != nil {
+		c.Fork()
+		if err := c.Unschedule(a); err != nil {
 			t.Fatalf("round %d: Unschedule: %v", round, err)
 		}
 		if got := len(claim.Status.ReservedFor); got != 1 || claim.Status.Allocation == nil {
 			t.Fatalf("round %d: after Unschedule the claim has %d reservation(s), allocated %v; want 1, true", round, got, claim.Status.Allocation != nil)
 		}
-		j.Undo()
+		c.Revert()
 		want := []string{"a", "b"}
 		var got []string
 		for _, r := range claim.Status.ReservedFor {
 			got = append(got, r.Name)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("round %d: reservations after Undo (-want +got):\n%s", round, diff)
+			t.Errorf("round %d: reservations after Revert (-want +got):\n%s", round, diff)
 		}
 		if after := export(t, c); !bytes.Equal(before, after) {
-			t.Errorf("round %d: the cluster after Undo exports a different snapshot:\n%s", round, cmp.Diff(string(before), string(after)))
+			t.Errorf("round %d: the cluster after Revert exports a different snapshot:\n%s", round, cmp.Diff(string(before), string(after)))
 		}
 	}
 }

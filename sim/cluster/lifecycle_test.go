@@ -92,9 +92,9 @@ func TestRemovePodUndoesScheduling(t *testing.T) {
 	}
 }
 
-// TestJournalUndo: unscheduling every pod the replay placed, through a
-// journal, and undoing it gives the cluster back byte for byte.
-func TestJournalUndo(t *testing.T) {
+// TestForkRevert: unscheduling every pod the replay placed, on a fork,
+// and reverting it gives the cluster back byte for byte.
+func TestForkRevert(t *testing.T) {
 	for _, f := range scenarios(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			run, err := sim.Simulate(context.Background(), loadScenario(t, f), sim.Options{})
@@ -103,24 +103,26 @@ func TestJournalUndo(t *testing.T) {
 			}
 			before := export(t, run.Cluster)
 			allocated := len(run.Cluster.DRA.AllocatedState().AllocatedDevices)
-			j := run.Cluster.NewJournal()
+			run.Cluster.Fork()
+			unscheduled := 0
 			for _, p := range run.Cluster.Queue {
 				if p.Spec.NodeName == "" {
 					continue
 				}
-				if err := j.Unschedule(p); err != nil {
+				if err := run.Cluster.Unschedule(p); err != nil {
 					t.Fatal(err)
 				}
+				unscheduled++
 			}
-			if j.Len() > 0 && bytes.Equal(before, export(t, run.Cluster)) {
+			if unscheduled > 0 && bytes.Equal(before, export(t, run.Cluster)) {
 				t.Fatal("unscheduling changed nothing")
 			}
-			j.Undo()
+			run.Cluster.Revert()
 			if after := export(t, run.Cluster); !bytes.Equal(before, after) {
-				t.Errorf("the cluster differs after Undo:\nbefore:\n%.3000s\nafter:\n%.3000s", before, after)
+				t.Errorf("the cluster differs after Revert:\nbefore:\n%.3000s\nafter:\n%.3000s", before, after)
 			}
 			if got := len(run.Cluster.DRA.AllocatedState().AllocatedDevices); got != allocated {
-				t.Errorf("allocated devices after Undo: got %d, want %d", got, allocated)
+				t.Errorf("allocated devices after Revert: got %d, want %d", got, allocated)
 			}
 		})
 	}
@@ -176,9 +178,9 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 	}
 }
 
-// TestJournalKeepsPodOrder: after Undo every node lists its pods in the
+// TestRevertKeepsPodOrder: after Revert every node lists its pods in the
 // order it had.
-func TestJournalKeepsPodOrder(t *testing.T) {
+func TestRevertKeepsPodOrder(t *testing.T) {
 	snap, err := generate.Generate(generate.Options{Seed: 2, Nodes: 4, Pods: 60, Profiles: map[string]int{generate.ProfileCPU: 1}, Workloads: map[string]int{generate.WorkloadCPU: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -197,21 +199,21 @@ func TestJournalKeepsPodOrder(t *testing.T) {
 		return out
 	}
 	before := order()
-	j := run.Cluster.NewJournal()
+	run.Cluster.Fork()
 	for _, ni := range run.Cluster.Nodes {
 		// Every other pod, from the front: each removal moves the last
 		// pod into the gap.
 		for i, pi := range append([]*framework.PodInfo(nil), ni.Pods...) {
 			if i%2 == 0 {
-				if err := j.Unschedule(pi.Pod); err != nil {
+				if err := run.Cluster.Unschedule(pi.Pod); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
 	}
-	j.Undo()
+	run.Cluster.Revert()
 	if diff := cmp.Diff(before, order()); diff != "" {
-		t.Errorf("pod order after Undo (-before +after):\n%s", diff)
+		t.Errorf("pod order after Revert (-before +after):\n%s", diff)
 	}
 }
 
@@ -246,7 +248,7 @@ func TestPodOrderAfterRemovals(t *testing.T) {
 		delete(byName, name)
 	}
 	e := add("e")
-	f := c.Fork()
+	f := c.Clone()
 	g := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: "ns"}}
 	if err := f.AddPod(g); err != nil {
 		t.Fatal(err)
@@ -262,7 +264,7 @@ func TestPodOrderAfterRemovals(t *testing.T) {
 			t.Errorf("pod %s (place %d) is not before the pod added last (place %d)", name, o, c.Order(e))
 		}
 		if f.Order(g) <= f.Order(p) {
-			t.Errorf("on a fork, the pod added last (place %d) is not after %s (place %d)", f.Order(g), name, f.Order(p))
+			t.Errorf("on a clone, the pod added last (place %d) is not after %s (place %d)", f.Order(g), name, f.Order(p))
 		}
 	}
 }

@@ -116,9 +116,9 @@ func (r *Resilience) StrandsAbove(p int32) int {
 	return n
 }
 
-// Domains removes each failure domain from its own fork of the replayed
-// cluster (cluster.ForkWithout), with the spares added first, replays the
-// domain's pods on the rest and reports what each loss strands. Forks are
+// Domains removes each failure domain from its own copy of the replayed
+// cluster (cluster.CloneWithout), with the spares added first, replays the
+// domain's pods on the rest and reports what each loss strands. Copies are
 // evaluated in parallel; the run is only read. Pods that were pending
 // after the replay are not tried again: they are stranded already.
 func Domains(ctx context.Context, run *sim.Run, opts DomainOptions) (*Resilience, error) {
@@ -200,7 +200,7 @@ func Domains(ctx context.Context, run *sim.Run, opts DomainOptions) (*Resilience
 }
 
 // spareNodes are new nodes of a NodeGroup, made once and added to every
-// fork (nodes and slices shared read-only, daemon pods copied).
+// copy (nodes and slices shared read-only, daemon pods copied).
 type spareNodes struct {
 	nodes  []*v1.Node
 	slices map[string][]*resourceapi.ResourceSlice
@@ -268,13 +268,13 @@ func domainsOf(nodes []*v1.Node, c *cluster.Cluster, domain string) ([]string, [
 	return names, members
 }
 
-// lose evaluates the loss of one domain on its own fork.
+// lose evaluates the loss of one domain on its own copy.
 func lose(ctx context.Context, run *sim.Run, spares *spareNodes, domain string, nodes []string, opts sim.Options) (DomainLoss, error) {
 	loss := DomainLoss{Domain: domain, Nodes: len(nodes)}
 	if run.Cluster.Requeued(nodes) == 0 {
 		return loss, nil // nothing to place elsewhere
 	}
-	f, lost := run.Cluster.ForkWithout(nodes)
+	f, lost := run.Cluster.CloneWithout(nodes)
 	if spares != nil {
 		// The spares run before the loss: their daemon pods go first.
 		requeued := f.Queue

@@ -33,13 +33,13 @@ func replayed(run *sim.Run) *snapshot.Snapshot {
 	return &s
 }
 
-// TestForkAgreesWithEdits: losing a node on a fork of the replayed
+// TestCloneAgreesWithEdits: losing a node on a copy of the replayed
 // cluster (the fast path of Domains) decides exactly as removing it with
 // a removeNodes edit from the replayed cluster written as a snapshot and
 // replaying that (the plain path): the same pods queued, each on the same
 // node or pending with the same message. Every node of a generated mixed
 // GPU cluster is lost in turn.
-func TestForkAgreesWithEdits(t *testing.T) {
+func TestCloneAgreesWithEdits(t *testing.T) {
 	snap, err := generate.Generate(generate.Options{Seed: 3, Nodes: 24, Pods: 90})
 	if err != nil {
 		t.Fatalf("generate: %v", err)
@@ -54,10 +54,10 @@ func TestForkAgreesWithEdits(t *testing.T) {
 	stranded := 0
 	for _, n := range run.Cluster.Nodes {
 		name := n.Node().Name
-		f, lost := run.Cluster.ForkWithout([]string{name})
+		f, lost := run.Cluster.CloneWithout([]string{name})
 		fr, err := sim.SimulateCluster(context.Background(), f, opts)
 		if err != nil {
-			t.Fatalf("node %s, fork: %v", name, err)
+			t.Fatalf("node %s, copy: %v", name, err)
 		}
 		fast := map[string]outcome{}
 		for _, p := range fr.Result.Pods {
@@ -87,7 +87,7 @@ func TestForkAgreesWithEdits(t *testing.T) {
 			}
 		}
 		if diff := cmp.Diff(plain, fast); diff != "" {
-			t.Errorf("losing node %s: the fork decided otherwise (-plain +fork):\n%s", name, diff)
+			t.Errorf("losing node %s: the copy decided otherwise (-plain +copy):\n%s", name, diff)
 		}
 	}
 	if stranded == 0 {

@@ -4,13 +4,92 @@ import (
 	"slices"
 	"time"
 
+	"github.com/drasim/drasim/sim/framework"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 )
 
-// Lost is what went with the nodes ForkWithout removed.
+// Clone returns an independent copy of the cluster, to run on beside it:
+// a whole replay (which changes the cluster in ways a fork does not
+// record, and may run in parallel with others on copies of the same
+// cluster) or a long series of dry cycles. It is not a what-if layer
+// (Fork is): nothing flows back. Pods are deep-copied; the snapshot is
+// shared read-only; open forks are not copied. Clone compacts the pod
+// lists of c first.
+func (c *Cluster) Clone() *Cluster { return c.clone(nil) }
+
+// clone is Clone without the nodes in lost.
+func (c *Cluster) clone(lost map[string]bool) *Cluster {
+	c.compactPods()
+	f := &Cluster{
+		Snapshot:   c.Snapshot,
+		byName:     make(map[string]*framework.NodeInfo, len(c.byName)),
+		DRA:        c.DRA.Clone(),
+		Namespaces: c.Namespaces,
+		Warnings:   append([]string(nil), c.Warnings...),
+		podOrder:   make(map[types.UID]int, len(c.podOrder)),
+		nextOrder:  c.nextOrder,
+		nodeOrder:  c.nodeOrder,
+		joins:      c.joins.copy(),
+	}
+	for uid, i := range c.podOrder {
+		f.podOrder[uid] = i
+	}
+	copies := make(map[*v1.Pod]*v1.Pod, len(c.Pods))
+	for _, p := range c.Pods {
+		cp := p.DeepCopy()
+		copies[p] = cp
+		f.Pods = append(f.Pods, cp)
+	}
+	remap := func(list []*v1.Pod) []*v1.Pod {
+		out := make([]*v1.Pod, 0, len(list))
+		for _, p := range list {
+			if cp, ok := copies[p]; ok {
+				out = append(out, cp)
+			} else {
+				out = append(out, p.DeepCopy())
+			}
+		}
+		return out
+	}
+	f.Queue, f.Gated, f.Skipped, f.Bound = remap(c.Queue), remap(c.Gated), remap(c.Skipped), remap(c.Bound)
+	for _, pdb := range c.PDBs {
+		f.PDBs = append(f.PDBs, pdb.DeepCopy())
+	}
+	f.gangs = c.gangs
+	if c.podGroups != nil {
+		f.podGroups = make(map[string]*schedulingv1beta1.PodGroup, len(c.podGroups))
+		for _, pg := range c.PodGroups {
+			cp := pg.DeepCopy()
+			f.PodGroups = append(f.PodGroups, cp)
+			f.podGroups[groupKey(cp.Namespace, cp.Name)] = cp
+		}
+		f.indexGroupMembers()
+	}
+	if lost == nil {
+		for _, n := range c.Nodes {
+			f.adopt(n.Clone())
+		}
+		return f
+	}
+	// Without some nodes, the node tree interleaves the zones anew.
+	var kept []*v1.Node
+	for _, n := range c.Nodes {
+		if !lost[n.Node().Name] {
+			kept = append(kept, n.Node())
+		}
+	}
+	for _, n := range f.orderNodes(kept) {
+		f.adopt(c.byName[n.Name].Clone())
+	}
+	return f
+}
+
+// Lost is what went with the nodes CloneWithout removed.
 type Lost struct {
 	// Requeued are the pods the nodes ran, queued again as replacements.
 	Requeued []*v1.Pod
@@ -19,21 +98,21 @@ type Lost struct {
 	Dropped []*v1.Pod
 }
 
-// ForkWithout returns a fork of a replayed cluster in which the named
-// nodes are lost, and what went with them. The nodes' pods are queued
+// CloneWithout returns a copy of a replayed cluster (see Clone) in which
+// the named nodes are lost, and what went with them. The nodes' pods are queued
 // again as their controllers' replacements (created now, after every pod
 // of the cluster); the claims made for them are deallocated, as the
 // resource-claim controller would delete them and make new ones, and
-// shared claims no longer count them as users. The fork's queue holds
+// shared claims no longer count them as users. The copy's queue holds
 // only those replacements, in the scheduler's order: pods that were
 // pending already are not tried again. Pods are placed; nothing else of
 // the cluster changes, and the cluster itself is only read.
-func (c *Cluster) ForkWithout(nodes []string) (*Cluster, Lost) {
+func (c *Cluster) CloneWithout(nodes []string) (*Cluster, Lost) {
 	lost := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		lost[n] = true
 	}
-	f := c.fork(lost)
+	f := c.clone(lost)
 	var out Lost
 	var latest time.Time
 	for _, p := range f.Pods {
@@ -72,7 +151,7 @@ func (c *Cluster) ForkWithout(nodes []string) (*Cluster, Lost) {
 }
 
 // Requeued counts the pods that losing the nodes would queue again (those
-// that do not go with their node), without forking.
+// that do not go with their node), without a copy.
 func (c *Cluster) Requeued(nodes []string) int {
 	n := 0
 	for _, name := range nodes {
