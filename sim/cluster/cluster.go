@@ -65,7 +65,7 @@ type Cluster struct {
 	// edits counts the changes that the change log and the DRA state do
 	// not see (see Version).
 	edits uint64
-	// inPlace counts the in-place edits reported with Changed.
+	// inPlace counts the in-place edits (EditPod, UseDisruption).
 	inPlace uint64
 	// nodeOrder and joins say in which order the scheduler met the nodes
 	// (nodeorder.go).
@@ -78,23 +78,41 @@ type Cluster struct {
 
 // Version counts the changes of the cluster so far: every change of a
 // node (its pods, its object), of the node list, of the pod lists, of a
-// claim, an allocation or a slice, and every in-place edit its owner
-// reports with Changed. Two equal versions mean that nothing a scheduling
+// claim, an allocation or a slice, and every in-place edit made through
+// EditPod or UseDisruption. Two equal versions mean that nothing a scheduling
 // cycle reads in the cluster changed in between (the scheduler's memo of
 // failed cycles relies on it). It never decreases.
 func (c *Cluster) Version() uint64 {
 	return c.edits + c.changes.base + uint64(len(c.changes.entries)) + c.DRA.Mutations()
 }
 
-// Edits counts the in-place edits reported with Changed: caches of what
-// the objects themselves say (not their placement, which the NodeInfos'
-// Generation follows) hold while it stands.
+// Edits counts the in-place edits of the cluster's objects (EditPod,
+// UseDisruption): caches of what the objects themselves say (not their
+// placement, which the NodeInfos' Generation follows) hold while it
+// stands.
 func (c *Cluster) Edits() uint64 { return c.inPlace }
 
-// Changed records an in-place edit of something a scheduling cycle may
-// read that no method of the cluster made (a PodDisruptionBudget's
-// status, a pod's deletion timestamp): see Version.
-func (c *Cluster) Changed() { c.edits++; c.inPlace++ }
+// edited records an in-place edit of something a scheduling cycle may
+// read: see Version and Edits.
+func (c *Cluster) edited() { c.edits++; c.inPlace++ }
+
+// EditPod runs edit on a pod of the cluster, an edit in place that no
+// other method makes (e.g. a preemption victim's deletion timestamp),
+// and records it: see Version.
+func (c *Cluster) EditPod(pod *v1.Pod, edit func(*v1.Pod)) {
+	edit(pod)
+	c.edited()
+}
+
+// UseDisruption does what the disruption controller does when a pod the
+// budget covers is gone: one disruption less allowed (never below zero).
+// pdb must be one of the cluster's PDBs.
+func (c *Cluster) UseDisruption(pdb *policyv1.PodDisruptionBudget) {
+	if pdb.Status.DisruptionsAllowed > 0 {
+		pdb.Status.DisruptionsAllowed--
+		c.edited()
+	}
+}
 
 // changeLog records the index of every node that changes, in order;
 // entries[k] has the sequence number base+k.

@@ -441,7 +441,7 @@ func TestWithForkedClusterAlwaysCloses(t *testing.T) {
 
 // TestEditsCountOnlyInPlaceEdits: pods that arrive, are bound or are
 // deleted change the cluster's Version but not its Edits, which only
-// the in-place edits reported with Changed move (caches of what pod
+// the in-place edits made through EditPod move (caches of what pod
 // objects say, such as the autoscaler's emptiness verdicts, follow the
 // pods themselves and stay valid through the rest).
 func TestEditsCountOnlyInPlaceEdits(t *testing.T) {
@@ -461,9 +461,28 @@ func TestEditsCountOnlyInPlaceEdits(t *testing.T) {
 	if c.Version() == version {
 		t.Error("Version did not move with pods added and deleted")
 	}
-	c.Changed()
+	c.EditPod(c.Queue[0], func(p *v1.Pod) { p.DeletionTimestamp = &metav1.Time{} })
 	if c.Edits() != edits+1 {
-		t.Errorf("Changed: want Edits %d, got %d", edits+1, c.Edits())
+		t.Errorf("EditPod: want Edits %d, got %d", edits+1, c.Edits())
+	}
+}
+
+// TestUseDisruptionIsRecorded: taking one of a budget's allowed
+// disruptions moves Version and Edits; a budget with none left is left as
+// it is, and so are the counters.
+func TestUseDisruptionIsRecorded(t *testing.T) {
+	snap := build.NewCluster().Node("n1", 8, 0).PDB("pdb", "x", 1).Snapshot()
+	snap.PodDisruptionBudgets[0].Status.DisruptionsAllowed = 1
+	c := cluster.Build(snap, feature.Defaults())
+	pdb := c.PDBs[0]
+	edits, version := c.Edits(), c.Version()
+	c.UseDisruption(pdb)
+	if pdb.Status.DisruptionsAllowed != 0 || c.Edits() != edits+1 || c.Version() != version+1 {
+		t.Errorf("after one disruption: %d allowed, Edits +%d, Version +%d; want 0, +1, +1", pdb.Status.DisruptionsAllowed, c.Edits()-edits, c.Version()-version)
+	}
+	c.UseDisruption(pdb)
+	if pdb.Status.DisruptionsAllowed != 0 || c.Edits() != edits+1 || c.Version() != version+1 {
+		t.Errorf("with none left: %d allowed, Edits +%d, Version +%d; want 0, +1, +1", pdb.Status.DisruptionsAllowed, c.Edits()-edits, c.Version()-version)
 	}
 }
 

@@ -966,9 +966,8 @@ func (r *Replayer) ClaimsOf(pod *v1.Pod) []*resourceapi.ResourceClaim {
 // covered pod is gone: one healthy pod less, one disruption less allowed.
 func (r *Replayer) countDisruption(pod *v1.Pod) {
 	for _, pdb := range r.c.PDBs {
-		if pdbSelects(pdb, pod) && pdb.Status.DisruptionsAllowed > 0 {
-			pdb.Status.DisruptionsAllowed--
-			r.c.Changed()
+		if pdbSelects(pdb, pod) {
+			r.c.UseDisruption(pdb)
 		}
 	}
 }
