@@ -165,7 +165,7 @@ func replay(ctx context.Context, e *Engine) (*Run, error) {
 	}
 	res.Inputs.Files = opts.Files
 	res.Inputs.KubernetesVersion = opts.Release().String()
-	res.Inputs.FeatureGates = opts.Release().GatesString(c.DRA.Gates())
+	res.Inputs.FeatureGates = opts.Release().GatesString(c.DRA().Gates())
 	res.Inputs.ScoringStrategy = scoringStrategy(opts.Plugins)
 	if o := c.NodeOrder(); o != cluster.NodeOrderName {
 		res.Inputs.NodeOrder = string(o)

@@ -49,7 +49,7 @@ func NewStepper(snap *snapshot.Snapshot, opts Options) (*Stepper, error) {
 	r := e.Replayer(so)
 	c := e.Cluster()
 	s := &Stepper{c: c, dra: e.DRA(), r: r, sched: r.Scheduler(), pods: map[string]*v1.Pod{}}
-	for _, p := range c.Pods {
+	for _, p := range c.Pods() {
 		s.pods[p.Namespace+"/"+p.Name] = p
 	}
 	return s, nil

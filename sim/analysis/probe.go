@@ -62,7 +62,7 @@ func newProber(ctx context.Context, base *cluster.Cluster, inv *devInventory, op
 // away again, see Sampler).
 func newProberOn(ctx context.Context, base, eval *cluster.Cluster, inv *devInventory, opts Options) (*prober, error) {
 	p := &prober{ctx: ctx, base: base, opts: opts, inv: inv, eval: eval}
-	p.addClaim = eval.DRA.AddClaim
+	p.addClaim = eval.DRA().AddClaim
 	var err error
 	if p.evalEngine, err = sim.NewEngine(eval, opts.Engine); err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func newProberOn(ctx context.Context, base, eval *cluster.Cluster, inv *devInven
 // evalSched, a scheduler of c made by an earlier prober (see Sampler).
 func newProberWith(ctx context.Context, c *cluster.Cluster, evalSched *schedule.Scheduler, inv *devInventory, opts Options) *prober {
 	p := &prober{ctx: ctx, base: c, opts: opts, inv: inv, eval: c, evalSched: evalSched}
-	p.addClaim = c.DRA.AddClaim
+	p.addClaim = c.DRA().AddClaim
 	p.classes = nodeClasses(c, inv)
 	return p
 }
@@ -184,7 +184,7 @@ func (p *prober) headroom(s *shape, feasible map[string]bool) (Headroom, error) 
 		limit := min(p.opts.MaxHeadroom, p.opts.MaxSequential)
 		nodes := map[string]bool{}
 		for h.Fits < limit {
-			pod := s.instance(p.nextName("drasim-headroom"), cp.DRA.AddClaim)
+			pod := s.instance(p.nextName("drasim-headroom"), cp.DRA().AddClaim)
 			a := sched.SchedulePod(p.ctx, pod)
 			if a.Err != nil {
 				return h, fmt.Errorf("shape %s: %w", s.Name, a.Err)
@@ -214,7 +214,7 @@ func (p *prober) headroom(s *shape, feasible map[string]bool) (Headroom, error) 
 		perNodeCap := (remaining + len(c.members) - 1) / len(c.members)
 		n := 0
 		for n < perNodeCap {
-			pod := s.instance(p.nextName("drasim-headroom"), cp.DRA.AddClaim)
+			pod := s.instance(p.nextName("drasim-headroom"), cp.DRA().AddClaim)
 			pinToNodes(pod, []string{c.rep})
 			a := sched.SchedulePod(p.ctx, pod)
 			if a.Err != nil {
@@ -304,7 +304,7 @@ func pinToNodes(pod *v1.Pod, names []string) {
 // (consumable-capacity) devices in use.
 func nodeClasses(c *cluster.Cluster, inv *devInventory) []*nodeClass {
 	keys := map[string]bool{}
-	for _, ni := range c.Nodes {
+	for _, ni := range c.Nodes() {
 		for k := range ni.Node().Labels {
 			if k != v1.LabelHostname {
 				keys[k] = true
@@ -314,11 +314,11 @@ func nodeClasses(c *cluster.Cluster, inv *devInventory) []*nodeClass {
 	var ids []uint32
 	ok := inv.nodeLocal
 	if ok {
-		ids, ok = schedule.FilterClasses(c, dra.New(c.DRA), slices.Collect(maps.Keys(keys)))
+		ids, ok = schedule.FilterClasses(c, dra.New(c.DRA()), slices.Collect(maps.Keys(keys)))
 	}
 	byID := map[uint32]*nodeClass{}
 	var classes []*nodeClass
-	for i, ni := range c.Nodes {
+	for i, ni := range c.Nodes() {
 		node := ni.Node()
 		shared := false
 		for _, d := range inv.byNode[node.Name] {

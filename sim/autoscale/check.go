@@ -52,7 +52,7 @@ type cycle struct {
 // not fit there, and the loop goes on.
 func (k *checker) preFilter(ctx context.Context, pod *v1.Pod) (*cycle, error) {
 	cy := &cycle{state: framework.NewCycleState()}
-	res, st, narrowing := k.profile.RunPreFilter(ctx, cy.state, pod, k.c.Nodes)
+	res, st, narrowing := k.profile.RunPreFilter(ctx, cy.state, pod, k.c.Nodes())
 	if !st.IsSuccess() {
 		cy.rejected = st
 		return cy, nil

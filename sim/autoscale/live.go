@@ -143,7 +143,7 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*nodegroup.
 		ctx: ctx, c: c, groups: groups, byNode: map[string]*nodegroup.Group{}, opts: opts, sd: sd, templateFit: map[fitKey]bool{},
 		fos: newPlacer(k, eval, order),
 		scaler: &scaler{ctx: ctx, opts: opts, groups: groups, cur: c, draPlugin: k.dra, chain: ch,
-			matcher: inventory.NewMatcher(ctx, gates, c.Snapshot.DeviceClasses), excluded: map[types.UID]string{}},
+			matcher: inventory.NewMatcher(ctx, gates, c.Snapshot().DeviceClasses), excluded: map[types.UID]string{}},
 	}
 	rules := drainRules{
 		skipSystemPods: sd.SkipNodesWithSystemPods, skipLocalStorage: sd.SkipNodesWithLocalStorage,
@@ -163,7 +163,7 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*nodegroup.
 	}
 	// CapacityBuffers' virtual pods join every loop's unschedulable pods
 	// (buffer.go); ProvisioningRequests are not read by the timeline.
-	a.scaler.work = c.Snapshot
+	a.scaler.work = c.Snapshot()
 	if err := a.scaler.initBuffers(); err != nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	}
 
 	scaleDownForbidden := false
-	ready := len(c.Nodes) - len(upcoming)
+	ready := len(c.Nodes()) - len(upcoming)
 	switch {
 	case len(help) == 0:
 		if len(in.Unschedulable) > 0 {
@@ -337,7 +337,7 @@ func (a *Autoscaler) scaleUp(help []*v1.Pod) (*ScaleUpDecision, string, error) {
 	for _, c := range p.cands {
 		lp.Options = append(lp.Options, *c.opt)
 	}
-	chosen, decision := s.chain.choose(p.cands, env{nodes: len(a.c.Nodes)})
+	chosen, decision := s.chain.choose(p.cands, env{nodes: len(a.c.Nodes())})
 	lp.Decision = decision
 	for i, c := range p.cands {
 		lp.Options[i] = *c.opt
@@ -368,7 +368,7 @@ func (a *Autoscaler) groupsThatMayHelp(pods []*v1.Pod) ([]*nodegroup.Group, erro
 		return a.groups, nil // the reference engine evaluates every group
 	}
 	cacheable := len(a.c.HavePodsWithRequiredAntiAffinityList()) == 0
-	for _, sl := range a.c.DRA.Slices() {
+	for _, sl := range a.c.DRA().Slices() {
 		if sl.Spec.NodeName == nil {
 			cacheable = false
 			break
@@ -461,7 +461,7 @@ func (a *Autoscaler) fitsTemplate(g *nodegroup.Group, pod *v1.Pod) (bool, error)
 func (a *Autoscaler) scaleDown(now time.Time, upcoming map[string]bool, forbidden bool, res *LoopResult) error {
 	// Sized once: grown entry by entry in every loop, these were a tenth
 	// of a timeline's garbage.
-	n := len(a.c.Nodes)
+	n := len(a.c.Nodes())
 	candidates := make([]*framework.NodeInfo, 0, n)
 	// The destinations' map is kept from loop to loop (the planner only
 	// reads it and takes the nodes it finds unneeded out).
@@ -471,7 +471,7 @@ func (a *Autoscaler) scaleDown(now time.Time, upcoming map[string]bool, forbidde
 	destinations := a.destinations
 	clear(destinations)
 	order := make([]string, 0, n)
-	for _, ni := range a.c.Nodes {
+	for _, ni := range a.c.Nodes() {
 		name := ni.Node().Name
 		if upcoming[name] {
 			continue

@@ -188,7 +188,7 @@ func (p *placer) firstFit(ctx context.Context, pod *v1.Pod, acceptable func(stri
 			return "", err
 		}
 	}
-	nodes := p.k.c.Nodes
+	nodes := p.k.c.Nodes()
 	for i := range nodes {
 		if i == walkBeforeFeasible && !asked {
 			if none, err := askFeasible(); err != nil {

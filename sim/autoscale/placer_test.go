@@ -59,7 +59,7 @@ func TestFirstFitGoesOnAfterAnErrorStatus(t *testing.T) {
 	so := schedule.Options{}
 	p := newPlacer(k, e.Scheduler(so), &lastIndex{last: -1})
 	pods := map[string]*v1.Pod{}
-	for _, pod := range c.Queue {
+	for _, pod := range c.Queue() {
 		pods[pod.Name] = pod
 	}
 	if a := p.eval.Feasible(context.Background(), pods["a"]); a.Error == nil {

@@ -256,7 +256,7 @@ func (s *scaler) refreshProvReqs(index int) {
 // consumed counts the real pods that consume the request and are bound.
 func (s *scaler) consumed(r *provReq) bool {
 	n := 0
-	for _, p := range s.cur.Pods {
+	for _, p := range s.cur.Pods() {
 		if p != nil && p.Spec.NodeName != "" && p.Namespace == r.pr.Namespace && p.Annotations[snapshot.ProvisioningRequestPodAnnotation] == r.pr.Name {
 			n++
 		}
@@ -284,7 +284,7 @@ func (s *scaler) nextProvReq(index int) *provReq {
 }
 
 // version changes whenever the scale-up adds nodes.
-func (s *scaler) version() int { return len(s.cur.Nodes) }
+func (s *scaler) version() int { return len(s.cur.Nodes()) }
 
 // bookCapacity is CA's bookCapacity: the pods of Provisioned requests
 // whose booking has not expired take their place in the loop's picture
@@ -305,8 +305,8 @@ func (s *scaler) bookCapacity(ctx context.Context, k *checker) error {
 // pod first-fit, bound on the cluster's open fork. With breakOnFailure it stops
 // at the first pod that fits nowhere. It returns the pods left over.
 func (s *scaler) fitExisting(ctx context.Context, k *checker, pods []*v1.Pod, breakOnFailure bool) ([]*v1.Pod, error) {
-	names := make([]string, 0, len(s.cur.Nodes))
-	for _, ni := range s.cur.Nodes {
+	names := make([]string, 0, len(s.cur.Nodes()))
+	for _, ni := range s.cur.Nodes() {
 		names = append(names, ni.Node().Name)
 	}
 	var left []*v1.Pod
@@ -427,7 +427,7 @@ func (s *scaler) provision(index int, r *provReq) error {
 		var chosen *candidate
 		if len(all) > 0 {
 			var decision *Decision
-			chosen, decision = s.chain.choose(all, env{nodes: len(s.cur.Nodes), loop: s.scaleUps + 1})
+			chosen, decision = s.chain.choose(all, env{nodes: len(s.cur.Nodes()), loop: s.scaleUps + 1})
 			lp.Decision = decision
 			for i, c := range all {
 				lp.Options[i] = *c.opt

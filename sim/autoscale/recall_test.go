@@ -56,7 +56,7 @@ func TestRecallFollowsTheDestination(t *testing.T) {
 			t.Fatal(err)
 		}
 		place.dropOldHints()
-		claims := c.DRA.ClaimsInUse(pods["a"])
+		claims := c.DRA().ClaimsInUse(pods["a"])
 		if len(claims) != 1 || claims[0].Status.Allocation == nil {
 			t.Fatalf("a's claim after its move: %v", claims)
 		}
@@ -88,8 +88,8 @@ func TestRecallFollowsTheDestination(t *testing.T) {
 func checkNoDeviceTwice(t *testing.T, c *cluster.Cluster) {
 	t.Helper()
 	seen := map[string]string{}
-	for _, pod := range c.Pods {
-		for _, cl := range c.DRA.ClaimsInUse(pod) {
+	for _, pod := range c.Pods() {
+		for _, cl := range c.DRA().ClaimsInUse(pod) {
 			if cl.Status.Allocation == nil || pod.Spec.NodeName == "" {
 				continue
 			}
@@ -134,7 +134,7 @@ func drainFixture(t *testing.T) (*cluster.Cluster, *placer, map[string]*v1.Pod) 
 	k := newChecker(e)
 	place := newPlacer(k, e.Scheduler(schedule.Options{}), &lastIndex{last: -1})
 	pods := map[string]*v1.Pod{}
-	for _, pod := range c.Queue {
+	for _, pod := range c.Queue() {
 		pods[pod.Name] = pod
 	}
 	return c, place, pods
@@ -155,7 +155,7 @@ func TestUtilizationFollowsTheNodes(t *testing.T) {
 	p := newPlanner(DefaultScaleDownOptions(), drainRules{}, place)
 	utils := func() map[string]float64 {
 		out := map[string]float64{}
-		for _, ni := range c.Nodes {
+		for _, ni := range c.Nodes() {
 			out[ni.Node().Name] = p.utilization(ni, c).Value
 		}
 		return out

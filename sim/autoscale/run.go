@@ -115,13 +115,13 @@ func newScaler(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*sca
 	s.plan = &Plan{APIVersion: APIVersion, Kind: Kind, Warnings: warnings, Loops: []Loop{}, ScaleUp: []GroupScaleUp{}, Pending: []PendingPod{}}
 	s.plan.Inputs = Inputs{
 		Expanders: opts.Expanders, MaxNodesTotal: opts.MaxNodesTotal, MaxNodesPerScaleUp: opts.MaxNodesPerScaleUp,
-		MaxLoops: opts.MaxLoops, Seed: opts.Sim.Seed, DeviceClassWeights: opts.DeviceClassWeights, Nodes: len(s.cur.Nodes),
+		MaxLoops: opts.MaxLoops, Seed: opts.Sim.Seed, DeviceClassWeights: opts.DeviceClassWeights, Nodes: len(s.cur.Nodes()),
 	}
 	for _, g := range groups {
 		s.plan.Groups = append(s.plan.Groups, groupInfo(g))
 	}
 	s.plan.Warnings = append(s.plan.Warnings, s.matcherWarnings()...)
-	s.pending = s.stillPending(s.cur.Queue)
+	s.pending = s.stillPending(s.cur.Queue())
 	s.plan.Inputs.PendingPods = len(s.pending)
 	if err := s.initProvReqs(); err != nil {
 		return nil, err
@@ -300,7 +300,7 @@ func (s *scaler) loop() error {
 		if s.hasVirtual() {
 			tieLoop = s.scaleUps + 1
 		}
-		chosen, decision := s.chain.choose(p.cands, env{nodes: len(s.cur.Nodes), loop: tieLoop})
+		chosen, decision := s.chain.choose(p.cands, env{nodes: len(s.cur.Nodes()), loop: tieLoop})
 		lp.Decision = decision
 		for i, c := range p.cands {
 			lp.Options[i] = *c.opt // the chain adds price scores and priorities
@@ -371,7 +371,7 @@ func (s *scaler) evaluate() (*pass, error) {
 	if len(p.eqs) == 0 {
 		return p, nil
 	}
-	clusterNodes := len(s.cur.Nodes)
+	clusterNodes := len(s.cur.Nodes())
 	for _, g := range s.groups {
 		room := g.MaxSize - g.Size()
 		limit := min(s.opts.MaxNodesPerScaleUp, room)
@@ -503,7 +503,7 @@ func (s *scaler) apply(c *candidate, lp *Loop) (int, error) {
 	g.Reserve(names)
 	lp.Added = names
 	queue := append(append([]*v1.Pod(nil), daemons...), s.pending...)
-	s.cur.Queue = queue
+	s.cur.SetQueue(queue)
 	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
 		return 0, err
@@ -584,10 +584,10 @@ func (s *scaler) warnGangs() {
 // decided (the pending pods and the daemon pods of new nodes).
 func (s *scaler) describeScaledCluster() {
 	in := &s.final.Inputs
-	in.Nodes = len(s.cur.Nodes)
-	in.Pods = len(s.cur.Pods)
+	in.Nodes = len(s.cur.Nodes())
+	in.Pods = len(s.cur.Pods())
 	in.Devices = 0
-	for _, sl := range s.cur.DRA.Slices() {
+	for _, sl := range s.cur.DRA().Slices() {
 		in.Devices += len(sl.Spec.Devices)
 	}
 	in.PendingPods = s.final.Summary.Scheduled + s.final.Summary.Unschedulable

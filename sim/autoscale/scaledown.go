@@ -289,7 +289,7 @@ func (p *planner) utilization(ni *framework.NodeInfo, c *cluster.Cluster) Utiliz
 	if st.valid && cu.state == st {
 		return cu.util
 	}
-	u := nodeUtilization(ni, c.DRA, p.opts.IgnoreDaemonSetsUtilization)
+	u := nodeUtilization(ni, c.DRA(), p.opts.IgnoreDaemonSetsUtilization)
 	*cu = cachedUtil{state: st, util: u}
 	return u
 }
@@ -551,7 +551,7 @@ func stateOf(ni *framework.NodeInfo, c *cluster.Cluster) nodeState {
 		}
 		st.scalars = b.String()
 	}
-	st.static, st.dynamic, st.poolCount, st.valid = c.DRA.NodeKey(ni.Node().Name)
+	st.static, st.dynamic, st.poolCount, st.valid = c.DRA().NodeKey(ni.Node().Name)
 	return st
 }
 

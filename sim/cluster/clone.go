@@ -26,11 +26,11 @@ func (c *Cluster) Clone() *Cluster { return c.clone(nil) }
 func (c *Cluster) clone(lost map[string]bool) *Cluster {
 	c.compactPods()
 	f := &Cluster{
-		Snapshot:   c.Snapshot,
+		snapshot:   c.snapshot,
 		byName:     make(map[string]*framework.NodeInfo, len(c.byName)),
-		DRA:        c.DRA.Clone(),
-		Namespaces: c.Namespaces,
-		Warnings:   append([]string(nil), c.Warnings...),
+		dra:        c.dra.Clone(),
+		namespaces: c.namespaces,
+		warnings:   append([]string(nil), c.warnings...),
 		podOrder:   make(map[types.UID]int, len(c.podOrder)),
 		nextOrder:  c.nextOrder,
 		nodeOrder:  c.nodeOrder,
@@ -39,11 +39,11 @@ func (c *Cluster) clone(lost map[string]bool) *Cluster {
 	for uid, i := range c.podOrder {
 		f.podOrder[uid] = i
 	}
-	copies := make(map[*v1.Pod]*v1.Pod, len(c.Pods))
-	for _, p := range c.Pods {
+	copies := make(map[*v1.Pod]*v1.Pod, len(c.pods))
+	for _, p := range c.pods {
 		cp := p.DeepCopy()
 		copies[p] = cp
-		f.Pods = append(f.Pods, cp)
+		f.pods = append(f.pods, cp)
 	}
 	remap := func(list []*v1.Pod) []*v1.Pod {
 		out := make([]*v1.Pod, 0, len(list))
@@ -56,29 +56,29 @@ func (c *Cluster) clone(lost map[string]bool) *Cluster {
 		}
 		return out
 	}
-	f.Queue, f.Gated, f.Skipped, f.Bound = remap(c.Queue), remap(c.Gated), remap(c.Skipped), remap(c.Bound)
-	for _, pdb := range c.PDBs {
-		f.PDBs = append(f.PDBs, pdb.DeepCopy())
+	f.queue, f.gated, f.skipped, f.bound = remap(c.queue), remap(c.gated), remap(c.skipped), remap(c.bound)
+	for _, pdb := range c.pdbs {
+		f.pdbs = append(f.pdbs, pdb.DeepCopy())
 	}
 	f.gangs = c.gangs
-	if c.podGroups != nil {
-		f.podGroups = make(map[string]*schedulingv1beta1.PodGroup, len(c.podGroups))
-		for _, pg := range c.PodGroups {
+	if c.groupByKey != nil {
+		f.groupByKey = make(map[string]*schedulingv1beta1.PodGroup, len(c.groupByKey))
+		for _, pg := range c.podGroups {
 			cp := pg.DeepCopy()
-			f.PodGroups = append(f.PodGroups, cp)
-			f.podGroups[groupKey(cp.Namespace, cp.Name)] = cp
+			f.podGroups = append(f.podGroups, cp)
+			f.groupByKey[groupKey(cp.Namespace, cp.Name)] = cp
 		}
 		f.indexGroupMembers()
 	}
 	if lost == nil {
-		for _, n := range c.Nodes {
+		for _, n := range c.nodes {
 			f.adopt(n.Clone())
 		}
 		return f
 	}
 	// Without some nodes, the node tree interleaves the zones anew.
 	var kept []*v1.Node
-	for _, n := range c.Nodes {
+	for _, n := range c.nodes {
 		if !lost[n.Node().Name] {
 			kept = append(kept, n.Node())
 		}
@@ -115,21 +115,21 @@ func (c *Cluster) CloneWithout(nodes []string) (*Cluster, Lost) {
 	f := c.clone(lost)
 	var out Lost
 	var latest time.Time
-	for _, p := range f.Pods {
+	for _, p := range f.pods {
 		if p.CreationTimestamp.Time.After(latest) {
 			latest = p.CreationTimestamp.Time
 		}
 	}
 	replacedAt := metav1.NewTime(latest.Add(time.Second))
-	f.Bound = f.Bound[:0]
-	kept := f.Pods[:0]
-	for _, p := range f.Pods {
+	f.bound = f.bound[:0]
+	kept := f.pods[:0]
+	for _, p := range f.pods {
 		switch {
 		case p.Spec.NodeName == "":
 			kept = append(kept, p)
 		case !lost[p.Spec.NodeName]:
 			kept = append(kept, p)
-			f.Bound = append(f.Bound, p)
+			f.bound = append(f.bound, p)
 		case goesWithNode(p):
 			f.release(p)
 			out.Dropped = append(out.Dropped, p)
@@ -144,8 +144,8 @@ func (c *Cluster) CloneWithout(nodes []string) (*Cluster, Lost) {
 			out.Requeued = append(out.Requeued, p)
 		}
 	}
-	f.Pods = kept
-	f.Queue = append([]*v1.Pod(nil), out.Requeued...)
+	f.pods = kept
+	f.queue = append([]*v1.Pod(nil), out.Requeued...)
 	f.sortQueue()
 	return f, out
 }
@@ -187,22 +187,22 @@ func (c *Cluster) release(p *v1.Pod) {
 		if err != nil || name == nil {
 			continue
 		}
-		claim, err := c.DRA.Claim(p.Namespace, *name)
+		claim, err := c.dra.Claim(p.Namespace, *name)
 		if err != nil {
 			continue
 		}
 		if pc.ResourceClaimTemplateName != nil {
-			c.DRA.Deallocate(claim)
+			c.dra.Deallocate(claim)
 			continue
 		}
 		claim.Status.ReservedFor = slices.DeleteFunc(claim.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool { return r.UID == p.UID })
 		if len(claim.Status.ReservedFor) == 0 && slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
-			c.DRA.Deallocate(claim)
+			c.dra.Deallocate(claim)
 		}
 	}
 	if st := p.Status.ExtendedResourceClaimStatus; st != nil {
-		if claim, err := c.DRA.Claim(p.Namespace, st.ResourceClaimName); err == nil {
-			c.DRA.Deallocate(claim)
+		if claim, err := c.dra.Claim(p.Namespace, st.ResourceClaimName); err == nil {
+			c.dra.Deallocate(claim)
 		}
 		p.Status.ExtendedResourceClaimStatus = nil
 	}

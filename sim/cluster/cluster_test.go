@@ -26,8 +26,8 @@ func names(pods []*v1.Pod) []string {
 }
 
 func nodeNames(c *cluster.Cluster) []string {
-	out := make([]string, len(c.Nodes))
-	for i, n := range c.Nodes {
+	out := make([]string, len(c.Nodes()))
+	for i, n := range c.Nodes() {
 		out[i] = n.Node().Name
 	}
 	return out
@@ -58,7 +58,7 @@ func TestBuildOrdersNodesAsKubesNodeTree(t *testing.T) {
 	if diff := cmp.Diff(want, nodeNames(c)); diff != "" {
 		t.Errorf("node order (-want +got):\n%s", diff)
 	}
-	for i, n := range c.Nodes {
+	for i, n := range c.Nodes() {
 		if n.Index != i {
 			t.Errorf("node %s at position %d has Index %d", n.Node().Name, i, n.Index)
 		}
@@ -82,14 +82,14 @@ func TestBuildQueuesByPriorityThenCreationThenSnapshotOrder(t *testing.T) {
 		Snapshot()
 	c := cluster.Build(snap, feature.Defaults())
 	want := []string{"high-early", "high-late", "mid-tie-b", "mid-tie-a", "low-early"}
-	if diff := cmp.Diff(want, names(c.Queue)); diff != "" {
+	if diff := cmp.Diff(want, names(c.Queue())); diff != "" {
 		t.Errorf("queue (-want +got):\n%s", diff)
 	}
 	for _, l := range []struct {
 		what string
 		got  []*v1.Pod
 		want []string
-	}{{"Bound", c.Bound, []string{"bound"}}, {"Gated", c.Gated, []string{"gated"}}, {"Skipped", c.Skipped, []string{"other-scheduler"}}} {
+	}{{"Bound", c.Bound(), []string{"bound"}}, {"Gated", c.Gated(), []string{"gated"}}, {"Skipped", c.Skipped(), []string{"other-scheduler"}}} {
 		if diff := cmp.Diff(l.want, names(l.got)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", l.what, diff)
 		}
@@ -107,31 +107,31 @@ func TestCloneIsIndependent(t *testing.T) {
 		Snapshot()
 	c := cluster.Build(snap, feature.Defaults())
 	n1CPU := c.Node("n1").Requested.MilliCPU
-	claimsBefore := len(c.DRA.Claims())
+	claimsBefore := len(c.DRA().Claims())
 
 	f := c.Clone()
-	if f.Node("n1") == c.Node("n1") || f.Queue[0] == c.Queue[0] || f.PDBs[0] == c.PDBs[0] {
+	if f.Node("n1") == c.Node("n1") || f.Queue()[0] == c.Queue()[0] || f.PDBs()[0] == c.PDBs()[0] {
 		t.Fatal("the fork shares a node view, a pod or a PDB with the cluster")
 	}
 	// Place the fork's pending pod on n2 and allocate its claim there.
-	pending := f.Queue[0]
+	pending := f.Queue()[0]
 	pending.Spec.NodeName = "n2"
 	f.Node("n2").AddPod(pending)
 	claimName := *pending.Status.ResourceClaimStatuses[0].ResourceClaimName
-	claim, err := f.DRA.Claim("default", claimName)
+	claim, err := f.DRA().Claim("default", claimName)
 	if err != nil {
 		t.Fatalf("the fork's claim %s: %v", claimName, err)
 	}
 	alloc := &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{
 		{Request: "gpus", Driver: build.Driver, Pool: "n2", Device: "gpu-0"},
 	}}}
-	if err := f.DRA.Allocate(claim, alloc); err != nil {
+	if err := f.DRA().Allocate(claim, alloc); err != nil {
 		t.Fatalf("allocating %s in the fork: %v", claimName, err)
 	}
-	f.DeletePod(f.Bound[0])
+	f.DeletePod(f.Bound()[0])
 	f.AddPending(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: "default"}})
 	f.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3", Labels: map[string]string{}}}, nil)
-	f.PDBs[0].Status.DisruptionsAllowed = 0
+	f.PDBs()[0].Status.DisruptionsAllowed = 0
 
 	if got := c.Node("n1").Requested.MilliCPU; got != n1CPU {
 		t.Errorf("n1 in the cluster: requested %dm CPU after the fork deleted its pod, want %dm", got, n1CPU)
@@ -139,18 +139,18 @@ func TestCloneIsIndependent(t *testing.T) {
 	if n := len(c.Node("n2").Pods); n != 0 {
 		t.Errorf("n2 in the cluster holds %d pods after the fork placed one, want 0", n)
 	}
-	if c.Queue[0].Spec.NodeName != "" {
-		t.Errorf("the cluster's pending pod got node %q from the fork", c.Queue[0].Spec.NodeName)
+	if c.Queue()[0].Spec.NodeName != "" {
+		t.Errorf("the cluster's pending pod got node %q from the fork", c.Queue()[0].Spec.NodeName)
 	}
-	orig, err := c.DRA.Claim("default", claimName)
+	orig, err := c.DRA().Claim("default", claimName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if orig.Status.Allocation != nil || orig == claim {
 		t.Errorf("claim %s in the cluster: allocated %v, the fork's copy %v; want unallocated and a copy of its own", claimName, orig.Status.Allocation != nil, orig == claim)
 	}
-	if len(c.DRA.Claims()) != claimsBefore {
-		t.Errorf("the cluster has %d claims after the fork's changes, want %d", len(c.DRA.Claims()), claimsBefore)
+	if len(c.DRA().Claims()) != claimsBefore {
+		t.Errorf("the cluster has %d claims after the fork's changes, want %d", len(c.DRA().Claims()), claimsBefore)
 	}
 	if diff := cmp.Diff([]string{"n1", "n2"}, nodeNames(c)); diff != "" {
 		t.Errorf("the cluster's nodes after the fork added one (-want +got):\n%s", diff)
@@ -158,14 +158,14 @@ func TestCloneIsIndependent(t *testing.T) {
 	if c.Node("n3") != nil {
 		t.Error("the cluster finds the fork's new node n3")
 	}
-	if diff := cmp.Diff([]string{"pending"}, names(c.Queue)); diff != "" {
+	if diff := cmp.Diff([]string{"pending"}, names(c.Queue())); diff != "" {
 		t.Errorf("the cluster's queue after the fork queued a probe (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"running"}, names(c.Bound)); diff != "" {
+	if diff := cmp.Diff([]string{"running"}, names(c.Bound())); diff != "" {
 		t.Errorf("the cluster's bound pods after the fork deleted one (-want +got):\n%s", diff)
 	}
-	if c.PDBs[0].Status.DisruptionsAllowed != 1 {
-		t.Errorf("the cluster's PDB allows %d disruptions after the fork changed its copy, want 1", c.PDBs[0].Status.DisruptionsAllowed)
+	if c.PDBs()[0].Status.DisruptionsAllowed != 1 {
+		t.Errorf("the cluster's PDB allows %d disruptions after the fork changed its copy, want 1", c.PDBs()[0].Status.DisruptionsAllowed)
 	}
 	// And the fork did change.
 	if len(f.Node("n2").Pods) != 1 || len(f.Node("n1").Pods) != 0 || f.Node("n3") == nil {
@@ -195,7 +195,7 @@ func TestCloneWithoutRequeuesThePodsOfTheLostNodes(t *testing.T) {
 		Snapshot()
 	c := cluster.Build(snap, feature.Defaults())
 	webClaim := "web-gpus" // allocated to web, reserved for it alone
-	if claim, _ := c.DRA.Claim("default", webClaim); claim == nil || claim.Status.Allocation == nil {
+	if claim, _ := c.DRA().Claim("default", webClaim); claim == nil || claim.Status.Allocation == nil {
 		t.Fatalf("fixture: web's claim %s should be allocated", webClaim)
 	}
 
@@ -206,7 +206,7 @@ func TestCloneWithoutRequeuesThePodsOfTheLostNodes(t *testing.T) {
 	if diff := cmp.Diff([]string{"agent"}, names(lost.Dropped)); diff != "" {
 		t.Errorf("dropped (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"web"}, names(f.Queue)); diff != "" {
+	if diff := cmp.Diff([]string{"web"}, names(f.Queue())); diff != "" {
 		t.Errorf("the fork's queue holds only the replacements (-want +got):\n%s", diff)
 	}
 	web := lost.Requeued[0]
@@ -216,23 +216,23 @@ func TestCloneWithoutRequeuesThePodsOfTheLostNodes(t *testing.T) {
 	if want := time.Unix(1_700_000_000+7+1, 0); !web.CreationTimestamp.Time.Equal(want) {
 		t.Errorf("the replacement was created at %v, want a second after the latest pod (%v)", web.CreationTimestamp.Time, want)
 	}
-	if claim, _ := f.DRA.Claim("default", webClaim); claim == nil || claim.Status.Allocation != nil || len(claim.Status.ReservedFor) != 0 {
+	if claim, _ := f.DRA().Claim("default", webClaim); claim == nil || claim.Status.Allocation != nil || len(claim.Status.ReservedFor) != 0 {
 		t.Errorf("the fork's claim %s: want it released by the lost pod and deallocated, nobody else using it", webClaim)
 	}
 	if diff := cmp.Diff([]string{"a-2", "b-1", "b-2"}, nodeNames(f)); diff != "" {
 		t.Errorf("the fork's node tree (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"db"}, names(f.Bound)); diff != "" {
+	if diff := cmp.Diff([]string{"db"}, names(f.Bound())); diff != "" {
 		t.Errorf("the fork's bound pods (-want +got):\n%s", diff)
 	}
 	// The cluster itself is untouched.
 	if diff := cmp.Diff([]string{"a-1", "b-1", "a-2", "b-2"}, nodeNames(c)); diff != "" {
 		t.Errorf("the cluster's nodes (-want +got):\n%s", diff)
 	}
-	if c.Bound[0].Spec.NodeName != "a-1" || len(c.Node("a-1").Pods) != 2 {
+	if c.Bound()[0].Spec.NodeName != "a-1" || len(c.Node("a-1").Pods) != 2 {
 		t.Errorf("the cluster's a-1 lost its pods to the fork")
 	}
-	if claim, _ := c.DRA.Claim("default", webClaim); claim.Status.Allocation == nil || len(claim.Status.ReservedFor) != 1 {
+	if claim, _ := c.DRA().Claim("default", webClaim); claim.Status.Allocation == nil || len(claim.Status.ReservedFor) != 1 {
 		t.Errorf("the cluster's claim %s was released or deallocated by the fork", webClaim)
 	}
 	if n := c.Requeued([]string{"a-1"}); n != 1 {
@@ -254,7 +254,7 @@ func TestNodeChanges(t *testing.T) {
 	if changed, _, ok := c.NodeChanges(pos); !ok || len(changed) != 0 {
 		t.Fatalf("NodeChanges right after asking: want no change, got (%v, %v)", changed, ok)
 	}
-	p := c.Queue[0]
+	p := c.Queue()[0]
 	p.Spec.NodeName = "n3"
 	c.Node("n3").AddPod(p)
 	if err := c.Node("n3").RemovePod(p); err != nil {
@@ -286,15 +286,15 @@ func TestRevertTakesBackEveryKindOfChange(t *testing.T) {
 	c := cluster.Build(snap, feature.Defaults())
 	before := export(t, c)
 	n1 := c.Node("n1").Node()
-	allocated := c.DRA.AllocatedState().AllocatedDevices.Len()
+	allocated := c.DRA().AllocatedState().AllocatedDevices.Len()
 
 	c.Fork()
 	c.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3", Labels: map[string]string{}}}, nil)
 	tainted := n1.DeepCopy()
 	tainted.Spec.Taints = []v1.Taint{{Key: "k", Effect: v1.TaintEffectNoSchedule}}
 	c.SetNode("n1", tainted)
-	pending := c.Queue[0]
-	claim, err := c.DRA.Claim("default", *pending.Status.ResourceClaimStatuses[0].ResourceClaimName)
+	pending := c.Queue()[0]
+	claim, err := c.DRA().Claim("default", *pending.Status.ResourceClaimStatuses[0].ResourceClaimName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,10 +302,10 @@ func TestRevertTakesBackEveryKindOfChange(t *testing.T) {
 		alloc := &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{
 			{Request: "gpus", Driver: build.Driver, Pool: "n2", Device: "gpu-0"},
 		}}}
-		if err := c.DRA.Allocate(claim, alloc); err != nil {
+		if err := c.DRA().Allocate(claim, alloc); err != nil {
 			return err
 		}
-		c.DRA.Reserve(claim, pending)
+		c.DRA().Reserve(claim, pending)
 		pending.Spec.NodeName = "n2"
 		c.Node("n2").AddPod(pending)
 		return nil
@@ -313,7 +313,7 @@ func TestRevertTakesBackEveryKindOfChange(t *testing.T) {
 		t.Fatalf("Bind: %v", err)
 	}
 	c.Fork()
-	if err := c.Unschedule(c.Bound[0]); err != nil {
+	if err := c.Unschedule(c.Bound()[0]); err != nil {
 		t.Fatalf("Unschedule: %v", err)
 	}
 	c.Commit()
@@ -337,11 +337,11 @@ func TestRevertTakesBackEveryKindOfChange(t *testing.T) {
 	if claim.Status.Allocation != nil || len(claim.Status.ReservedFor) != 0 || pending.Spec.NodeName != "" {
 		t.Errorf("after Revert: the pending pod's claim allocated %v, reserved for %d, pod on %q; want none", claim.Status.Allocation != nil, len(claim.Status.ReservedFor), pending.Spec.NodeName)
 	}
-	if got := c.DRA.AllocatedState().AllocatedDevices.Len(); got != allocated {
+	if got := c.DRA().AllocatedState().AllocatedDevices.Len(); got != allocated {
 		t.Errorf("allocated devices after Revert: %d, want %d", got, allocated)
 	}
-	if c.Bound[0].Spec.NodeName != "n1" || len(c.Node("n1").Pods) != 1 || len(c.Node("n2").Pods) != 0 {
-		t.Errorf("after Revert: running on %q, n1 %d pods, n2 %d pods; want n1, 1, 0", c.Bound[0].Spec.NodeName, len(c.Node("n1").Pods), len(c.Node("n2").Pods))
+	if c.Bound()[0].Spec.NodeName != "n1" || len(c.Node("n1").Pods) != 1 || len(c.Node("n2").Pods) != 0 {
+		t.Errorf("after Revert: running on %q, n1 %d pods, n2 %d pods; want n1, 1, 0", c.Bound()[0].Spec.NodeName, len(c.Node("n1").Pods), len(c.Node("n2").Pods))
 	}
 	if c.Forks() != 0 {
 		t.Errorf("%d forks open after Revert, want 0", c.Forks())
@@ -355,12 +355,12 @@ func TestNestedRevertLeavesTheParentsChanges(t *testing.T) {
 	c.Fork()
 	c.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2", Labels: map[string]string{}}}, nil)
 	c.Fork()
-	if err := c.Unschedule(c.Bound[0]); err != nil {
+	if err := c.Unschedule(c.Bound()[0]); err != nil {
 		t.Fatal(err)
 	}
 	c.Revert()
-	if c.Bound[0].Spec.NodeName != "n1" || c.Node("n2") == nil || c.Forks() != 1 {
-		t.Errorf("after the nested fork's Revert: running on %q, n2 present %v, %d forks open; want n1, true, 1", c.Bound[0].Spec.NodeName, c.Node("n2") != nil, c.Forks())
+	if c.Bound()[0].Spec.NodeName != "n1" || c.Node("n2") == nil || c.Forks() != 1 {
+		t.Errorf("after the nested fork's Revert: running on %q, n2 present %v, %d forks open; want n1, true, 1", c.Bound()[0].Spec.NodeName, c.Node("n2") != nil, c.Forks())
 	}
 	c.Revert()
 	if c.Node("n2") != nil {
@@ -377,13 +377,13 @@ func TestCommitOfTheOutermostForkKeepsItsChanges(t *testing.T) {
 	c.AddNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2", Labels: map[string]string{}}}, nil)
 	c.Commit()
 	c.Fork()
-	if err := c.Unschedule(c.Bound[0]); err != nil {
+	if err := c.Unschedule(c.Bound()[0]); err != nil {
 		t.Fatal(err)
 	}
 	c.Revert()
 	c.Revert() // no fork open: nothing to take back
-	if c.Node("n2") == nil || c.Bound[0].Spec.NodeName != "n1" || c.Forks() != 0 {
-		t.Errorf("n2 present %v, running on %q, %d forks open; want true, n1, 0", c.Node("n2") != nil, c.Bound[0].Spec.NodeName, c.Forks())
+	if c.Node("n2") == nil || c.Bound()[0].Spec.NodeName != "n1" || c.Forks() != 0 {
+		t.Errorf("n2 present %v, running on %q, %d forks open; want true, n1, 0", c.Node("n2") != nil, c.Bound()[0].Spec.NodeName, c.Forks())
 	}
 }
 
@@ -448,7 +448,7 @@ func TestEditsCountOnlyInPlaceEdits(t *testing.T) {
 	snap := build.NewCluster().Node("n1", 8, 0).Pod(build.PodSpec{Name: "p", CPU: "1"}).Snapshot()
 	c := cluster.Build(snap, feature.Defaults())
 	edits, version := c.Edits(), c.Version()
-	arrived := c.Queue[0].DeepCopy()
+	arrived := c.Queue()[0].DeepCopy()
 	arrived.Name, arrived.UID = "q", "q"
 	c.AddPending(arrived)
 	if err := c.AddPod(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "default"}, Spec: v1.PodSpec{NodeName: "n1"}}); err != nil {
@@ -461,7 +461,7 @@ func TestEditsCountOnlyInPlaceEdits(t *testing.T) {
 	if c.Version() == version {
 		t.Error("Version did not move with pods added and deleted")
 	}
-	c.EditPod(c.Queue[0], func(p *v1.Pod) { p.DeletionTimestamp = &metav1.Time{} })
+	c.EditPod(c.Queue()[0], func(p *v1.Pod) { p.DeletionTimestamp = &metav1.Time{} })
 	if c.Edits() != edits+1 {
 		t.Errorf("EditPod: want Edits %d, got %d", edits+1, c.Edits())
 	}
@@ -474,7 +474,7 @@ func TestUseDisruptionIsRecorded(t *testing.T) {
 	snap := build.NewCluster().Node("n1", 8, 0).PDB("pdb", "x", 1).Snapshot()
 	snap.PodDisruptionBudgets[0].Status.DisruptionsAllowed = 1
 	c := cluster.Build(snap, feature.Defaults())
-	pdb := c.PDBs[0]
+	pdb := c.PDBs()[0]
 	edits, version := c.Edits(), c.Version()
 	c.UseDisruption(pdb)
 	if pdb.Status.DisruptionsAllowed != 0 || c.Edits() != edits+1 || c.Version() != version+1 {
@@ -501,11 +501,11 @@ func TestRevertRestoresASharedClaimsReservations(t *testing.T) {
 	shared.Status.ReservedFor = append(shared.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: "b", UID: "uid-default-b"})
 	c := cluster.Build(snap, feature.Defaults())
 	before := export(t, c)
-	claim, err := c.DRA.Claim("default", "a-gpus")
+	claim, err := c.DRA().Claim("default", "a-gpus")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := c.Bound[0]
+	a := c.Bound()[0]
 	for round := 1; round <= 2; round++ {
 		c.Fork()
 		if err := c.Unschedule(a); err != nil {

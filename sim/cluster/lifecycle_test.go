@@ -66,10 +66,10 @@ func TestRemovePodUndoesScheduling(t *testing.T) {
 				}
 			}
 			tried := map[string]bool{}
-			for _, p := range run.Cluster.Queue {
+			for _, p := range run.Cluster.Queue() {
 				tried[p.Namespace+"/"+p.Name] = true
 			}
-			for _, p := range append([]*v1.Pod(nil), run.Cluster.Queue...) {
+			for _, p := range append([]*v1.Pod(nil), run.Cluster.Queue()...) {
 				if _, err := run.Cluster.RemovePod(p); err != nil {
 					t.Fatalf("removing %s/%s: %v", p.Namespace, p.Name, err)
 				}
@@ -85,7 +85,7 @@ func TestRemovePodUndoesScheduling(t *testing.T) {
 			if got, want := export(t, run.Cluster), export(t, fresh); !bytes.Equal(got, want) {
 				t.Errorf("after removing the %d tried pods the cluster differs from one built without them:\ngot:\n%.3000s\nwant:\n%.3000s", len(tried), got, want)
 			}
-			if got, want := len(run.Cluster.DRA.AllocatedState().AllocatedDevices), len(fresh.DRA.AllocatedState().AllocatedDevices); got != want {
+			if got, want := len(run.Cluster.DRA().AllocatedState().AllocatedDevices), len(fresh.DRA().AllocatedState().AllocatedDevices); got != want {
 				t.Errorf("allocated devices: got %d, want %d", got, want)
 			}
 		})
@@ -102,10 +102,10 @@ func TestForkRevert(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := export(t, run.Cluster)
-			allocated := len(run.Cluster.DRA.AllocatedState().AllocatedDevices)
+			allocated := len(run.Cluster.DRA().AllocatedState().AllocatedDevices)
 			run.Cluster.Fork()
 			unscheduled := 0
-			for _, p := range run.Cluster.Queue {
+			for _, p := range run.Cluster.Queue() {
 				if p.Spec.NodeName == "" {
 					continue
 				}
@@ -121,7 +121,7 @@ func TestForkRevert(t *testing.T) {
 			if after := export(t, run.Cluster); !bytes.Equal(before, after) {
 				t.Errorf("the cluster differs after Revert:\nbefore:\n%.3000s\nafter:\n%.3000s", before, after)
 			}
-			if got := len(run.Cluster.DRA.AllocatedState().AllocatedDevices); got != allocated {
+			if got := len(run.Cluster.DRA().AllocatedState().AllocatedDevices); got != allocated {
 				t.Errorf("allocated devices after Revert: got %d, want %d", got, allocated)
 			}
 		})
@@ -141,7 +141,7 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 	only := *snap
 	only.Pods = []*v1.Pod{first}
 	c := cluster.Build(&only, feature.Defaults())
-	p := dra.New(c.DRA)
+	p := dra.New(c.DRA())
 	profile, err := schedule.NewProfile(c, p, schedule.PluginConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -149,8 +149,8 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 	s := schedule.New(c, profile, schedule.Options{})
 	// The nodes are equal: the first cycle asks the allocator on the
 	// first node only, and caches the answer for the class.
-	asked := c.Nodes[0].Node().Name
-	pod := c.Queue[0]
+	asked := c.Nodes()[0].Node().Name
+	pod := c.Queue()[0]
 	a := s.SchedulePod(context.Background(), pod)
 	if a.Node == "" {
 		t.Fatalf("the first pod does not fit: %s", a.Message)
@@ -169,7 +169,7 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 	if b.Node == "" || b.Node == asked {
 		t.Fatalf("the second pod went to %q, want a remaining node", b.Node)
 	}
-	for _, claim := range c.DRA.ClaimsInUse(next) {
+	for _, claim := range c.DRA().ClaimsInUse(next) {
 		for _, r := range claim.Status.Allocation.Devices.Results {
 			if r.Pool != b.Node {
 				t.Errorf("device %s/%s/%s allocated for a pod on node %s: the pool is not the node's", r.Driver, r.Pool, r.Device, b.Node)
@@ -191,7 +191,7 @@ func TestRevertKeepsPodOrder(t *testing.T) {
 	}
 	order := func() []string {
 		var out []string
-		for _, ni := range run.Cluster.Nodes {
+		for _, ni := range run.Cluster.Nodes() {
 			for _, pi := range ni.Pods {
 				out = append(out, ni.Node().Name+"/"+pi.Pod.Name)
 			}
@@ -200,7 +200,7 @@ func TestRevertKeepsPodOrder(t *testing.T) {
 	}
 	before := order()
 	run.Cluster.Fork()
-	for _, ni := range run.Cluster.Nodes {
+	for _, ni := range run.Cluster.Nodes() {
 		// Every other pod, from the front: each removal moves the last
 		// pod into the gap.
 		for i, pi := range append([]*framework.PodInfo(nil), ni.Pods...) {
@@ -229,7 +229,7 @@ func TestPodOrderAfterRemovals(t *testing.T) {
 	}
 	c := cluster.Build(snap, feature.Gates{})
 	byName := map[string]*v1.Pod{}
-	for _, p := range c.Pods {
+	for _, p := range c.Pods() {
 		byName[p.Name] = p
 	}
 	add := func(name string) *v1.Pod {

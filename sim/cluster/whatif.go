@@ -121,7 +121,7 @@ func (c *Cluster) saveClaims(pod *v1.Pod) []claimState {
 			out = append(out, claimState{claim: c, status: copyStatus(&c.Status), finalizers: append([]string(nil), c.Finalizers...)})
 		}
 	}
-	for _, c := range c.DRA.ClaimsInUse(pod) {
+	for _, c := range c.dra.ClaimsInUse(pod) {
 		add(c)
 	}
 	return out
@@ -133,7 +133,7 @@ func (c *Cluster) saveClaims(pod *v1.Pod) []claimState {
 func (c *Cluster) restoreClaims(saved []claimState) {
 	for i := len(saved) - 1; i >= 0; i-- {
 		s := saved[i]
-		c.DRA.Restore(s.claim, s.status, s.finalizers)
+		c.dra.Restore(s.claim, s.status, s.finalizers)
 	}
 }
 
@@ -175,9 +175,9 @@ func (c *Cluster) Unschedule(pod *v1.Pod) error {
 		return err
 	}
 	for _, s := range saved {
-		c.DRA.Unreserve(s.claim, pod)
+		c.dra.Unreserve(s.claim, pod)
 		if len(s.claim.Status.ReservedFor) == 0 {
-			c.DRA.DeallocateInPlace(s.claim)
+			c.dra.DeallocateInPlace(s.claim)
 		}
 	}
 	pod.Spec.NodeName = ""
@@ -239,7 +239,7 @@ func (c *Cluster) Bind(pod *v1.Pod, bind func() error) error {
 		}
 		pod.Spec.NodeName = ""
 		if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st != extended {
-			c.DRA.DeleteClaim(pod.Namespace, st.ResourceClaimName)
+			c.dra.DeleteClaim(pod.Namespace, st.ResourceClaimName)
 		}
 		pod.Status.ExtendedResourceClaimStatus = extended
 		c.restoreClaims(saved)
@@ -284,7 +284,7 @@ func (c *Cluster) Placed(pod *v1.Pod) (*framework.PodInfo, []PlacedClaim) {
 		}
 	}
 	var claims []PlacedClaim
-	for _, cl := range c.DRA.ClaimsInUse(pod) {
+	for _, cl := range c.dra.ClaimsInUse(pod) {
 		claims = append(claims, PlacedClaim{claim: cl, status: copyStatus(&cl.Status), finalizers: append([]string(nil), cl.Finalizers...)})
 	}
 	return pi, claims
@@ -299,7 +299,7 @@ func (c *Cluster) Fresh(pod *v1.Pod, claims []PlacedClaim) bool {
 	if pod.Status.ExtendedResourceClaimStatus != nil {
 		return false // made by the binding itself
 	}
-	now := c.DRA.ClaimsInUse(pod)
+	now := c.dra.ClaimsInUse(pod)
 	if len(now) != len(claims) {
 		return false
 	}
@@ -326,7 +326,7 @@ func (c *Cluster) Place(pod *v1.Pod, node string, pi *framework.PodInfo, claims 
 	}
 	return c.Bind(pod, func() error {
 		for _, pc := range claims {
-			c.DRA.Restore(pc.claim, copyStatus(&pc.status), append([]string(nil), pc.finalizers...))
+			c.dra.Restore(pc.claim, copyStatus(&pc.status), append([]string(nil), pc.finalizers...))
 		}
 		pod.Spec.NodeName = node
 		ni.AddPodInfo(pi)

@@ -33,7 +33,7 @@ func openbSnapshot(t *testing.T, nodes, pods string) *snapshot.Snapshot {
 // deviceOf is the device the pod's claim was allocated.
 func deviceOf(t *testing.T, run *sim.Run, pod string) string {
 	t.Helper()
-	for _, c := range run.Cluster.DRA.Claims() {
+	for _, c := range run.Cluster.DRA().Claims() {
 		if c.Status.Allocation == nil {
 			continue
 		}
@@ -97,7 +97,7 @@ func TestFGDPacksHalves(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodes := map[string]string{}
-	for _, p := range run.Cluster.Pods {
+	for _, p := range run.Cluster.Pods() {
 		nodes[p.Name] = p.Spec.NodeName
 	}
 	if nodes["p1"] != nodes["p2"] || deviceOf(t, run, "p1") != deviceOf(t, run, "p2") {
@@ -126,7 +126,7 @@ func TestRandomPolicyPerSeed(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out []string
-		for _, p := range run.Cluster.Pods {
+		for _, p := range run.Cluster.Pods() {
 			out = append(out, p.Name+"@"+p.Spec.NodeName+"/"+deviceOf(t, run, p.Name))
 		}
 		return strings.Join(out, " ")

@@ -125,7 +125,7 @@ func Domains(ctx context.Context, run *sim.Run, opts DomainOptions) (*Resilience
 	if opts.Domain == "" {
 		opts.Domain = DomainNode
 	}
-	domains, members := domainsOf(run.Cluster.Snapshot.Nodes, run.Cluster, opts.Domain)
+	domains, members := domainsOf(run.Cluster.Snapshot().Nodes, run.Cluster, opts.Domain)
 	if len(domains) == 0 {
 		return nil, fmt.Errorf("no node has the label %q: no failure domain to remove", opts.Domain)
 	}
@@ -208,7 +208,7 @@ type spareNodes struct {
 }
 
 func newSpares(run *sim.Run, group string, n int) (*spareNodes, error) {
-	e := newEditor(run.Cluster.Snapshot)
+	e := newEditor(run.Cluster.Snapshot())
 	e.out = &result.Edit{Source: "spares"}
 	ed := &Edit{AddNodes: &AddNodes{Count: n, NodeGroup: group}, Source: "spares", Index: -1}
 	if err := e.addNodes(ed); err != nil {
@@ -277,15 +277,15 @@ func lose(ctx context.Context, run *sim.Run, spares *spareNodes, domain string, 
 	f, lost := run.Cluster.CloneWithout(nodes)
 	if spares != nil {
 		// The spares run before the loss: their daemon pods go first.
-		requeued := f.Queue
-		f.Queue = nil
+		requeued := f.Queue()
+		f.SetQueue(nil)
 		for _, n := range spares.nodes {
 			f.AddNode(n, spares.slices[n.Name])
 		}
 		for _, p := range spares.pods {
 			f.AddPending(p.DeepCopy())
 		}
-		f.Queue = append(f.Queue, requeued...)
+		f.SetQueue(append(f.Queue(), requeued...))
 	}
 	fr, err := sim.SimulateCluster(ctx, f, opts)
 	if err != nil {
@@ -341,7 +341,7 @@ func rejectedByDRA(p *result.Pod) bool {
 func requestedDevices(run *sim.Run, p *result.Pod) map[string]int64 {
 	out := map[string]int64{}
 	for _, c := range p.Claims {
-		claim, err := run.Cluster.DRA.Claim(p.Namespace, c.Name)
+		claim, err := run.Cluster.DRA().Claim(p.Namespace, c.Name)
 		if err != nil {
 			continue
 		}

@@ -16,7 +16,7 @@ import (
 // replay put them, claims allocated, pending pods left out.
 func replayed(run *sim.Run) *snapshot.Snapshot {
 	c := run.Cluster
-	s := *c.Snapshot
+	s := *c.Snapshot()
 	pending := map[string]bool{}
 	for _, p := range run.Result.Pods {
 		if p.Phase == result.PhaseUnschedulable {
@@ -24,12 +24,12 @@ func replayed(run *sim.Run) *snapshot.Snapshot {
 		}
 	}
 	s.Pods = nil
-	for _, p := range c.Pods {
+	for _, p := range c.Pods() {
 		if !pending[key(p.Namespace, p.Name)] {
 			s.Pods = append(s.Pods, p)
 		}
 	}
-	s.ResourceClaims = c.DRA.Claims()
+	s.ResourceClaims = c.DRA().Claims()
 	return &s
 }
 
@@ -52,7 +52,7 @@ func TestCloneAgreesWithEdits(t *testing.T) {
 	base := replayed(run)
 	type outcome struct{ Phase, Node, Message string }
 	stranded := 0
-	for _, n := range run.Cluster.Nodes {
+	for _, n := range run.Cluster.Nodes() {
 		name := n.Node().Name
 		f, lost := run.Cluster.CloneWithout([]string{name})
 		fr, err := sim.SimulateCluster(context.Background(), f, opts)
