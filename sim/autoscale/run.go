@@ -76,6 +76,9 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Outcome, 
 	s.plan.Result = s.final
 	s.warnGangs()
 	s.plan.Warnings = append(s.plan.Warnings, celWarnings(s.matcher)...)
+	if n := s.cur.Forks(); n > 0 {
+		return nil, fmt.Errorf("internal error: %d what-if fork(s) of the cluster left open", n)
+	}
 	return &Outcome{Plan: s.plan, Cluster: s.cur}, nil
 }
 

@@ -297,6 +297,11 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 	if err := e.run(); err != nil {
 		return nil, err
 	}
+	if n := e.c.Forks(); n > 0 {
+		// Every what-if of the autoscaler's loops closes its fork; one
+		// left open would take back later changes with it.
+		return nil, fmt.Errorf("internal error: %d what-if fork(s) of the cluster left open", n)
+	}
 	return e.finish(), nil
 }
 
