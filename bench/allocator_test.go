@@ -29,13 +29,13 @@ func newAllocatorFixture(b *testing.B, nodes int) *allocatorFixture {
 	snap := mustGenerate(b, generate.Options{Seed: 1, Nodes: nodes, Pods: 200})
 	gates := feature.Defaults()
 	c := cluster.Build(snap, gates)
-	return &allocatorFixture{c: c, plugin: dra.New(c.DRA), gates: gates,
+	return &allocatorFixture{c: c, plugin: dra.New(c.DRA()), gates: gates,
 		celOpts: cel.Features{EnableConsumableCapacity: gates["DRAConsumableCapacity"], EnableListTypeAttributes: gates["DRAListTypeAttributes"]}}
 }
 
 // newAllocator does what the plugin's PreFilter does once per pod.
 func (f *allocatorFixture) newAllocator(b *testing.B, cache *cel.Cache) structured.Allocator {
-	st := f.c.DRA
+	st := f.c.DRA()
 	a, err := structured.NewAllocator(context.Background(), f.gates.AllocatorFeatures(), st.AllocatedState(), st, st.Slices(), cache)
 	if err != nil {
 		b.Fatalf("structured.NewAllocator: %v", err)
@@ -46,7 +46,7 @@ func (f *allocatorFixture) newAllocator(b *testing.B, cache *cel.Cache) structur
 // claimOf returns the claims of the first queued pod using the template.
 func (f *allocatorFixture) claimOf(b *testing.B, template string) []*resourceapi.ResourceClaim {
 	b.Helper()
-	for _, pod := range f.c.Queue {
+	for _, pod := range f.c.Queue() {
 		for _, pc := range pod.Spec.ResourceClaims {
 			if pc.ResourceClaimTemplateName != nil && *pc.ResourceClaimTemplateName == template {
 				claims, err := f.plugin.PodClaims(pod)

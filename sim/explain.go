@@ -165,15 +165,15 @@ func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespa
 		return nil, err
 	}
 	c, draPlugin := e.Cluster(), e.DRA()
-	ex := &Explanation{APIVersion: "drasim.io/v1alpha1", Kind: "PodExplanation", Pod: namespace + "/" + name, QueueLength: len(c.Queue), Nodes: []NodeExplanation{}}
+	ex := &Explanation{APIVersion: "drasim.io/v1alpha1", Kind: "PodExplanation", Pod: namespace + "/" + name, QueueLength: len(c.Queue()), Nodes: []NodeExplanation{}}
 	var target *v1.Pod
-	for i, pod := range c.Queue {
+	for i, pod := range c.Queue() {
 		if pod.Namespace == namespace && pod.Name == name {
 			ex.QueuePosition, target = i+1, pod
 		}
 	}
 	if target == nil {
-		return nil, notPending(c.Pods, namespace, name)
+		return nil, notPending(c.Pods(), namespace, name)
 	}
 	r := e.Replayer(opts.ScheduleOptions())
 	var toAllocate []*resourceapi.ResourceClaim

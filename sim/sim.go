@@ -147,8 +147,8 @@ func Simulate(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Run,
 }
 
 // SimulateCluster replays the queue of a cluster that is already built,
-// e.g. a fork of a replayed cluster with some pods queued again
-// (cluster.ForkWithout). The cluster is changed in place.
+// e.g. a copy of a replayed cluster with some pods queued again
+// (cluster.CloneWithout). The cluster is changed in place.
 func SimulateCluster(ctx context.Context, c *cluster.Cluster, opts Options) (*Run, error) {
 	e, err := NewEngine(c, opts)
 	if err != nil {
@@ -165,7 +165,7 @@ func replay(ctx context.Context, e *Engine) (*Run, error) {
 	}
 	res.Inputs.Files = opts.Files
 	res.Inputs.KubernetesVersion = opts.Release().String()
-	res.Inputs.FeatureGates = opts.Release().GatesString(c.DRA.Gates())
+	res.Inputs.FeatureGates = opts.Release().GatesString(c.DRA().Gates())
 	res.Inputs.ScoringStrategy = scoringStrategy(opts.Plugins)
 	if o := c.NodeOrder(); o != cluster.NodeOrderName {
 		res.Inputs.NodeOrder = string(o)

@@ -49,7 +49,7 @@ func NewStepper(snap *snapshot.Snapshot, opts Options) (*Stepper, error) {
 	r := e.Replayer(so)
 	c := e.Cluster()
 	s := &Stepper{c: c, dra: e.DRA(), r: r, sched: r.Scheduler(), pods: map[string]*v1.Pod{}}
-	for _, p := range c.Pods {
+	for _, p := range c.Pods() {
 		s.pods[p.Namespace+"/"+p.Name] = p
 	}
 	return s, nil
@@ -199,16 +199,18 @@ func (s *Stepper) Terminating(victim, preemptor string) error {
 	if err != nil {
 		return err
 	}
-	s.c.Changed() // the victim's deletion timestamp, read by preemption
+	// The victim's deletion timestamp is read by preemption: an edit
+	// the cluster records.
 	if pg := s.podGroup(preemptor); pg != nil {
-		schedule.MarkTerminatingByGroup(v, s.c.GroupMembers(pg.Namespace, pg.Name))
+		members := s.c.GroupMembers(pg.Namespace, pg.Name)
+		s.c.EditPod(v, func(v *v1.Pod) { schedule.MarkTerminatingByGroup(v, members) })
 		return nil
 	}
 	p, err := s.pod(preemptor)
 	if err != nil {
 		return err
 	}
-	schedule.MarkTerminating(v, p)
+	s.c.EditPod(v, func(v *v1.Pod) { schedule.MarkTerminating(v, p) })
 	return nil
 }
 

@@ -25,7 +25,7 @@ func Check(run *sim.Run) []string {
 	type devKey struct{ driver, pool, device string }
 	devices := map[devKey]*resourceapi.Device{}
 	sliceOf := map[devKey]*resourceapi.ResourceSlice{}
-	for _, sl := range run.Cluster.DRA.Slices() {
+	for _, sl := range run.Cluster.DRA().Slices() {
 		for i := range sl.Spec.Devices {
 			k := devKey{sl.Spec.Driver, sl.Spec.Pool.Name, sl.Spec.Devices[i].Name}
 			devices[k] = &sl.Spec.Devices[i]
@@ -36,7 +36,7 @@ func Check(run *sim.Run) []string {
 	// does not hold (a partial dump); validate reports those. Only
 	// allocations drasim made must name real devices.
 	fromInput := map[string]bool{}
-	for _, c := range run.Cluster.Snapshot.ResourceClaims {
+	for _, c := range run.Cluster.Snapshot().ResourceClaims {
 		if c.Status.Allocation != nil {
 			fromInput[c.Namespace+"/"+c.Name] = true
 		}
@@ -44,7 +44,7 @@ func Check(run *sim.Run) []string {
 	exclusive := map[devKey]string{}
 	consumed := map[devKey]map[resourceapi.QualifiedName]resource.Quantity{}
 	counters := map[[3]string]resource.Quantity{} // driver, pool+set, counter
-	for _, c := range run.Cluster.DRA.Claims() {
+	for _, c := range run.Cluster.DRA().Claims() {
 		if c.Status.Allocation == nil {
 			continue
 		}
@@ -96,7 +96,7 @@ func Check(run *sim.Run) []string {
 		}
 	}
 	available := map[[3]string]resource.Quantity{}
-	for _, sl := range run.Cluster.DRA.Slices() {
+	for _, sl := range run.Cluster.DRA().Slices() {
 		for _, cs := range sl.Spec.SharedCounters {
 			for name, ctr := range cs.Counters {
 				available[[3]string{sl.Spec.Driver, sl.Spec.Pool.Name + "/" + cs.Name, name}] = ctr.Value
@@ -115,7 +115,7 @@ func Check(run *sim.Run) []string {
 		}
 	}
 
-	for _, ni := range run.Cluster.Nodes {
+	for _, ni := range run.Cluster.Nodes() {
 		name := ni.Node().Name
 		if ni.Requested.MilliCPU > ni.Allocatable.MilliCPU && scheduledOn(run, name) {
 			add("node %s: cpu requested %dm exceeds allocatable %dm", name, ni.Requested.MilliCPU, ni.Allocatable.MilliCPU)
@@ -129,7 +129,7 @@ func Check(run *sim.Run) []string {
 	}
 
 	byKey := map[string]*v1.Pod{}
-	for _, p := range run.Cluster.Pods {
+	for _, p := range run.Cluster.Pods() {
 		byKey[p.Namespace+"/"+p.Name] = p
 	}
 	for _, out := range run.Result.Pods {

@@ -78,7 +78,7 @@ func (o Options) withDefaults() Options {
 }
 
 // Analyze computes the capacity report of a finished replay. The run is
-// only read: every probe runs on a fork of run.Cluster. It fails only on
+// only read: every probe runs on a copy of run.Cluster (Clone). It fails only on
 // broken input (a plugin error) or when ctx is done.
 func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
 	if run == nil || run.Cluster == nil || run.Result == nil {
@@ -86,10 +86,10 @@ func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
 	}
 	opts = opts.withDefaults()
 	c := run.Cluster
-	inv := newInventory(ctx, c.DRA)
+	inv := newInventory(ctx, c.DRA())
 	nodes := collectNodes(c, inv, opts.GroupBy)
-	wl := newWorkloads(c.Snapshot, opts.Probes)
-	for _, pod := range c.Pods {
+	wl := newWorkloads(c.Snapshot(), opts.Probes)
+	for _, pod := range c.Pods() {
 		wl.of(pod)
 	}
 
@@ -99,7 +99,7 @@ func Analyze(ctx context.Context, run *sim.Run, opts Options) (*Report, error) {
 		Inputs: Inputs{
 			Files: run.Result.Inputs.Files, KubernetesVersion: run.Result.Inputs.KubernetesVersion, TieBreak: run.Result.Inputs.TieBreak, Seed: run.Result.Inputs.Seed,
 			GroupBy: opts.GroupBy, MaxHeadroom: opts.MaxHeadroom, MaxSequential: opts.MaxSequential,
-			Nodes: len(c.Nodes), Devices: len(inv.devices), Pods: len(run.Result.Pods),
+			Nodes: len(c.Nodes()), Devices: len(inv.devices), Pods: len(run.Result.Pods),
 		},
 		Fit:             fitOf(run.Result, wl),
 		Utilization:     utilizationOf(nodes, inv),

@@ -249,7 +249,7 @@ func TestAnalyzeLeavesTheRunAlone(t *testing.T) {
 			if err := run.Cluster.WriteSnapshot(&before); err != nil {
 				t.Fatalf("WriteSnapshot: %v", err)
 			}
-			claims, pods := len(run.Cluster.DRA.Claims()), len(run.Cluster.Pods)
+			claims, pods := len(run.Cluster.DRA().Claims()), len(run.Cluster.Pods())
 			first := analyze(t, run, Options{Probes: loadProbes(t, fixture)})
 			if err := run.Cluster.WriteSnapshot(&after); err != nil {
 				t.Fatalf("WriteSnapshot: %v", err)
@@ -257,10 +257,10 @@ func TestAnalyzeLeavesTheRunAlone(t *testing.T) {
 			if diff := cmp.Diff(before.String(), after.String()); diff != "" {
 				t.Errorf("the run's cluster changed during the analysis (-before +after):\n%s", diff)
 			}
-			if got := len(run.Cluster.DRA.Claims()); got != claims {
+			if got := len(run.Cluster.DRA().Claims()); got != claims {
 				t.Errorf("claims in the run's DRA state: want %d, got %d", claims, got)
 			}
-			if got := len(run.Cluster.Pods); got != pods {
+			if got := len(run.Cluster.Pods()); got != pods {
 				t.Errorf("pods in the run's cluster: want %d, got %d", pods, got)
 			}
 			second := analyze(t, run, Options{Probes: loadProbes(t, fixture)})
@@ -289,8 +289,8 @@ func TestHeadroomPerNodeClassMatchesSequential(t *testing.T) {
 	probes := probeSnapshot(probeShape{name: "one", replicas: 1, cpu: 2, gpus: 1}, probeShape{name: "four", replicas: 1, cpu: 8, gpus: 4})
 	ctx := context.Background()
 	opts := Options{Probes: probes}.withDefaults()
-	inv := newInventory(ctx, run.Cluster.DRA)
-	mix, _, warnings := buildMix(run, opts, newWorkloads(run.Cluster.Snapshot, probes))
+	inv := newInventory(ctx, run.Cluster.DRA())
+	mix, _, warnings := buildMix(run, opts, newWorkloads(run.Cluster.Snapshot(), probes))
 	if len(warnings) > 0 {
 		t.Fatalf("buildMix warnings: %v", warnings)
 	}

@@ -25,9 +25,9 @@ func (n *nodeView) freePods() int  { return max(0, n.podCap-n.pods) }
 
 // collectNodes returns the nodes by name.
 func collectNodes(c *cluster.Cluster, inv *devInventory, groupBy string) []*nodeView {
-	out := make([]*nodeView, 0, len(c.Nodes))
+	out := make([]*nodeView, 0, len(c.Nodes()))
 	groups := newGrouper(c, groupBy)
-	for _, ni := range c.Nodes {
+	for _, ni := range c.Nodes() {
 		node := ni.Node()
 		nv := &nodeView{
 			name: node.Name, group: groups.of(node, inv.byNode[node.Name]), unschedulable: node.Spec.Unschedulable,

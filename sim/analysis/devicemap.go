@@ -80,7 +80,7 @@ func DeviceMapOf(ctx context.Context, c *cluster.Cluster, groupBy string) *Devic
 	if groupBy == "" {
 		groupBy = DefaultGroupBy
 	}
-	inv := newInventory(ctx, c.DRA)
+	inv := newInventory(ctx, c.DRA())
 	partial := partlyConsumed(inv)
 	groups := newGrouper(c, groupBy)
 	byGroup := map[string][]MapNode{}
@@ -102,7 +102,7 @@ func DeviceMapOf(ctx context.Context, c *cluster.Cluster, groupBy string) *Devic
 		counts[st]++
 		return MapCell{Device: d.key.String(), State: st}
 	}
-	for _, ni := range c.Nodes {
+	for _, ni := range c.Nodes() {
 		node := ni.Node()
 		devs := inv.byNode[node.Name]
 		if len(devs) == 0 {

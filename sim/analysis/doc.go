@@ -3,7 +3,7 @@
 //
 // Everything it reports about "would this fit" is decided by the scheduler
 // itself: probe pods go through PreFilter and Filter (DynamicResources and
-// the real DRA allocator included) on a fork of the run's cluster, never on
+// the real DRA allocator included) on a copy of the run's cluster, never on
 // the run's cluster, which stays as the replay left it. The one count
 // drasim makes itself, the largest request on partitionable devices
 // (largest.go, packing.go), is confirmed by the allocator (dra.Among) and

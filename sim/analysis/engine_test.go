@@ -19,7 +19,7 @@ func TestProbesRunOnTheRunsEngine(t *testing.T) {
 	}
 	run := replaySnapshot(t, b.Snapshot())
 	ctx := context.Background()
-	inv := newInventory(ctx, run.Cluster.DRA)
+	inv := newInventory(ctx, run.Cluster.DRA())
 	for _, reference := range []bool{false, true} {
 		t.Run(fmt.Sprintf("reference=%v", reference), func(t *testing.T) {
 			opts := Options{Engine: sim.Options{Reference: reference}}.withDefaults()
@@ -32,7 +32,7 @@ func TestProbesRunOnTheRunsEngine(t *testing.T) {
 			}
 			// The reference DynamicResources plugin asks every node on its
 			// own: it never groups nodes by their device state.
-			if _, grouped := p.evalEngine.DRA().NodeStateKeys(p.eval.Nodes); grouped == reference {
+			if _, grouped := p.evalEngine.DRA().NodeStateKeys(p.eval.Nodes()); grouped == reference {
 				t.Errorf("probe DynamicResources plugin: groups nodes by device state = %v, want %v", grouped, !reference)
 			}
 		})

@@ -243,7 +243,7 @@ func prioritizedListOf(run *sim.Run, wl *workloads) PrioritizedList {
 				continue
 			}
 			seen[p.Namespace+"/"+rc.Name] = true
-			claim, err := run.Cluster.DRA.Claim(p.Namespace, rc.Name)
+			claim, err := run.Cluster.DRA().Claim(p.Namespace, rc.Name)
 			if err != nil {
 				continue
 			}

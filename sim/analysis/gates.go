@@ -617,7 +617,7 @@ func pendingPods(a *PendingPodsGate, run *sim.Run) (int, string, error) {
 		sel = s
 	}
 	podLabels := map[string]labels.Set{}
-	for _, p := range run.Cluster.Pods {
+	for _, p := range run.Cluster.Pods() {
 		podLabels[p.Namespace+"/"+p.Name] = p.Labels
 	}
 	n := 0

@@ -44,7 +44,7 @@ func newGrouper(c *cluster.Cluster, groupBy string) *grouper {
 	if groupBy != DefaultGroupBy {
 		return g
 	}
-	for _, ng := range c.Snapshot.NodeGroups {
+	for _, ng := range c.Snapshot().NodeGroups {
 		if ng.Spec.NodeSelector == nil {
 			continue
 		}

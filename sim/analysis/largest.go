@@ -192,7 +192,7 @@ func (p *prober) eligible(node *v1.Node, class string, devs []*device) ([]*devic
 // them on the node when they are its only free devices.
 func (p *prober) allocatesAmong(node *v1.Node, class string, devs []*device) (ok, known bool, err error) {
 	if p.among == nil {
-		p.among = dra.NewAmong(p.eval.DRA)
+		p.among = dra.NewAmong(p.eval.DRA())
 	}
 	keep := make(map[structured.DeviceID]bool, len(devs))
 	for _, d := range devs {
@@ -239,7 +239,7 @@ func (p *prober) consumesCounters(class string) bool {
 // idleOfClass counts each schedulable node's idle devices of the class.
 func (p *prober) idleOfClass(class string) map[string]int {
 	avail := map[string]int{}
-	for _, ni := range p.base.Nodes {
+	for _, ni := range p.base.Nodes() {
 		node := ni.Node()
 		if node.Spec.Unschedulable {
 			continue

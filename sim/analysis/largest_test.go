@@ -176,7 +176,7 @@ func largestByAllocator(t *testing.T, p *prober, class string) LargestRequest {
 func compareWithAllocator(t *testing.T, b *clusterBuilder) {
 	t.Helper()
 	run := replaySnapshot(t, b.Snapshot())
-	inv := newInventory(context.Background(), run.Cluster.DRA)
+	inv := newInventory(context.Background(), run.Cluster.DRA())
 	for _, class := range inv.classes {
 		p, err := newProber(context.Background(), run.Cluster, inv, Options{}.withDefaults())
 		if err != nil {

@@ -29,14 +29,14 @@ type nodeClass struct {
 	members []string // in cluster order
 }
 
-// prober asks the scheduler what fits, on forks of the run's cluster. The
+// prober asks the scheduler what fits, on copies of the run's cluster. The
 // run's cluster itself is never changed.
 type prober struct {
 	ctx  context.Context
 	base *cluster.Cluster
 	opts Options
 	inv  *devInventory
-	// eval is a fork for dry cycles (Evaluate); probe claims are added to
+	// eval is a copy for dry cycles (Evaluate); probe claims are added to
 	// it, nothing is ever reserved on it.
 	eval *cluster.Cluster
 	// evalEngine is the run's engine wired to eval; evalSched its dry
@@ -54,7 +54,7 @@ type prober struct {
 }
 
 func newProber(ctx context.Context, base *cluster.Cluster, inv *devInventory, opts Options) (*prober, error) {
-	return newProberOn(ctx, base, base.Fork(), inv, opts)
+	return newProberOn(ctx, base, base.Clone(), inv, opts)
 }
 
 // newProberOn returns a prober whose dry cycles run on eval, a cluster in
@@ -62,7 +62,7 @@ func newProber(ctx context.Context, base *cluster.Cluster, inv *devInventory, op
 // away again, see Sampler).
 func newProberOn(ctx context.Context, base, eval *cluster.Cluster, inv *devInventory, opts Options) (*prober, error) {
 	p := &prober{ctx: ctx, base: base, opts: opts, inv: inv, eval: eval}
-	p.addClaim = eval.DRA.AddClaim
+	p.addClaim = eval.DRA().AddClaim
 	var err error
 	if p.evalEngine, err = sim.NewEngine(eval, opts.Engine); err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func newProberOn(ctx context.Context, base, eval *cluster.Cluster, inv *devInven
 // evalSched, a scheduler of c made by an earlier prober (see Sampler).
 func newProberWith(ctx context.Context, c *cluster.Cluster, evalSched *schedule.Scheduler, inv *devInventory, opts Options) *prober {
 	p := &prober{ctx: ctx, base: c, opts: opts, inv: inv, eval: c, evalSched: evalSched}
-	p.addClaim = c.DRA.AddClaim
+	p.addClaim = c.DRA().AddClaim
 	p.classes = nodeClasses(c, inv)
 	return p
 }
@@ -167,24 +167,24 @@ func (p *prober) message(s *shape) (string, error) {
 	return a.Message, nil
 }
 
-// headroom places instances of the shape one after another on a fork.
+// headroom places instances of the shape one after another on a copy.
 // When an instance on one node cannot change what fits on another, it
 // counts node class by node class (MethodPerNode) and stops at
 // MaxHeadroom; otherwise it schedules them as kube-scheduler would, up to
 // MaxSequential (MethodSequential).
 func (p *prober) headroom(s *shape, feasible map[string]bool) (Headroom, error) {
 	h := Headroom{Shape: s.Name}
-	fork := p.base.Fork()
+	cp := p.base.Clone()
 	if s.crossNode || !p.inv.nodeLocal {
 		h.Method = MethodSequential
-		sched, err := p.scheduler(fork, false)
+		sched, err := p.scheduler(cp, false)
 		if err != nil {
 			return h, err
 		}
 		limit := min(p.opts.MaxHeadroom, p.opts.MaxSequential)
 		nodes := map[string]bool{}
 		for h.Fits < limit {
-			pod := s.instance(p.nextName("drasim-headroom"), fork.DRA.AddClaim)
+			pod := s.instance(p.nextName("drasim-headroom"), cp.DRA().AddClaim)
 			a := sched.SchedulePod(p.ctx, pod)
 			if a.Err != nil {
 				return h, fmt.Errorf("shape %s: %w", s.Name, a.Err)
@@ -200,7 +200,7 @@ func (p *prober) headroom(s *shape, feasible map[string]bool) (Headroom, error) 
 		return h, nil
 	}
 	h.Method = MethodPerNode
-	sched, err := p.scheduler(fork, false)
+	sched, err := p.scheduler(cp, false)
 	if err != nil {
 		return h, err
 	}
@@ -214,7 +214,7 @@ func (p *prober) headroom(s *shape, feasible map[string]bool) (Headroom, error) 
 		perNodeCap := (remaining + len(c.members) - 1) / len(c.members)
 		n := 0
 		for n < perNodeCap {
-			pod := s.instance(p.nextName("drasim-headroom"), fork.DRA.AddClaim)
+			pod := s.instance(p.nextName("drasim-headroom"), cp.DRA().AddClaim)
 			pinToNodes(pod, []string{c.rep})
 			a := sched.SchedulePod(p.ctx, pod)
 			if a.Err != nil {
@@ -304,7 +304,7 @@ func pinToNodes(pod *v1.Pod, names []string) {
 // (consumable-capacity) devices in use.
 func nodeClasses(c *cluster.Cluster, inv *devInventory) []*nodeClass {
 	keys := map[string]bool{}
-	for _, ni := range c.Nodes {
+	for _, ni := range c.Nodes() {
 		for k := range ni.Node().Labels {
 			if k != v1.LabelHostname {
 				keys[k] = true
@@ -314,11 +314,11 @@ func nodeClasses(c *cluster.Cluster, inv *devInventory) []*nodeClass {
 	var ids []uint32
 	ok := inv.nodeLocal
 	if ok {
-		ids, ok = schedule.FilterClasses(c, dra.New(c.DRA), slices.Collect(maps.Keys(keys)))
+		ids, ok = schedule.FilterClasses(c, dra.New(c.DRA()), slices.Collect(maps.Keys(keys)))
 	}
 	byID := map[uint32]*nodeClass{}
 	var classes []*nodeClass
-	for i, ni := range c.Nodes {
+	for i, ni := range c.Nodes() {
 		node := ni.Node()
 		shared := false
 		for _, d := range inv.byNode[node.Name] {

@@ -35,7 +35,7 @@ const (
 	// shape, node-local devices only).
 	MethodPerNode = "per-node"
 	// MethodSequential schedules instances one after another on the whole
-	// fork, as kube-scheduler would, up to Options.MaxSequential.
+	// copy of the cluster, as kube-scheduler would, up to Options.MaxSequential.
 	MethodSequential = "sequential"
 )
 
@@ -348,7 +348,7 @@ type ShapeFragmentation struct {
 }
 
 // Headroom is how many more instances of a shape fit, placed one after
-// another on a fork of the cluster. Capped is set when the count reached
+// another on a copy of the cluster. Capped is set when the count reached
 // the bound (Options.MaxHeadroom, or MaxSequential for the sequential
 // method): at least Fits fit. Nodes is how many nodes take at least one.
 // Reason is kube's message for the first instance that did not fit, when

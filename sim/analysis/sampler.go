@@ -69,17 +69,17 @@ type ClassDevices struct {
 func NewSampler(ctx context.Context, c *cluster.Cluster, mix []*v1.Pod, opts Options) *Sampler {
 	opts = opts.withDefaults()
 	s := &Sampler{ctx: ctx, opts: opts, known: map[*resourceapi.Device]map[string]bool{}}
-	s.classes = append(s.classes, c.DRA.Classes()...)
+	s.classes = append(s.classes, c.DRA().Classes()...)
 	sort.Slice(s.classes, func(i, j int) bool { return s.classes[i].Name < s.classes[j].Name })
-	s.matcher = newMatcher(ctx, c.DRA.Gates(), s.classes)
+	s.matcher = newMatcher(ctx, c.DRA().Gates(), s.classes)
 	src := mixSources{pods: mix, templates: map[string]*resourceapi.ResourceClaimTemplate{}, claims: map[string]*resourceapi.ResourceClaim{}}
-	for _, t := range c.Snapshot.ResourceClaimTemplates {
+	for _, t := range c.Snapshot().ResourceClaimTemplates {
 		src.templates[t.Namespace+"/"+t.Name] = t
 	}
-	for _, cl := range c.Snapshot.ResourceClaims {
+	for _, cl := range c.Snapshot().ResourceClaims {
 		src.claims[cl.Namespace+"/"+cl.Name] = cl
 	}
-	s.mix, s.Warnings = groupShapes(&sim.Run{Cluster: c}, opts, src, newWorkloads(c.Snapshot))
+	s.mix, s.Warnings = groupShapes(&sim.Run{Cluster: c}, opts, src, newWorkloads(c.Snapshot()))
 	classWarnings := s.matcher.warnings()
 	s.Warnings = append(s.Warnings, classWarnings...)
 	s.reported = len(classWarnings)
@@ -97,7 +97,7 @@ func (s *Sampler) inventory(c *cluster.Cluster) *devInventory {
 	if s.inv != nil && s.invOn == c && s.invVersion == c.Version() {
 		return s.inv
 	}
-	s.inv, s.invOn, s.invVersion = newInventoryWith(c.DRA, s.classes, s.matcher, s.known), c, c.Version()
+	s.inv, s.invOn, s.invVersion = newInventoryWith(c.DRA(), s.classes, s.matcher, s.known), c, c.Version()
 	return s.inv
 }
 
@@ -162,12 +162,12 @@ func (s *Sampler) measure(c *cluster.Cluster) (Fragmentation, error) {
 	}
 	var added []*resourceapi.ResourceClaim
 	p.addClaim = func(cl *resourceapi.ResourceClaim) {
-		c.DRA.AddClaim(cl)
+		c.DRA().AddClaim(cl)
 		added = append(added, cl)
 	}
 	defer func() {
 		for _, cl := range added {
-			c.DRA.DeleteClaim(cl.Namespace, cl.Name)
+			c.DRA().DeleteClaim(cl.Namespace, cl.Name)
 		}
 	}()
 	feasible := make([]map[string]bool, len(s.mix))

@@ -66,7 +66,7 @@ func (s *shape) usable(m matcher, d *device) bool {
 
 // instance returns a new probe pod of the shape, named name, with fresh
 // claims (copies of the shape's claim specs) handed to add, which must add
-// them to a fork's DRA state.
+// them to a copy's DRA state.
 func (s *shape) instance(name string, add func(*resourceapi.ResourceClaim)) *v1.Pod {
 	pod := s.pod.DeepCopy()
 	pod.Name, pod.GenerateName, pod.ResourceVersion = name, "", ""
@@ -120,10 +120,10 @@ type mixSources struct {
 func buildMix(run *sim.Run, opts Options, wl *workloads) ([]*shape, string, []string) {
 	c := run.Cluster
 	src := mixSources{templates: map[string]*resourceapi.ResourceClaimTemplate{}, claims: map[string]*resourceapi.ResourceClaim{}}
-	for _, t := range c.Snapshot.ResourceClaimTemplates {
+	for _, t := range c.Snapshot().ResourceClaimTemplates {
 		src.templates[t.Namespace+"/"+t.Name] = t
 	}
-	for _, cl := range c.DRA.Claims() {
+	for _, cl := range c.DRA().Claims() {
 		src.claims[cl.Namespace+"/"+cl.Name] = cl
 	}
 	source := MixWorkloads
@@ -147,7 +147,7 @@ func buildMix(run *sim.Run, opts Options, wl *workloads) ([]*shape, string, []st
 			phase[p.Key()] = p.Phase
 		}
 		var bound []*v1.Pod
-		for _, p := range c.Pods {
+		for _, p := range c.Pods() {
 			switch phase[p.Namespace+"/"+p.Name] {
 			case result.PhaseScheduled, result.PhaseUnschedulable:
 				src.pods = append(src.pods, p)
@@ -281,7 +281,7 @@ func (s *shape) describeRequests(run *sim.Run, res framework.Resource) {
 			s.requests = append(s.requests, alts)
 		}
 	}
-	st := run.Cluster.DRA
+	st := run.Cluster.DRA()
 	if !st.Gates()["DRAExtendedResource"] {
 		return
 	}

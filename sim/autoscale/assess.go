@@ -189,13 +189,13 @@ func assessWith(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*as
 // fitNow puts the pods first-fit on the cluster's nodes for the question
 // and takes them back; it returns the pods left and the nodes used.
 func (s *scaler) fitNow(pods []*v1.Pod) ([]*v1.Pod, []string, error) {
-	j := s.cur.NewJournal()
-	defer j.Undo()
+	s.cur.Fork()
+	defer s.cur.Revert()
 	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
 		return nil, nil, err
 	}
-	left, err := s.fitExisting(s.ctx, j, newChecker(e), pods, false)
+	left, err := s.fitExisting(s.ctx, newChecker(e), pods, false)
 	if err != nil {
 		return nil, nil, err
 	}

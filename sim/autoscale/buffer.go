@@ -212,8 +212,8 @@ func (s *scaler) refreshBuffers() (int, error) {
 	if len(s.buffers) == 0 {
 		return 0, nil
 	}
-	j := s.cur.NewJournal()
-	defer j.Undo()
+	s.cur.Fork()
+	defer s.cur.Revert()
 	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
 		return 0, err
@@ -221,7 +221,7 @@ func (s *scaler) refreshBuffers() (int, error) {
 	k := newChecker(e)
 	held := 0
 	for _, b := range s.buffers {
-		left, err := s.fitExisting(s.ctx, j, k, b.pods, false)
+		left, err := s.fitExisting(s.ctx, k, b.pods, false)
 		if err != nil {
 			return 0, err
 		}

@@ -25,7 +25,7 @@ type checker struct {
 	dra     *dra.Plugin
 	// infos keeps the pods' parsed PodInfos between binds: a drain
 	// simulation binds the same pods loop after loop, and a PodInfo
-	// depends only on the pod (the cluster's journal shares them the
+	// depends only on the pod (the cluster's Revert shares them the
 	// same way when it takes a removal back).
 	infos map[*v1.Pod]*framework.PodInfo
 }
@@ -52,7 +52,7 @@ type cycle struct {
 // not fit there, and the loop goes on.
 func (k *checker) preFilter(ctx context.Context, pod *v1.Pod) (*cycle, error) {
 	cy := &cycle{state: framework.NewCycleState()}
-	res, st, narrowing := k.profile.RunPreFilter(ctx, cy.state, pod, k.c.Nodes)
+	res, st, narrowing := k.profile.RunPreFilter(ctx, cy.state, pod, k.c.Nodes())
 	if !st.IsSuccess() {
 		cy.rejected = st
 		return cy, nil
@@ -127,13 +127,13 @@ func (k *checker) podInfo(pod *v1.Pod) *framework.PodInfo {
 	return pi
 }
 
-// addNode adds a new node of the group to the cluster through the
-// journal, with its slices, and binds its daemon pods to it without a
-// cycle: cluster-autoscaler's template node info holds them already (they
-// go with the node when the journal takes it back).
-func (k *checker) addNode(j *cluster.Journal, g *nodegroup.Group, name string) {
+// addNode adds a new node of the group to the cluster (on its open fork),
+// with its slices, and binds its daemon pods to it without a cycle:
+// cluster-autoscaler's template node info holds them already (they go
+// with the node when the fork is reverted).
+func (k *checker) addNode(g *nodegroup.Group, name string) {
 	node, slices, pods := g.EstimateNode(name)
-	j.AddNode(node, slices)
+	k.c.AddNode(node, slices)
 	ni := k.c.Node(name)
 	for _, p := range pods {
 		p.Spec.NodeName = name

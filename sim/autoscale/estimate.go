@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/nodegroup"
 	v1 "k8s.io/api/core/v1"
@@ -25,20 +24,20 @@ type estimate struct {
 
 // binpack is cluster-autoscaler's BinpackingNodeEstimator on a cluster
 // that already holds the group's first new node (empty; the fit check ran
-// on it), every change recorded in j: equivalence
+// on it), every change recorded in its open fork: equivalence
 // groups in decreasing order of their exemplar's demand; each group's pods
 // go first-fit onto the new nodes so far until one does not fit; the rest
 // try the last node added, else a new node. It stops adding nodes when an
 // empty new node did not take a pod (another node would not either) or
 // when limit nodes are in use. Only nodes that got a pod count.
-func binpack(ctx context.Context, j *cluster.Journal, k *checker, g *nodegroup.Group, groups []*podGroup, limit int) (*estimate, error) {
+func binpack(ctx context.Context, k *checker, g *nodegroup.Group, groups []*podGroup, limit int) (*estimate, error) {
 	names := g.NextNames(limit)
 	added := []string{names[0]}
 	withPods := map[string]bool{}
 	last := names[0]
 	est := &estimate{}
 	place := func(pod *v1.Pod, cy *cycle, node string) error {
-		if err := j.Bind(pod, func() error { return k.bind(ctx, cy, pod, node) }); err != nil {
+		if err := k.c.Bind(pod, func() error { return k.bind(ctx, cy, pod, node) }); err != nil {
 			return err
 		}
 		withPods[node] = true
@@ -91,7 +90,7 @@ func binpack(ctx context.Context, j *cluster.Journal, k *checker, g *nodegroup.G
 				break
 			}
 			last = names[len(added)]
-			k.addNode(j, g, last)
+			k.addNode(g, last)
 			added = append(added, last)
 			node, cy, err = fitsOn(pod, []string{last})
 			if err != nil {

@@ -15,23 +15,30 @@ import (
 // out and the group is packed again without them, so that no node is
 // added for a gang that cannot start. The check runs the real allocator,
 // so a gang short of devices on the new nodes is left out too.
-func (s *scaler) binpackGangAware(j *cluster.Journal, k *checker, g *nodegroup.Group, fit []*podGroup, limit int) (*estimate, error) {
+func (s *scaler) binpackGangAware(k *checker, g *nodegroup.Group, fit []*podGroup, limit int) (*estimate, error) {
 	if !s.opts.GangAwareScaleUp || !s.cur.GangsEnabled() {
-		return binpack(s.ctx, j, k, g, fit, limit)
+		return binpack(s.ctx, k, g, fit, limit)
 	}
 	for {
-		sub := s.cur.NewJournal()
-		est, err := binpack(s.ctx, sub, k, g, fit, limit)
+		// An estimate without a short gang is kept (committed into the
+		// caller's fork); otherwise it is reverted and made again
+		// without the short gangs.
+		var est *estimate
+		var short map[string]bool
+		err := cluster.WithForkedCluster(s.cur, func() (bool, error) {
+			var err error
+			if est, err = binpack(s.ctx, k, g, fit, limit); err != nil {
+				return false, err
+			}
+			short = s.shortGangs(est.pods)
+			return len(short) == 0, nil
+		})
 		if err != nil {
-			sub.Undo()
 			return nil, err
 		}
-		short := s.shortGangs(est.pods)
 		if len(short) == 0 {
-			j.Commit(sub)
 			return est, nil
 		}
-		sub.Undo()
 		var kept []*podGroup
 		for _, pg := range fit {
 			var pods []*v1.Pod
@@ -60,7 +67,7 @@ func gangOf(c *cluster.Cluster, p *v1.Pod) string {
 	return p.Namespace + "/" + name
 }
 
-// shortGangs are the gangs of the estimated pods (bound in the journal)
+// shortGangs are the gangs of the estimated pods (bound on the fork)
 // that still have fewer pods with a node than their minCount.
 func (s *scaler) shortGangs(pods []*v1.Pod) map[string]bool {
 	short := map[string]bool{}

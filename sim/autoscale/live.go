@@ -152,7 +152,7 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*nodegroup.
 		ctx: ctx, c: c, groups: groups, byNode: map[string]*nodegroup.Group{}, opts: opts, sd: sd, templateFit: map[fitKey]bool{},
 		fos: newPlacer(k, eval, order),
 		scaler: &scaler{ctx: ctx, opts: opts, groups: groups, cur: c, draPlugin: k.dra, chain: ch,
-			matcher: inventory.NewMatcher(ctx, gates, c.Snapshot.DeviceClasses), excluded: map[types.UID]string{}},
+			matcher: inventory.NewMatcher(ctx, gates, c.Snapshot().DeviceClasses), excluded: map[types.UID]string{}},
 	}
 	rules := drainRules{
 		skipSystemPods: sd.SkipNodesWithSystemPods, skipLocalStorage: sd.SkipNodesWithLocalStorage,
@@ -173,7 +173,7 @@ func NewAutoscaler(ctx context.Context, c *cluster.Cluster, groups []*nodegroup.
 	}
 	// CapacityBuffers' virtual pods join every loop's unschedulable pods
 	// (buffer.go); ProvisioningRequests are not read by the timeline.
-	a.scaler.work = c.Snapshot
+	a.scaler.work = c.Snapshot()
 	if err := a.scaler.initBuffers(); err != nil {
 		return nil, err
 	}
@@ -212,8 +212,8 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	if provReqs {
 		a.refreshProvReqs(in.Now)
 	}
-	j := c.NewJournal()
-	defer j.Undo()
+	c.Fork()
+	defer c.Revert()
 	res := &LoopResult{}
 
 	// Upcoming nodes join the loop's picture as template nodes, so that
@@ -223,7 +223,7 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	for _, g := range a.groups {
 		for _, name := range in.Upcoming[g.Name] {
 			node, sl, pods := g.NewNode(name)
-			j.AddNode(node, sl)
+			c.AddNode(node, sl)
 			ni := c.Node(name)
 			for _, p := range pods {
 				p.Spec.NodeName = name
@@ -249,7 +249,7 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	sort.SliceStable(candidates, func(i, k int) bool {
 		return corev1helpers.PodPriority(candidates[i]) > corev1helpers.PodPriority(candidates[k])
 	})
-	packed, err := a.fos.trySchedule(a.ctx, j, candidates, false, nil)
+	packed, err := a.fos.trySchedule(a.ctx, candidates, false, nil)
 	if err != nil {
 		return nil, fmt.Errorf("filter-out-schedulable: %w", err)
 	}
@@ -282,13 +282,13 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 				}
 			}
 		}
-		if err := a.bookCapacity(j, in.Now); err != nil {
+		if err := a.bookCapacity(in.Now); err != nil {
 			return nil, fmt.Errorf("booking capacity for ProvisioningRequests: %w", err)
 		}
 	}
 
 	scaleDownForbidden := false
-	ready := len(c.Nodes) - len(upcoming)
+	ready := len(c.Nodes()) - len(upcoming)
 	switch {
 	case len(help) == 0:
 		if len(in.Unschedulable) > 0 {
@@ -313,7 +313,7 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	if !a.sd.Enabled {
 		return res, nil
 	}
-	if err := a.scaleDown(j, in.Now, upcoming, scaleDownForbidden, res); err != nil {
+	if err := a.scaleDown(in.Now, upcoming, scaleDownForbidden, res); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -402,7 +402,7 @@ func (a *Autoscaler) applyChoice(cands []*candidate, p *pass, pending int) (*Sca
 	for _, c := range cands {
 		lp.Options = append(lp.Options, *c.opt)
 	}
-	chosen, decision := s.chain.choose(cands, env{nodes: len(a.c.Nodes)})
+	chosen, decision := s.chain.choose(cands, env{nodes: len(a.c.Nodes())})
 	lp.Decision = decision
 	for i, c := range cands {
 		lp.Options[i] = *c.opt
@@ -433,7 +433,7 @@ func (a *Autoscaler) groupsThatMayHelp(pods []*v1.Pod) ([]*nodegroup.Group, erro
 		return a.groups, nil // the reference engine evaluates every group
 	}
 	cacheable := len(a.c.HavePodsWithRequiredAntiAffinityList()) == 0
-	for _, sl := range a.c.DRA.Slices() {
+	for _, sl := range a.c.DRA().Slices() {
 		if sl.Spec.NodeName == nil {
 			cacheable = false
 			break
@@ -501,11 +501,11 @@ func (a *Autoscaler) crossNode(pod *v1.Pod) bool {
 // group's next node, empty but for its daemon pods, is added for the
 // question and taken away again.
 func (a *Autoscaler) fitsTemplate(g *nodegroup.Group, pod *v1.Pod) (bool, error) {
-	j := a.c.NewJournal()
-	defer j.Undo()
+	a.c.Fork()
+	defer a.c.Revert()
 	name := g.NextNames(1)[0]
 	node, slices, daemons := g.NewNode(name)
-	j.AddNode(node, slices)
+	a.c.AddNode(node, slices)
 	ni := a.c.Node(name)
 	for _, p := range daemons {
 		p.Spec.NodeName = name
@@ -523,10 +523,10 @@ func (a *Autoscaler) fitsTemplate(g *nodegroup.Group, pod *v1.Pod) (bool, error)
 // scaleDown is StaticAutoscaler.scaleDown: the planner's update on the
 // registered nodes of groups above their minimum size, then, out of
 // cooldown, the deletions.
-func (a *Autoscaler) scaleDown(j *cluster.Journal, now time.Time, upcoming map[string]bool, forbidden bool, res *LoopResult) error {
+func (a *Autoscaler) scaleDown(now time.Time, upcoming map[string]bool, forbidden bool, res *LoopResult) error {
 	// Sized once: grown entry by entry in every loop, these were a tenth
 	// of a timeline's garbage.
-	n := len(a.c.Nodes)
+	n := len(a.c.Nodes())
 	candidates := make([]*framework.NodeInfo, 0, n)
 	// The destinations' map is kept from loop to loop (the planner only
 	// reads it and takes the nodes it finds unneeded out).
@@ -536,7 +536,7 @@ func (a *Autoscaler) scaleDown(j *cluster.Journal, now time.Time, upcoming map[s
 	destinations := a.destinations
 	clear(destinations)
 	order := make([]string, 0, n)
-	for _, ni := range a.c.Nodes {
+	for _, ni := range a.c.Nodes() {
 		name := ni.Node().Name
 		if upcoming[name] {
 			continue
@@ -548,7 +548,7 @@ func (a *Autoscaler) scaleDown(j *cluster.Journal, now time.Time, upcoming map[s
 		}
 	}
 	a.planner.sortCandidates(candidates, now, a.c.Edits())
-	if err := a.planner.update(a.ctx, j, a.c, now, candidates, destinations); err != nil {
+	if err := a.planner.update(a.ctx, a.c, now, candidates, destinations); err != nil {
 		return err
 	}
 	res.Unneeded = len(a.planner.unneeded)

@@ -52,7 +52,7 @@ func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]fl
 	for _, n := range nodes {
 		onNode[n] = true
 	}
-	used := inventory.Allocated(c.DRA.Claims())
+	used := inventory.Allocated(c.DRA().Claims())
 	type setKey struct{ driver, pool, set string }
 	type counterKey struct {
 		setKey
@@ -75,7 +75,7 @@ func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]fl
 		return w
 	}
 	// Older generations of a pool are not devices the allocator can use.
-	for _, sl := range inventory.Current(c.DRA.Slices()) {
+	for _, sl := range inventory.Current(c.DRA().Slices()) {
 		if sl.Spec.NodeName == nil || !onNode[*sl.Spec.NodeName] {
 			continue
 		}

@@ -17,8 +17,8 @@ import (
 // SchedulePodOnAnyNodeMatching does; a node where the same pod went in the
 // previous loop (its hint) is tried first; after a pod of a controller did
 // not fit, the controller's equal pods are not tried again in the same
-// call. Every placement goes through the caller's journal, so the loop
-// takes it back (CA's snapshot revert).
+// call. Every placement is recorded in the cluster's open fork, so the
+// loop takes it back (CA's snapshot Revert).
 type placer struct {
 	k *checker
 	// eval answers "does the pod fit on any node?" with the scheduler's
@@ -77,14 +77,14 @@ type placement struct {
 // trySchedule places the pods one after another (CA's TrySchedulePods) on
 // nodes that acceptable accepts (nil: every node), stopping at the first
 // pod that fits nowhere when breakOnFailure. It returns the pods placed.
-func (p *placer) trySchedule(ctx context.Context, j *cluster.Journal, pods []*v1.Pod, breakOnFailure bool, acceptable func(string) bool) ([]placement, error) {
+func (p *placer) trySchedule(ctx context.Context, pods []*v1.Pod, breakOnFailure bool, acceptable func(string) bool) ([]placement, error) {
 	var out []placement
 	unschedulable := map[string]bool{} // similar pods (CA's SimilarPodsScheduling)
 	for _, pod := range pods {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		node, err := p.tryHint(ctx, j, pod, acceptable)
+		node, err := p.tryHint(ctx, pod, acceptable)
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +96,7 @@ func (p *placer) trySchedule(ctx context.Context, j *cluster.Journal, pods []*v1
 			}
 			if similar != "" && unschedulable[similar] {
 				node = ""
-			} else if node, err = p.firstFit(ctx, j, pod, acceptable); err != nil {
+			} else if node, err = p.firstFit(ctx, pod, acceptable); err != nil {
 				return nil, err
 			} else if node == "" && similar != "" {
 				unschedulable[similar] = true
@@ -134,14 +134,14 @@ func (p *placer) hint(pod *v1.Pod) (string, bool) {
 
 // tryHint places the pod on its hinted node if it is still there,
 // acceptable and fits.
-func (p *placer) tryHint(ctx context.Context, j *cluster.Journal, pod *v1.Pod, acceptable func(string) bool) (string, error) {
+func (p *placer) tryHint(ctx context.Context, pod *v1.Pod, acceptable func(string) bool) (string, error) {
 	node, ok := p.hint(pod)
 	if !ok || p.k.c.Node(node) == nil || (acceptable != nil && !acceptable(node)) {
 		return "", nil
 	}
 	if p.recall != nil {
 		if pi, claims, ok := p.recall(pod, node); ok {
-			return node, p.placeAgain(j, pod, node, pi, claims)
+			return node, p.placeAgain(pod, node, pi, claims)
 		}
 	}
 	cy, err := p.k.preFilter(ctx, pod)
@@ -152,7 +152,7 @@ func (p *placer) tryHint(ctx context.Context, j *cluster.Journal, pod *v1.Pod, a
 	if err != nil || st != nil {
 		return "", err
 	}
-	return node, p.bind(ctx, j, cy, pod, node)
+	return node, p.bind(ctx, cy, pod, node)
 }
 
 // firstFit places the pod on the first acceptable node that passes the
@@ -167,7 +167,7 @@ func (p *placer) tryHint(ctx context.Context, j *cluster.Journal, pod *v1.Pod, a
 // are placed within a few dozen, so the walk goes first, up to
 // walkBeforeFeasible nodes, and Feasible is asked only after that, or
 // first when the last pod with the same key fitted nowhere.
-func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, acceptable func(string) bool) (string, error) {
+func (p *placer) firstFit(ctx context.Context, pod *v1.Pod, acceptable func(string) bool) (string, error) {
 	cy, err := p.k.preFilter(ctx, pod)
 	if err != nil || cy.rejected != nil {
 		return "", err
@@ -188,7 +188,7 @@ func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, 
 			return "", err
 		}
 	}
-	nodes := p.k.c.Nodes
+	nodes := p.k.c.Nodes()
 	for i := range nodes {
 		if i == walkBeforeFeasible && !asked {
 			if none, err := askFeasible(); err != nil {
@@ -210,7 +210,7 @@ func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, 
 		if st == nil {
 			p.order.last = idx
 			delete(p.fitNowhere, key)
-			return n.Name, p.bind(ctx, j, cy, pod, n.Name)
+			return n.Name, p.bind(ctx, cy, pod, n.Name)
 		}
 	}
 	p.fitNowhere[key] = true
@@ -221,11 +221,11 @@ func (p *placer) firstFit(ctx context.Context, j *cluster.Journal, pod *v1.Pod, 
 // scheduler whether the pod fits anywhere.
 const walkBeforeFeasible = 64
 
-func (p *placer) bind(ctx context.Context, j *cluster.Journal, cy *cycle, pod *v1.Pod, node string) error {
+func (p *placer) bind(ctx context.Context, cy *cycle, pod *v1.Pod, node string) error {
 	if p.beforeBind != nil {
 		p.beforeBind(pod, node)
 	}
-	if err := j.Bind(pod, func() error { return p.k.bind(ctx, cy, pod, node) }); err != nil {
+	if err := p.k.c.Bind(pod, func() error { return p.k.bind(ctx, cy, pod, node) }); err != nil {
 		return err
 	}
 	if p.afterBind != nil {
@@ -235,11 +235,11 @@ func (p *placer) bind(ctx context.Context, j *cluster.Journal, cy *cycle, pod *v
 }
 
 // placeAgain makes a placement recall knew, as bind makes a new one.
-func (p *placer) placeAgain(j *cluster.Journal, pod *v1.Pod, node string, pi *framework.PodInfo, claims []cluster.PlacedClaim) error {
+func (p *placer) placeAgain(pod *v1.Pod, node string, pi *framework.PodInfo, claims []cluster.PlacedClaim) error {
 	if p.beforeBind != nil {
 		p.beforeBind(pod, node)
 	}
-	if err := j.Place(pod, node, pi, claims); err != nil {
+	if err := p.k.c.Place(pod, node, pi, claims); err != nil {
 		return err
 	}
 	if p.afterBind != nil {

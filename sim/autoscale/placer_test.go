@@ -59,15 +59,15 @@ func TestFirstFitGoesOnAfterAnErrorStatus(t *testing.T) {
 	so := schedule.Options{}
 	p := newPlacer(k, e.Scheduler(so), &lastIndex{last: -1})
 	pods := map[string]*v1.Pod{}
-	for _, pod := range c.Queue {
+	for _, pod := range c.Queue() {
 		pods[pod.Name] = pod
 	}
 	if a := p.eval.Feasible(context.Background(), pods["a"]); a.Error == nil {
 		t.Fatalf("fixture: the scheduler's filter pass should fail on n1 with an Error status, got %d feasible node(s)", a.FeasibleNodes)
 	}
-	j := c.NewJournal()
-	defer j.Undo()
-	placed, err := p.trySchedule(context.Background(), j, []*v1.Pod{pods["a"], pods["h"]}, false, nil)
+	c.Fork()
+	defer c.Revert()
+	placed, err := p.trySchedule(context.Background(), []*v1.Pod{pods["a"], pods["h"]}, false, nil)
 	if err != nil {
 		t.Fatalf("trySchedule: %v", err)
 	}

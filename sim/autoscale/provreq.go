@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/drasim/drasim/sim"
-	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/kube"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
@@ -257,7 +256,7 @@ func (s *scaler) refreshProvReqs(index int) {
 // consumed counts the real pods that consume the request and are bound.
 func (s *scaler) consumed(r *provReq) bool {
 	n := 0
-	for _, p := range s.cur.Pods {
+	for _, p := range s.cur.Pods() {
 		if p != nil && p.Spec.NodeName != "" && p.Namespace == r.pr.Namespace && p.Annotations[snapshot.ProvisioningRequestPodAnnotation] == r.pr.Name {
 			n++
 		}
@@ -285,17 +284,17 @@ func (s *scaler) nextProvReq(index int) *provReq {
 }
 
 // version changes whenever the scale-up adds nodes.
-func (s *scaler) version() int { return len(s.cur.Nodes) }
+func (s *scaler) version() int { return len(s.cur.Nodes()) }
 
 // bookCapacity is CA's bookCapacity: the pods of Provisioned requests
 // whose booking has not expired take their place in the loop's picture
 // (first fit, those that fit), so that later requests do not count it.
-func (s *scaler) bookCapacity(ctx context.Context, j *cluster.Journal, k *checker) error {
+func (s *scaler) bookCapacity(ctx context.Context, k *checker) error {
 	for _, r := range s.provreqs {
 		if !r.isTrue(CondProvisioned) || r.isTrue(CondBookingExpired) || r.isTrue(CondFailed) {
 			continue
 		}
-		if _, err := s.fitExisting(ctx, j, k, r.pods, false); err != nil {
+		if _, err := s.fitExisting(ctx, k, r.pods, false); err != nil {
 			return err
 		}
 	}
@@ -303,11 +302,11 @@ func (s *scaler) bookCapacity(ctx context.Context, j *cluster.Journal, k *checke
 }
 
 // fitExisting is CA's TrySchedulePods on the nodes of the cluster: each
-// pod first-fit, bound through the journal. With breakOnFailure it stops
+// pod first-fit, bound on the cluster's open fork. With breakOnFailure it stops
 // at the first pod that fits nowhere. It returns the pods left over.
-func (s *scaler) fitExisting(ctx context.Context, j *cluster.Journal, k *checker, pods []*v1.Pod, breakOnFailure bool) ([]*v1.Pod, error) {
-	names := make([]string, 0, len(s.cur.Nodes))
-	for _, ni := range s.cur.Nodes {
+func (s *scaler) fitExisting(ctx context.Context, k *checker, pods []*v1.Pod, breakOnFailure bool) ([]*v1.Pod, error) {
+	names := make([]string, 0, len(s.cur.Nodes()))
+	for _, ni := range s.cur.Nodes() {
 		names = append(names, ni.Node().Name)
 	}
 	var left []*v1.Pod
@@ -323,7 +322,7 @@ func (s *scaler) fitExisting(ctx context.Context, j *cluster.Journal, k *checker
 			left = append(left, p)
 			continue
 		}
-		if err := j.Bind(p, func() error { return k.bind(ctx, cy, p, node) }); err != nil {
+		if err := k.c.Bind(p, func() error { return k.bind(ctx, cy, p, node) }); err != nil {
 			return nil, err
 		}
 	}
@@ -362,22 +361,22 @@ func (s *scaler) provision(index int, r *provReq) error {
 		r.retry = min(2*r.retry, ProvReqMaxBackoff)
 	}
 	r.set(CondAccepted, metav1.ConditionTrue, ReasonAccepted, "ProvisioningRequest is accepted by ClusterAutoscaler", index, now)
-	j := s.cur.NewJournal()
+	s.cur.Fork()
 	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
-		j.Undo()
+		s.cur.Revert()
 		return err
 	}
 	k := newChecker(e)
-	if err := s.bookCapacity(s.ctx, j, k); err != nil {
-		j.Undo()
+	if err := s.bookCapacity(s.ctx, k); err != nil {
+		s.cur.Revert()
 		return err
 	}
 	lp := Loop{Index: index, PendingPods: len(s.pending), ProvisioningRequest: r.out.Name}
 	switch r.pr.Spec.ProvisioningClassName {
 	case snapshot.ProvisioningClassCheckCapacity:
-		left, err := s.fitExisting(s.ctx, j, k, r.pods, true)
-		j.Undo()
+		left, err := s.fitExisting(s.ctx, k, r.pods, true)
+		s.cur.Revert()
 		if err != nil {
 			return err
 		}
@@ -395,13 +394,13 @@ func (s *scaler) provision(index int, r *provReq) error {
 			lp.ProvisioningResult = r.cond(CondProvisioned).Reason
 		}
 	case snapshot.ProvisioningClassBestEffortAtomicScaleUp:
-		left, err := s.fitExisting(s.ctx, j, k, r.pods, false)
+		left, err := s.fitExisting(s.ctx, k, r.pods, false)
 		if err != nil {
-			j.Undo()
+			s.cur.Revert()
 			return err
 		}
 		if len(left) == 0 {
-			j.Undo()
+			s.cur.Revert()
 			r.provAt = now
 			r.set(CondProvisioned, metav1.ConditionTrue, ReasonCapacityIsFound, "Capacity is found in the cluster", index, now)
 			lp.ProvisioningResult = ReasonCapacityIsFound
@@ -409,7 +408,7 @@ func (s *scaler) provision(index int, r *provReq) error {
 		}
 		p, err := s.evaluatePods(left)
 		if err != nil {
-			j.Undo()
+			s.cur.Revert()
 			return err
 		}
 		// All or nothing: an option that leaves a pod out is no option
@@ -424,11 +423,11 @@ func (s *scaler) provision(index int, r *provReq) error {
 			lp.Options = append(lp.Options, *c.opt)
 		}
 		lp.Skipped = p.skipped
-		j.Undo()
+		s.cur.Revert()
 		var chosen *candidate
 		if len(all) > 0 {
 			var decision *Decision
-			chosen, decision = s.chain.choose(all, env{nodes: len(s.cur.Nodes), loop: s.scaleUps + 1})
+			chosen, decision = s.chain.choose(all, env{nodes: len(s.cur.Nodes()), loop: s.scaleUps + 1})
 			lp.Decision = decision
 			for i, c := range all {
 				lp.Options[i] = *c.opt

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -92,7 +91,7 @@ func (r *liveProvReq) set(t string, status metav1.ConditionStatus, reason, msg s
 
 // hasProvReqs reports whether the run serves ProvisioningRequests (CA's
 // --enable-provisioning-requests: on when the snapshot has any).
-func (a *Autoscaler) hasProvReqs() bool { return len(a.c.Snapshot.ProvisioningRequests) > 0 }
+func (a *Autoscaler) hasProvReqs() bool { return len(a.c.Snapshot().ProvisioningRequests) > 0 }
 
 // AddProvisioningRequest tells the autoscaler that a request was created
 // at now: its pods are made from its PodTemplates (with claims from their
@@ -174,7 +173,7 @@ func (a *Autoscaler) lifeOf(pr *snapshot.ProvisioningRequest) *ProvReqLife {
 // ProvisioningRequests returns what CA did with every request of the
 // snapshot, in snapshot order (those not created before the end too).
 func (a *Autoscaler) ProvisioningRequests() []ProvReqLife {
-	for _, pr := range a.c.Snapshot.ProvisioningRequests {
+	for _, pr := range a.c.Snapshot().ProvisioningRequests {
 		a.lifeOf(pr)
 	}
 	byKey := map[string]*liveProvReq{}
@@ -182,7 +181,7 @@ func (a *Autoscaler) ProvisioningRequests() []ProvReqLife {
 		byKey[r.pr.Namespace+"/"+r.pr.Name] = r
 	}
 	out := make([]ProvReqLife, 0, len(a.lives))
-	for _, pr := range a.c.Snapshot.ProvisioningRequests {
+	for _, pr := range a.c.Snapshot().ProvisioningRequests {
 		l := *a.lifeOf(pr)
 		if r := byKey[pr.Namespace+"/"+pr.Name]; r != nil {
 			l.Conditions = append([]ProvReqTransition{}, r.conds...)
@@ -247,9 +246,9 @@ func (a *Autoscaler) nextProvReq(now time.Time) *liveProvReq {
 // the pods of the other Provisioned requests not expired are put
 // first-fit into the loop's picture, where they stay for the scale-up and
 // the scale-down of the loop (kube-scheduler does not see them).
-func (a *Autoscaler) bookCapacity(j *cluster.Journal, now time.Time) error {
+func (a *Autoscaler) bookCapacity(now time.Time) error {
 	scheduled := map[string]int{}
-	for _, ni := range a.c.Nodes {
+	for _, ni := range a.c.Nodes() {
 		for _, pi := range ni.Pods {
 			if name, ok := pi.Pod.Annotations[snapshot.ProvisioningRequestPodAnnotation]; ok {
 				scheduled[pi.Pod.Namespace+"/"+name]++
@@ -270,7 +269,7 @@ func (a *Autoscaler) bookCapacity(j *cluster.Journal, now time.Time) error {
 	if len(book) == 0 {
 		return nil
 	}
-	_, err := a.book.trySchedule(a.ctx, j, book, false, nil)
+	_, err := a.book.trySchedule(a.ctx, book, false, nil)
 	return err
 }
 
@@ -283,11 +282,11 @@ func (a *Autoscaler) bookCapacity(j *cluster.Journal, now time.Time) error {
 func (a *Autoscaler) provision(r *liveProvReq, pods []*v1.Pod, now time.Time) (*ScaleUpDecision, string, error) {
 	r.life.Tries++
 	name := r.pr.Namespace + "/" + r.pr.Name
-	sub := a.c.NewJournal()
-	defer sub.Undo()
+	a.c.Fork()
+	defer a.c.Revert()
 	switch r.pr.Spec.ProvisioningClassName {
 	case snapshot.ProvisioningClassCheckCapacity:
-		placed, err := a.prov.trySchedule(a.ctx, sub, pods, true, nil)
+		placed, err := a.prov.trySchedule(a.ctx, pods, true, nil)
 		if err != nil {
 			return nil, "", err
 		}
@@ -302,7 +301,7 @@ func (a *Autoscaler) provision(r *liveProvReq, pods []*v1.Pod, now time.Time) (*
 		}
 		return nil, fmt.Sprintf("ProvisioningRequest %s: capacity is not found in the cluster", name), nil
 	default: // best-effort-atomic-scale-up
-		placed, err := a.prov.trySchedule(a.ctx, sub, pods, false, nil)
+		placed, err := a.prov.trySchedule(a.ctx, pods, false, nil)
 		if err != nil {
 			return nil, "", err
 		}

@@ -26,11 +26,10 @@ import (
 func TestRecallFollowsTheDestination(t *testing.T) {
 	c, place, pods := drainFixture(t)
 	ctx := context.Background()
-	// setup binds a pod on a node for good (its journal is never undone).
-	setup := c.NewJournal()
+	// bindOn binds a pod on a node for good (no fork is open).
 	bindOn := func(pod, node string) {
 		t.Helper()
-		placed, err := place.trySchedule(ctx, setup, []*v1.Pod{pods[pod]}, true, func(n string) bool { return n == node })
+		placed, err := place.trySchedule(ctx, []*v1.Pod{pods[pod]}, true, func(n string) bool { return n == node })
 		if err != nil || len(placed) != 1 {
 			t.Fatalf("fixture: binding %s on %s: %v", pod, node, err)
 		}
@@ -47,17 +46,17 @@ func TestRecallFollowsTheDestination(t *testing.T) {
 	simulate := func() (string, *resourceapi.AllocationResult) {
 		t.Helper()
 		p.deferred, p.shadow = nil, map[string]nodeState{}
-		j := c.NewJournal()
-		defer j.Undo()
-		u, reason, err := p.simulateRemoval(ctx, j, c.Node("n1"), now, map[string]bool{"n1": true, "n2": true, "n3": true})
+		c.Fork()
+		defer c.Revert()
+		u, reason, err := p.simulateRemoval(ctx, c.Node("n1"), now, map[string]bool{"n1": true, "n2": true, "n3": true})
 		if err != nil || u == nil {
 			t.Fatalf("simulation of n1: %v %s", err, reason)
 		}
-		if err := p.carryOut(j); err != nil {
+		if err := p.carryOut(); err != nil {
 			t.Fatal(err)
 		}
 		place.dropOldHints()
-		claims := c.DRA.ClaimsInUse(pods["a"])
+		claims := c.DRA().ClaimsInUse(pods["a"])
 		if len(claims) != 1 || claims[0].Status.Allocation == nil {
 			t.Fatalf("a's claim after its move: %v", claims)
 		}
@@ -89,8 +88,8 @@ func TestRecallFollowsTheDestination(t *testing.T) {
 func checkNoDeviceTwice(t *testing.T, c *cluster.Cluster) {
 	t.Helper()
 	seen := map[string]string{}
-	for _, pod := range c.Pods {
-		for _, cl := range c.DRA.ClaimsInUse(pod) {
+	for _, pod := range c.Pods() {
+		for _, cl := range c.DRA().ClaimsInUse(pod) {
 			if cl.Status.Allocation == nil || pod.Spec.NodeName == "" {
 				continue
 			}
@@ -135,7 +134,7 @@ func drainFixture(t *testing.T) (*cluster.Cluster, *placer, map[string]*v1.Pod) 
 	k := newChecker(e)
 	place := newPlacer(k, e.Scheduler(schedule.Options{}), &lastIndex{last: -1})
 	pods := map[string]*v1.Pod{}
-	for _, pod := range c.Queue {
+	for _, pod := range c.Queue() {
 		pods[pod.Name] = pod
 	}
 	return c, place, pods
@@ -147,17 +146,16 @@ func drainFixture(t *testing.T) (*cluster.Cluster, *placer, map[string]*v1.Pod) 
 func TestUtilizationFollowsTheNodes(t *testing.T) {
 	c, place, pods := drainFixture(t)
 	ctx := context.Background()
-	setup := c.NewJournal()
 	bindOn := func(pod, node string) {
 		t.Helper()
-		if placed, err := place.trySchedule(ctx, setup, []*v1.Pod{pods[pod]}, true, func(n string) bool { return n == node }); err != nil || len(placed) != 1 {
+		if placed, err := place.trySchedule(ctx, []*v1.Pod{pods[pod]}, true, func(n string) bool { return n == node }); err != nil || len(placed) != 1 {
 			t.Fatalf("fixture: binding %s on %s: %v", pod, node, err)
 		}
 	}
 	p := newPlanner(DefaultScaleDownOptions(), drainRules{}, place)
 	utils := func() map[string]float64 {
 		out := map[string]float64{}
-		for _, ni := range c.Nodes {
+		for _, ni := range c.Nodes() {
 			out[ni.Node().Name] = p.utilization(ni, c).Value
 		}
 		return out

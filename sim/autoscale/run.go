@@ -76,6 +76,9 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Outcome, 
 	s.plan.Result = s.final
 	s.warnGangs()
 	s.plan.Warnings = append(s.plan.Warnings, celWarnings(s.matcher)...)
+	if n := s.cur.Forks(); n > 0 {
+		return nil, fmt.Errorf("internal error: %d what-if fork(s) of the cluster left open", n)
+	}
 	return &Outcome{Plan: s.plan, Cluster: s.cur}, nil
 }
 
@@ -125,13 +128,13 @@ func newScalerOf(ctx context.Context, snap *snapshot.Snapshot, opts Options, req
 	s.plan = &Plan{APIVersion: APIVersion, Kind: Kind, Warnings: warnings, Loops: []Loop{}, ScaleUp: []GroupScaleUp{}, Pending: []PendingPod{}}
 	s.plan.Inputs = Inputs{
 		Expanders: opts.Expanders, MaxNodesTotal: opts.MaxNodesTotal, MaxNodesPerScaleUp: opts.MaxNodesPerScaleUp,
-		MaxLoops: opts.MaxLoops, Seed: opts.Sim.Seed, DeviceClassWeights: opts.DeviceClassWeights, Nodes: len(s.cur.Nodes),
+		MaxLoops: opts.MaxLoops, Seed: opts.Sim.Seed, DeviceClassWeights: opts.DeviceClassWeights, Nodes: len(s.cur.Nodes()),
 	}
 	for _, g := range groups {
 		s.plan.Groups = append(s.plan.Groups, groupInfo(g))
 	}
 	s.plan.Warnings = append(s.plan.Warnings, s.matcherWarnings()...)
-	s.pending = s.stillPending(s.cur.Queue)
+	s.pending = s.stillPending(s.cur.Queue())
 	s.plan.Inputs.PendingPods = len(s.pending)
 	if err := s.initProvReqs(); err != nil {
 		return nil, err
@@ -310,7 +313,7 @@ func (s *scaler) loop() error {
 		if s.hasVirtual() {
 			tieLoop = s.scaleUps + 1
 		}
-		chosen, decision := s.chain.choose(p.cands, env{nodes: len(s.cur.Nodes), loop: tieLoop})
+		chosen, decision := s.chain.choose(p.cands, env{nodes: len(s.cur.Nodes()), loop: tieLoop})
 		lp.Decision = decision
 		for i, c := range p.cands {
 			lp.Options[i] = *c.opt // the chain adds price scores and priorities
@@ -381,7 +384,7 @@ func (s *scaler) evaluate() (*pass, error) {
 	if len(p.eqs) == 0 {
 		return p, nil
 	}
-	clusterNodes := len(s.cur.Nodes)
+	clusterNodes := len(s.cur.Nodes())
 	for _, g := range s.groups {
 		room := g.MaxSize - g.Size()
 		limit := min(s.opts.MaxNodesPerScaleUp, room)
@@ -415,19 +418,19 @@ func (s *scaler) evaluate() (*pass, error) {
 
 // evaluateGroup weighs one group: the fit check on its first new node,
 // then the binpacking estimate. Both run on the cluster itself, in a
-// journal taken back before it returns (CA's snapshot Fork and Revert):
+// fork reverted before it returns (CA's snapshot Fork and Revert):
 // a copy of the whole cluster per group and scale-up cost more than the
 // estimate itself.
 func (s *scaler) evaluateGroup(g *nodegroup.Group, p *pass, limit int) (*candidate, error) {
-	j := s.cur.NewJournal()
-	defer j.Undo()
+	s.cur.Fork()
+	defer s.cur.Revert()
 	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
 		return nil, err
 	}
 	k := newChecker(e)
 	first := g.NextNames(1)[0]
-	k.addNode(j, g, first)
+	k.addNode(g, first)
 	var fit []*podGroup
 	eqOf := map[types.UID]*podGroup{}
 	for _, eq := range p.eqs {
@@ -453,7 +456,7 @@ func (s *scaler) evaluateGroup(g *nodegroup.Group, p *pass, limit int) (*candida
 		p.skipped = append(p.skipped, SkippedGroup{Group: g.Name, Reason: "no pending pod fits its template"})
 		return nil, nil
 	}
-	est, err := s.binpackGangAware(j, k, g, fit, limit)
+	est, err := s.binpackGangAware(k, g, fit, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -513,7 +516,7 @@ func (s *scaler) apply(c *candidate, lp *Loop) (int, error) {
 	g.Reserve(names)
 	lp.Added = names
 	queue := append(append([]*v1.Pod(nil), daemons...), s.pending...)
-	s.cur.Queue = queue
+	s.cur.SetQueue(queue)
 	e, err := sim.NewEngineOn(s.cur, s.opts.Sim, s.draPlugin)
 	if err != nil {
 		return 0, err
@@ -594,10 +597,10 @@ func (s *scaler) warnGangs() {
 // decided (the pending pods and the daemon pods of new nodes).
 func (s *scaler) describeScaledCluster() {
 	in := &s.final.Inputs
-	in.Nodes = len(s.cur.Nodes)
-	in.Pods = len(s.cur.Pods)
+	in.Nodes = len(s.cur.Nodes())
+	in.Pods = len(s.cur.Pods())
 	in.Devices = 0
-	for _, sl := range s.cur.DRA.Slices() {
+	for _, sl := range s.cur.DRA().Slices() {
 		in.Devices += len(sl.Spec.Devices)
 	}
 	in.PendingPods = s.final.Summary.Scheduled + s.final.Summary.Unschedulable

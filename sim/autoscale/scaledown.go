@@ -182,10 +182,10 @@ func newPlanner(opts ScaleDownOptions, rules drainRules, place *placer) *planner
 
 // update is the planner's UpdateClusterState: the candidates (in CA's
 // order) are checked for eligibility and their removal simulated, each
-// successful simulation kept (committed into the journal) for the next
-// ones, as CA persists successful simulations in its forked snapshot.
-// destinations are the nodes pods may move to.
-func (p *planner) update(ctx context.Context, j *cluster.Journal, c *cluster.Cluster, now time.Time, candidates []*framework.NodeInfo, destinations map[string]bool) error {
+// successful simulation kept (committed into the cluster's open fork) for
+// the next ones, as CA persists successful simulations in its forked
+// snapshot. destinations are the nodes pods may move to.
+func (p *planner) update(ctx context.Context, c *cluster.Cluster, now time.Time, candidates []*framework.NodeInfo, destinations map[string]bool) error {
 	if !p.latest.IsZero() {
 		if d := now.Sub(p.latest); d < p.minInterval {
 			p.minInterval = d
@@ -235,7 +235,7 @@ func (p *planner) update(ctx context.Context, j *cluster.Journal, c *cluster.Clu
 			break
 		}
 		name := ni.Node().Name
-		u, reason, err := p.simulateRemoval(ctx, j, ni, now, destinations)
+		u, reason, err := p.simulateRemoval(ctx, ni, now, destinations)
 		if err != nil {
 			return fmt.Errorf("scale-down simulation of node %s: %w", name, err)
 		}
@@ -289,7 +289,7 @@ func (p *planner) utilization(ni *framework.NodeInfo, c *cluster.Cluster) Utiliz
 	if st.valid && cu.state == st {
 		return cu.util
 	}
-	u := nodeUtilization(ni, c.DRA, p.opts.IgnoreDaemonSetsUtilization)
+	u := nodeUtilization(ni, c.DRA(), p.opts.IgnoreDaemonSetsUtilization)
 	*cu = cachedUtil{state: st, util: u}
 	return u
 }
@@ -310,14 +310,14 @@ func (p *planner) unneededLimit() int {
 // simulateRemoval is CA's SimulateNodeRemoval: the pods to move (the
 // drainability rules), then each placed first-fit on another destination
 // node while the node itself is tainted ToBeDeletedByClusterAutoscaler.
-// The changes stay in the journal when every pod found a place, and are
-// taken back otherwise.
-func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *framework.NodeInfo, now time.Time, destinations map[string]bool) (*unneededNode, UnremovableReason, error) {
+// The simulation runs on a fork of the cluster, committed when every pod
+// found a place and reverted otherwise.
+func (p *planner) simulateRemoval(ctx context.Context, ni *framework.NodeInfo, now time.Time, destinations map[string]bool) (*unneededNode, UnremovableReason, error) {
 	name := ni.Node().Name
 	if _, ok := p.shadow[name]; ok {
 		// Deferred replays moved pods here: this node's pods and state
 		// are read next.
-		if err := p.carryOut(j); err != nil {
+		if err := p.carryOut(); err != nil {
 			return nil, "", err
 		}
 	}
@@ -335,49 +335,53 @@ func (p *planner) simulateRemoval(ctx context.Context, j *cluster.Journal, ni *f
 		}
 	}
 	// A simulation reads the whole cluster: the deferred replays first.
-	if err := p.carryOut(j); err != nil {
+	if err := p.carryOut(); err != nil {
 		return nil, "", err
 	}
 	last := p.memo[name]
 	delete(p.memo, name)
-	sub := c.NewJournal()
-	pods := append(append([]*v1.Pod(nil), move.pods...), move.daemonSet...)
-	for _, pod := range pods {
-		if err := sub.Unschedule(pod); err != nil {
-			sub.Undo()
-			return nil, "", err
+	var u *unneededNode
+	var reason UnremovableReason
+	err := cluster.WithForkedCluster(c, func() (bool, error) {
+		pods := append(append([]*v1.Pod(nil), move.pods...), move.daemonSet...)
+		for _, pod := range pods {
+			if err := c.Unschedule(pod); err != nil {
+				return false, err
+			}
 		}
-	}
-	sub.SetNode(name, taintedForDeletion(ni.Node(), now))
-	acceptable := func(n string) bool { return n != name && destinations[n] }
-	before, after := map[*v1.Pod]nodeState{}, map[*v1.Pod]nodeState{}
-	if memoOK {
-		p.place.beforeBind = func(pod *v1.Pod, node string) { before[pod] = stateOf(c.Node(node), c) }
-		p.place.afterBind = func(pod *v1.Pod, node string) { after[pod] = stateOf(c.Node(node), c) }
-		p.place.recall = func(pod *v1.Pod, node string) (*framework.PodInfo, []cluster.PlacedClaim, bool) {
-			return p.recall(last, pod, node)
+		c.SetNode(name, taintedForDeletion(ni.Node(), now))
+		acceptable := func(n string) bool { return n != name && destinations[n] }
+		before, after := map[*v1.Pod]nodeState{}, map[*v1.Pod]nodeState{}
+		if memoOK {
+			p.place.beforeBind = func(pod *v1.Pod, node string) { before[pod] = stateOf(c.Node(node), c) }
+			p.place.afterBind = func(pod *v1.Pod, node string) { after[pod] = stateOf(c.Node(node), c) }
+			p.place.recall = func(pod *v1.Pod, node string) (*framework.PodInfo, []cluster.PlacedClaim, bool) {
+				return p.recall(last, pod, node)
+			}
 		}
-	}
-	placed, err := p.place.trySchedule(ctx, sub, move.pods, true, acceptable)
-	p.place.beforeBind, p.place.afterBind, p.place.recall = nil, nil, nil
-	if err != nil {
-		sub.Undo()
-		return nil, "", err
-	}
-	if len(placed) < len(move.pods) {
-		sub.Undo()
-		return nil, ReasonNoPlaceToMovePods, nil
-	}
-	u := &unneededNode{toMove: move.pods, daemons: move.daemonSet, complete: move.onCompletion}
-	if memoOK && st.valid {
-		m := &simMemo{state: st, pods: move.pods, daemons: move.daemonSet, result: u, edits: c.Edits()}
-		for _, pl := range placed {
-			pi, claims := c.Placed(pl.pod)
-			m.places = append(m.places, memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], after: after[pl.pod], pi: pi, claims: claims})
+		placed, err := p.place.trySchedule(ctx, move.pods, true, acceptable)
+		p.place.beforeBind, p.place.afterBind, p.place.recall = nil, nil, nil
+		if err != nil {
+			return false, err
 		}
-		p.memo[name] = m
+		if len(placed) < len(move.pods) {
+			reason = ReasonNoPlaceToMovePods
+			return false, nil
+		}
+		u = &unneededNode{toMove: move.pods, daemons: move.daemonSet, complete: move.onCompletion}
+		if memoOK && st.valid {
+			m := &simMemo{state: st, pods: move.pods, daemons: move.daemonSet, result: u, edits: c.Edits()}
+			for _, pl := range placed {
+				pi, claims := c.Placed(pl.pod)
+				m.places = append(m.places, memoPlace{pod: pl.pod, node: pl.node, before: before[pl.pod], after: after[pl.pod], pi: pi, claims: claims})
+			}
+			p.memo[name] = m
+		}
+		return true, nil
+	})
+	if err != nil || u == nil {
+		return nil, reason, err
 	}
-	j.Commit(sub)
 	r := *u
 	return &r, "", nil
 }
@@ -485,28 +489,30 @@ func (p *planner) replay(m *simMemo, now time.Time, destinations map[string]bool
 	return true
 }
 
-// carryOut makes the deferred replays' changes on the cluster, committed
-// into j, in their order: the pods off their nodes, the nodes tainted,
-// the pods on their destinations.
-func (p *planner) carryOut(j *cluster.Journal) error {
+// carryOut makes the deferred replays' changes on the cluster, each on a
+// fork committed into the cluster's open fork, in their order: the pods
+// off their nodes, the nodes tainted, the pods on their destinations.
+func (p *planner) carryOut() error {
 	c := p.place.k.c
 	for _, d := range p.deferred {
 		m := d.memo
-		sub := c.NewJournal()
-		for _, pod := range append(append([]*v1.Pod(nil), m.pods...), m.daemons...) {
-			if err := sub.Unschedule(pod); err != nil {
-				sub.Undo()
-				return err
+		err := cluster.WithForkedCluster(c, func() (bool, error) {
+			for _, pod := range append(append([]*v1.Pod(nil), m.pods...), m.daemons...) {
+				if err := c.Unschedule(pod); err != nil {
+					return false, err
+				}
 			}
-		}
-		sub.SetNode(m.state.node.Name, taintedForDeletion(m.state.node, d.now))
-		for _, pl := range m.places {
-			if err := sub.Place(pl.pod, pl.node, pl.pi, pl.claims); err != nil {
-				sub.Undo()
-				return err
+			c.SetNode(m.state.node.Name, taintedForDeletion(m.state.node, d.now))
+			for _, pl := range m.places {
+				if err := c.Place(pl.pod, pl.node, pl.pi, pl.claims); err != nil {
+					return false, err
+				}
 			}
+			return true, nil
+		})
+		if err != nil {
+			return err
 		}
-		j.Commit(sub)
 	}
 	p.deferred = p.deferred[:0]
 	clear(p.shadow)
@@ -545,7 +551,7 @@ func stateOf(ni *framework.NodeInfo, c *cluster.Cluster) nodeState {
 		}
 		st.scalars = b.String()
 	}
-	st.static, st.dynamic, st.poolCount, st.valid = c.DRA.NodeKey(ni.Node().Name)
+	st.static, st.dynamic, st.poolCount, st.valid = c.DRA().NodeKey(ni.Node().Name)
 	return st
 }
 

@@ -20,26 +20,32 @@ import (
 )
 
 // Cluster is the mutable state of one replay. Build copies every object it
-// may change, so the snapshot stays as loaded.
+// may change, so the snapshot stays as loaded. Its fields are its own:
+// callers read them through the accessors below and change the cluster
+// through its methods, which keep Version (and the caches that rely on
+// it) right. The objects it hands out (node views, pods, claims) are
+// shared, not copies: a change to one of them goes through a method too
+// (NodeInfo's own, which the cluster observes, EditPod, UseDisruption,
+// the DRA state's).
 type Cluster struct {
-	Snapshot *snapshot.Snapshot
-	// Nodes in kube-scheduler's snapshot order (see orderNodes).
-	Nodes  []*framework.NodeInfo
+	snapshot *snapshot.Snapshot
+	// nodes in kube-scheduler's snapshot order (see orderNodes).
+	nodes  []*framework.NodeInfo
 	byName map[string]*framework.NodeInfo
-	DRA    *dra.State
-	// Pods holds every pod drasim tracks, in snapshot order (copies).
-	Pods []*v1.Pod
-	// Queue is the pending pods in scheduling order.
-	Queue []*v1.Pod
-	// Gated and Skipped are pending pods drasim does not attempt.
-	Gated, Skipped []*v1.Pod
-	// Bound are the pods already running when the replay starts.
-	Bound      []*v1.Pod
-	Namespaces map[string]*v1.Namespace
-	// PDBs are the PodDisruptionBudgets (copies: preemption changes their
+	dra    *dra.State
+	// pods holds every pod drasim tracks, in snapshot order (copies).
+	pods []*v1.Pod
+	// queue is the pending pods in scheduling order.
+	queue []*v1.Pod
+	// gated and skipped are pending pods drasim does not attempt.
+	gated, skipped []*v1.Pod
+	// bound are the pods already running when the replay starts.
+	bound      []*v1.Pod
+	namespaces map[string]*v1.Namespace
+	// pdbs are the PodDisruptionBudgets (copies: preemption changes their
 	// status as the disruption controller would).
-	PDBs     []*policyv1.PodDisruptionBudget
-	Warnings []string
+	pdbs     []*policyv1.PodDisruptionBudget
+	warnings []string
 	// podOrder is each pod's position in the snapshot (the tie-break),
 	// and for a pod added later, its place after every pod before it:
 	// nextOrder counts up and never reuses a position, even when pods are
@@ -47,14 +53,14 @@ type Cluster struct {
 	// loop sorts by order came out in map order).
 	podOrder  map[types.UID]int
 	nextOrder int
-	// affinity caches the NodeLister's affinity lists (not copied by Fork).
+	// affinity caches the NodeLister's affinity lists (not copied by Clone).
 	affinity affinityLists
 	// changes logs which nodes changed (see NodeChanges).
 	changes changeLog
-	// PodGroups are the pod groups (copies: the scheduler sets their
+	// podGroups are the pod groups (copies: the scheduler sets their
 	// PodGroupInitiallyScheduled condition), with GenericWorkload on.
-	PodGroups    []*schedulingv1beta1.PodGroup
-	podGroups    map[string]*schedulingv1beta1.PodGroup
+	podGroups    []*schedulingv1beta1.PodGroup
+	groupByKey   map[string]*schedulingv1beta1.PodGroup
 	groupMembers map[string][]*v1.Pod
 	gangs        bool
 	// templates are the snapshot's claim templates by namespace/name,
@@ -65,33 +71,108 @@ type Cluster struct {
 	// edits counts the changes that the change log and the DRA state do
 	// not see (see Version).
 	edits uint64
-	// inPlace counts the in-place edits reported with Changed.
+	// inPlace counts the in-place edits (EditPod, UseDisruption).
 	inPlace uint64
 	// nodeOrder and joins say in which order the scheduler met the nodes
 	// (nodeorder.go).
 	nodeOrder NodeOrder
 	joins     joinOrder
+	// forks are the open what-if layers, innermost last: each is the
+	// undo steps of the changes made while it is open (whatif.go).
+	forks [][]func()
 }
+
+// Snapshot is the snapshot the cluster was built from, as loaded (shared
+// read-only).
+func (c *Cluster) Snapshot() *snapshot.Snapshot { return c.snapshot }
+
+// Nodes are the node views in kube-scheduler's snapshot order (see
+// orderNodes); List is the same list.
+func (c *Cluster) Nodes() []*framework.NodeInfo { return c.nodes }
+
+// DRA is the cluster's DRA state: claims, slices, allocations. Its own
+// methods change it, and Version counts their changes.
+func (c *Cluster) DRA() *dra.State { return c.dra }
+
+// Pods are every pod the cluster tracks, in snapshot order, pods added
+// later after them. After RemovePod the list may still hold removed pods
+// until it is compacted: LivePods returns only the live ones.
+func (c *Cluster) Pods() []*v1.Pod { return c.pods }
+
+// Queue are the pending pods in scheduling order (see SetQueue).
+func (c *Cluster) Queue() []*v1.Pod { return c.queue }
+
+// SetQueue makes pods the queue, in their order (e.g. an autoscaler's
+// new nodes' daemon pods before the pods still pending). The cluster
+// keeps the slice. Pods not in the cluster yet are added with AddPending.
+func (c *Cluster) SetQueue(pods []*v1.Pod) {
+	c.edits++
+	c.queue = pods
+}
+
+// Gated are the pending pods with scheduling gates, which drasim does
+// not attempt.
+func (c *Cluster) Gated() []*v1.Pod { return c.gated }
+
+// Skipped are the pending pods for another scheduler, which drasim does
+// not attempt.
+func (c *Cluster) Skipped() []*v1.Pod { return c.skipped }
+
+// Bound are the pods that were running when the replay started.
+func (c *Cluster) Bound() []*v1.Pod { return c.bound }
+
+// Namespaces are the snapshot's namespaces by name.
+func (c *Cluster) Namespaces() map[string]*v1.Namespace { return c.namespaces }
+
+// PDBs are the PodDisruptionBudgets (the cluster's copies; see
+// UseDisruption).
+func (c *Cluster) PDBs() []*policyv1.PodDisruptionBudget { return c.pdbs }
+
+// Warnings are what building the cluster found worth saying (a pod bound
+// to a node the snapshot lacks, pod groups with the gate off).
+func (c *Cluster) Warnings() []string { return c.warnings }
+
+// PodGroups are the pod groups (the cluster's copies), with the
+// GenericWorkload gate on.
+func (c *Cluster) PodGroups() []*schedulingv1beta1.PodGroup { return c.podGroups }
 
 // Version counts the changes of the cluster so far: every change of a
 // node (its pods, its object), of the node list, of the pod lists, of a
-// claim, an allocation or a slice, and every in-place edit its owner
-// reports with Changed. Two equal versions mean that nothing a scheduling
+// claim, an allocation or a slice, and every in-place edit made through
+// EditPod or UseDisruption. Two equal versions mean that nothing a scheduling
 // cycle reads in the cluster changed in between (the scheduler's memo of
 // failed cycles relies on it). It never decreases.
 func (c *Cluster) Version() uint64 {
-	return c.edits + c.changes.base + uint64(len(c.changes.entries)) + c.DRA.Mutations()
+	return c.edits + c.changes.base + uint64(len(c.changes.entries)) + c.dra.Mutations()
 }
 
-// Edits counts the in-place edits reported with Changed: caches of what
-// the objects themselves say (not their placement, which the NodeInfos'
-// Generation follows) hold while it stands.
+// Edits counts the in-place edits of the cluster's objects (EditPod,
+// UseDisruption): caches of what the objects themselves say (not their
+// placement, which the NodeInfos' Generation follows) hold while it
+// stands.
 func (c *Cluster) Edits() uint64 { return c.inPlace }
 
-// Changed records an in-place edit of something a scheduling cycle may
-// read that no method of the cluster made (a PodDisruptionBudget's
-// status, a pod's deletion timestamp): see Version.
-func (c *Cluster) Changed() { c.edits++; c.inPlace++ }
+// edited records an in-place edit of something a scheduling cycle may
+// read: see Version and Edits.
+func (c *Cluster) edited() { c.edits++; c.inPlace++ }
+
+// EditPod runs edit on a pod of the cluster, an edit in place that no
+// other method makes (e.g. a preemption victim's deletion timestamp),
+// and records it: see Version.
+func (c *Cluster) EditPod(pod *v1.Pod, edit func(*v1.Pod)) {
+	edit(pod)
+	c.edited()
+}
+
+// UseDisruption does what the disruption controller does when a pod the
+// budget covers is gone: one disruption less allowed (never below zero).
+// pdb must be one of the cluster's PDBs.
+func (c *Cluster) UseDisruption(pdb *policyv1.PodDisruptionBudget) {
+	if pdb.Status.DisruptionsAllowed > 0 {
+		pdb.Status.DisruptionsAllowed--
+		c.edited()
+	}
+}
 
 // changeLog records the index of every node that changes, in order;
 // entries[k] has the sequence number base+k.
@@ -121,9 +202,9 @@ func (c *Cluster) nodeChanged(ni *framework.NodeInfo) {
 // adopt makes ni the node at the end of the node list and observes it.
 func (c *Cluster) adopt(ni *framework.NodeInfo) {
 	c.edits++
-	ni.Index = len(c.Nodes)
+	ni.Index = len(c.nodes)
 	ni.SetObserver(c.nodeChanged)
-	c.Nodes = append(c.Nodes, ni)
+	c.nodes = append(c.nodes, ni)
 	c.byName[ni.Node().Name] = ni
 }
 
@@ -150,20 +231,20 @@ func Build(s *snapshot.Snapshot, gates feature.Gates) *Cluster {
 
 // BuildOrdered is Build with the nodes in the given order (see NodeOrder).
 func BuildOrdered(s *snapshot.Snapshot, gates feature.Gates, order NodeOrder) *Cluster {
-	c := &Cluster{Snapshot: s, byName: map[string]*framework.NodeInfo{}, Namespaces: map[string]*v1.Namespace{}, podOrder: map[types.UID]int{}, nodeOrder: order}
+	c := &Cluster{snapshot: s, byName: map[string]*framework.NodeInfo{}, namespaces: map[string]*v1.Namespace{}, podOrder: map[types.UID]int{}, nodeOrder: order}
 	c.startJoins(s.Nodes)
 	for _, ns := range s.Namespaces {
-		c.Namespaces[ns.Name] = ns
+		c.namespaces[ns.Name] = ns
 	}
 	for _, pdb := range s.PodDisruptionBudgets {
-		c.PDBs = append(c.PDBs, pdb.DeepCopy())
+		c.pdbs = append(c.pdbs, pdb.DeepCopy())
 	}
 	for _, n := range c.orderNodes(s.Nodes) {
 		// Node objects are shared with the snapshot: nothing changes a
 		// node in place (NodeInfo.Clone shares them as well).
 		c.adopt(framework.NewNodeInfo(n))
 	}
-	framework.SetImageStates(c.Nodes)
+	framework.SetImageStates(c.nodes)
 
 	var made []*resourceapi.ResourceClaim // from templates, owned by the cluster
 	templates := map[string]*resourceapi.ResourceClaimTemplate{}
@@ -180,33 +261,33 @@ func BuildOrdered(s *snapshot.Snapshot, gates feature.Gates, order NodeOrder) *C
 		if pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed || pod.DeletionTimestamp != nil {
 			continue // the scheduler's cache ignores terminated pods
 		}
-		c.Pods = append(c.Pods, pod)
+		c.pods = append(c.pods, pod)
 		made = append(made, c.claimsFromTemplates(pod, templates)...)
 	}
 	c.buildPodGroups(gates[GenericWorkloadGate])
 	// NewState copies the snapshot's claims; the claims made here are the
 	// cluster's own already and need no second copy.
-	c.DRA = dra.NewState(gates, s.DeviceClasses, s.ResourceSlices, s.DeviceTaintRules, s.ResourceClaims)
+	c.dra = dra.NewState(gates, s.DeviceClasses, s.ResourceSlices, s.DeviceTaintRules, s.ResourceClaims)
 	for _, claim := range made {
-		c.DRA.AddClaim(claim)
+		c.dra.AddClaim(claim)
 	}
 
-	for _, pod := range c.Pods {
+	for _, pod := range c.pods {
 		switch {
 		case pod.Spec.NodeName != "":
 			ni := c.byName[pod.Spec.NodeName]
 			if ni == nil {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("Pod %q is bound to node %q, which is not in the snapshot; its usage is ignored", pod.Namespace+"/"+pod.Name, pod.Spec.NodeName))
+				c.warnings = append(c.warnings, fmt.Sprintf("Pod %q is bound to node %q, which is not in the snapshot; its usage is ignored", pod.Namespace+"/"+pod.Name, pod.Spec.NodeName))
 				continue
 			}
 			ni.AddPod(pod)
-			c.Bound = append(c.Bound, pod)
+			c.bound = append(c.bound, pod)
 		case pod.Spec.SchedulerName != "" && pod.Spec.SchedulerName != v1.DefaultSchedulerName:
-			c.Skipped = append(c.Skipped, pod)
+			c.skipped = append(c.skipped, pod)
 		case len(pod.Spec.SchedulingGates) > 0:
-			c.Gated = append(c.Gated, pod)
+			c.gated = append(c.gated, pod)
 		default:
-			c.Queue = append(c.Queue, pod)
+			c.queue = append(c.queue, pod)
 		}
 	}
 	c.sortQueue()
@@ -229,8 +310,8 @@ func (c *Cluster) setOrder(pod *v1.Pod) {
 // higher priority first, then earlier creation; the snapshot order breaks
 // the remaining ties (kube uses the time each pod entered the queue).
 func (c *Cluster) sortQueue() {
-	sort.SliceStable(c.Queue, func(i, j int) bool {
-		a, b := c.Queue[i], c.Queue[j]
+	sort.SliceStable(c.queue, func(i, j int) bool {
+		a, b := c.queue[i], c.queue[j]
 		pa, pb := corev1helpers.PodPriority(a), corev1helpers.PodPriority(b)
 		if pa != pb {
 			return pa > pb
@@ -322,7 +403,7 @@ func zoneKey(n *v1.Node) string {
 }
 
 // List implements framework.NodeLister.
-func (c *Cluster) List() []*framework.NodeInfo { return c.Nodes }
+func (c *Cluster) List() []*framework.NodeInfo { return c.nodes }
 
 // Get implements framework.NodeLister.
 func (c *Cluster) Get(name string) *framework.NodeInfo { return c.byName[name] }
@@ -366,12 +447,12 @@ func affinityBits(n *framework.NodeInfo) uint8 {
 
 func (c *Cluster) refreshAffinityLists() {
 	a := &c.affinity
-	if a.valid && a.nodes == len(c.Nodes) {
+	if a.valid && a.nodes == len(c.nodes) {
 		return
 	}
 	a.withAffinity, a.withAnti = nil, nil
-	a.listed = make([]uint8, len(c.Nodes))
-	for i, n := range c.Nodes {
+	a.listed = make([]uint8, len(c.nodes))
+	for i, n := range c.nodes {
 		b := affinityBits(n)
 		a.listed[i] = b
 		if b&1 != 0 {
@@ -381,89 +462,22 @@ func (c *Cluster) refreshAffinityLists() {
 			a.withAnti = append(a.withAnti, n)
 		}
 	}
-	a.valid, a.nodes = true, len(c.Nodes)
+	a.valid, a.nodes = true, len(c.nodes)
 }
 
 var _ framework.NodeLister = (*Cluster)(nil)
 
-// Fork returns an independent copy of the cluster for what-if runs, in the
-// way cluster-autoscaler forks its snapshot: try on the fork, then keep or
-// drop it. Pods are deep-copied; the snapshot is shared read-only.
-func (c *Cluster) Fork() *Cluster { return c.fork(nil) }
-
-// fork is Fork without the nodes in lost (remove.go).
-func (c *Cluster) fork(lost map[string]bool) *Cluster {
-	c.compactPods()
-	f := &Cluster{
-		Snapshot:   c.Snapshot,
-		byName:     make(map[string]*framework.NodeInfo, len(c.byName)),
-		DRA:        c.DRA.Clone(),
-		Namespaces: c.Namespaces,
-		Warnings:   append([]string(nil), c.Warnings...),
-		podOrder:   make(map[types.UID]int, len(c.podOrder)),
-		nextOrder:  c.nextOrder,
-		nodeOrder:  c.nodeOrder,
-		joins:      c.joins.copy(),
-	}
-	for uid, i := range c.podOrder {
-		f.podOrder[uid] = i
-	}
-	copies := make(map[*v1.Pod]*v1.Pod, len(c.Pods))
-	for _, p := range c.Pods {
-		cp := p.DeepCopy()
-		copies[p] = cp
-		f.Pods = append(f.Pods, cp)
-	}
-	remap := func(list []*v1.Pod) []*v1.Pod {
-		out := make([]*v1.Pod, 0, len(list))
-		for _, p := range list {
-			if cp, ok := copies[p]; ok {
-				out = append(out, cp)
-			} else {
-				out = append(out, p.DeepCopy())
-			}
-		}
-		return out
-	}
-	f.Queue, f.Gated, f.Skipped, f.Bound = remap(c.Queue), remap(c.Gated), remap(c.Skipped), remap(c.Bound)
-	for _, pdb := range c.PDBs {
-		f.PDBs = append(f.PDBs, pdb.DeepCopy())
-	}
-	f.gangs = c.gangs
-	if c.podGroups != nil {
-		f.podGroups = make(map[string]*schedulingv1beta1.PodGroup, len(c.podGroups))
-		for _, pg := range c.PodGroups {
-			cp := pg.DeepCopy()
-			f.PodGroups = append(f.PodGroups, cp)
-			f.podGroups[groupKey(cp.Namespace, cp.Name)] = cp
-		}
-		f.indexGroupMembers()
-	}
-	if lost == nil {
-		for _, n := range c.Nodes {
-			f.adopt(n.Clone())
-		}
-		return f
-	}
-	// Without some nodes, the node tree interleaves the zones anew.
-	var kept []*v1.Node
-	for _, n := range c.Nodes {
-		if !lost[n.Node().Name] {
-			kept = append(kept, n.Node())
-		}
-	}
-	for _, n := range f.orderNodes(kept) {
-		f.adopt(c.byName[n.Name].Clone())
-	}
-	return f
-}
-
 // AddNode adds a node (and its ResourceSlices) to the cluster, e.g. a node
-// a scale-up would create. It keeps kube's node order.
+// a scale-up would create. It keeps kube's node order. An open fork
+// records it, and Revert deletes the node again.
 func (c *Cluster) AddNode(node *v1.Node, slices []*resourceapi.ResourceSlice) {
 	c.joined(node.Name)
 	c.adopt(framework.NewNodeInfo(node))
-	c.DRA.AddSlices(slices, c.Snapshot.DeviceTaintRules)
+	c.dra.AddSlices(slices, c.snapshot.DeviceTaintRules)
+	if len(c.forks) > 0 {
+		name := node.Name
+		c.record(func() { _, _, _ = c.RemoveNode(name) })
+	}
 }
 
 // AddPending queues a pod for scheduling (e.g. a probe pod) at the end of
@@ -474,8 +488,8 @@ func (c *Cluster) AddPending(pod *v1.Pod) {
 		pod.UID = types.UID(kubenames.UID("pod/" + pod.Namespace + "/" + pod.Name))
 	}
 	c.setOrder(pod)
-	c.Pods = append(c.Pods, pod)
-	c.Queue = append(c.Queue, pod)
+	c.pods = append(c.pods, pod)
+	c.queue = append(c.queue, pod)
 	if name := PodGroupName(pod); name != "" && c.groupMembers != nil {
 		k := groupKey(pod.Namespace, name)
 		c.groupMembers[k] = append(c.groupMembers[k], pod)
@@ -496,8 +510,8 @@ func (c *Cluster) DeletePod(pod *v1.Pod) {
 	if ni := c.byName[pod.Spec.NodeName]; ni != nil && pod.Spec.NodeName != "" {
 		_ = ni.RemovePod(pod) // a pod the node does not hold has nothing to free
 	}
-	c.Pods = removePod(c.Pods, pod)
-	c.Bound = removePod(c.Bound, pod)
+	c.pods = removePod(c.pods, pod)
+	c.bound = removePod(c.bound, pod)
 	c.forgetGroupMember(pod)
 }
 
@@ -510,7 +524,7 @@ func (c *Cluster) ReleaseClaims(pod *v1.Pod, claims []*resourceapi.ResourceClaim
 	var changes []ClaimChange
 	var generated []*resourceapi.ResourceClaim
 	for _, claim := range claims {
-		if old := c.DRA.Release(claim, pod); old != nil {
+		if old := c.dra.Release(claim, pod); old != nil {
 			changes = append(changes, ClaimChange{Old: old, New: claim})
 		}
 		if ownedBy(claim, pod) {
@@ -518,7 +532,7 @@ func (c *Cluster) ReleaseClaims(pod *v1.Pod, claims []*resourceapi.ResourceClaim
 		}
 	}
 	for _, claim := range generated {
-		if gone := c.DRA.DeleteClaim(claim.Namespace, claim.Name); gone != nil {
+		if gone := c.dra.DeleteClaim(claim.Namespace, claim.Name); gone != nil {
 			changes = append(changes, ClaimChange{Old: gone})
 		}
 	}

@@ -55,22 +55,22 @@ func (c *Cluster) WriteSnapshotJSON(w io.Writer, keep func(*v1.Pod) bool) error 
 // snapshotOf is the cluster as a snapshot, with only the pods keep keeps.
 func (c *Cluster) snapshotOf(keep func(*v1.Pod) bool) *snapshot.Snapshot {
 	c.compactPods()
-	s := *c.Snapshot
-	s.ResourceClaims = c.DRA.Claims()
-	s.Pods = c.Pods
+	s := *c.snapshot
+	s.ResourceClaims = c.dra.Claims()
+	s.Pods = c.pods
 	if keep != nil {
 		s.Pods = nil
-		for _, p := range c.Pods {
+		for _, p := range c.pods {
 			if keep(p) {
 				s.Pods = append(s.Pods, p)
 			}
 		}
 	}
-	s.PodDisruptionBudgets = c.PDBs
+	s.PodDisruptionBudgets = c.pdbs
 	// The cluster's pod groups carry the scheduler's condition; with the
 	// gate off they are the snapshot's, untouched.
 	if c.gangs {
-		s.PodGroups = c.PodGroups
+		s.PodGroups = c.podGroups
 	}
 	return &s
 }

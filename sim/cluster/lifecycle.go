@@ -27,15 +27,15 @@ func (c *Cluster) AddPod(pod *v1.Pod) error {
 	}
 	if c.templates == nil {
 		c.templates = map[string]*resourceapi.ResourceClaimTemplate{}
-		for _, t := range c.Snapshot.ResourceClaimTemplates {
+		for _, t := range c.snapshot.ResourceClaimTemplates {
 			c.templates[t.Namespace+"/"+t.Name] = t
 		}
 	}
 	for _, claim := range c.claimsFromTemplates(pod, c.templates) {
-		c.DRA.AddClaim(claim)
+		c.dra.AddClaim(claim)
 	}
 	c.setOrder(pod)
-	c.Pods = append(c.Pods, pod)
+	c.pods = append(c.pods, pod)
 	if name := PodGroupName(pod); name != "" && c.groupMembers != nil {
 		k := groupKey(pod.Namespace, name)
 		c.groupMembers[k] = append(c.groupMembers[k], pod)
@@ -65,7 +65,7 @@ func (c *Cluster) RemovePod(pod *v1.Pod) ([]ClaimChange, error) {
 			}
 		}
 	}
-	changes := c.ReleaseClaims(pod, c.DRA.ClaimsInUse(pod))
+	changes := c.ReleaseClaims(pod, c.dra.ClaimsInUse(pod))
 	c.dropPod(pod)
 	return changes, nil
 }
@@ -79,7 +79,7 @@ func (c *Cluster) dropPod(pod *v1.Pod) {
 	}
 	c.gone[pod] = true
 	c.forgetGroupMember(pod)
-	if len(c.gone) > 256 && len(c.gone) > len(c.Pods)/2 {
+	if len(c.gone) > 256 && len(c.gone) > len(c.pods)/2 {
 		c.compactPods()
 	}
 }
@@ -92,7 +92,7 @@ func (c *Cluster) compactPods() {
 	keep := func(list []*v1.Pod) []*v1.Pod {
 		return slices.DeleteFunc(list, func(p *v1.Pod) bool { return c.gone[p] })
 	}
-	c.Pods, c.Queue, c.Gated, c.Skipped, c.Bound = keep(c.Pods), keep(c.Queue), keep(c.Gated), keep(c.Skipped), keep(c.Bound)
+	c.pods, c.queue, c.gated, c.skipped, c.bound = keep(c.pods), keep(c.queue), keep(c.gated), keep(c.skipped), keep(c.bound)
 	for p := range c.gone {
 		delete(c.podOrder, p.UID)
 	}
@@ -103,7 +103,7 @@ func (c *Cluster) compactPods() {
 // order.
 func (c *Cluster) LivePods() []*v1.Pod {
 	c.compactPods()
-	return c.Pods
+	return c.pods
 }
 
 // RemoveNode deletes a node and the ResourceSlices published for it. Its
@@ -122,9 +122,9 @@ func (c *Cluster) RemoveNode(name string) (*v1.Node, []*resourceapi.ResourceSlic
 	}
 	node := ni.Node()
 	delete(c.byName, name)
-	c.Nodes = slices.DeleteFunc(c.Nodes, func(n *framework.NodeInfo) bool { return n == ni })
-	slices := c.DRA.RemoveNodeSlices(name)
-	c.renewNodes(c.Nodes)
+	c.nodes = slices.DeleteFunc(c.nodes, func(n *framework.NodeInfo) bool { return n == ni })
+	slices := c.dra.RemoveNodeSlices(name)
+	c.renewNodes(c.nodes)
 	return node, slices, nil
 }
 
@@ -133,13 +133,13 @@ func (c *Cluster) RemoveNode(name string) (*v1.Node, []*resourceapi.ResourceSlic
 // would see them, otherwise nodes added later after the others. Call it
 // after adding or removing nodes.
 func (c *Cluster) Reorder() {
-	byNode := make(map[*v1.Node]*framework.NodeInfo, len(c.Nodes))
-	objs := make([]*v1.Node, len(c.Nodes))
-	for i, ni := range c.Nodes {
+	byNode := make(map[*v1.Node]*framework.NodeInfo, len(c.nodes))
+	objs := make([]*v1.Node, len(c.nodes))
+	for i, ni := range c.nodes {
 		byNode[ni.Node()] = ni
 		objs[i] = ni.Node()
 	}
-	ordered := make([]*framework.NodeInfo, 0, len(c.Nodes))
+	ordered := make([]*framework.NodeInfo, 0, len(c.nodes))
 	for _, n := range c.orderNodes(objs) {
 		ordered = append(ordered, byNode[n])
 	}
@@ -153,12 +153,12 @@ func (c *Cluster) Reorder() {
 // new NodeInfos tell them to look at every node again.
 func (c *Cluster) renewNodes(list []*framework.NodeInfo) {
 	c.edits++
-	c.Nodes = make([]*framework.NodeInfo, 0, len(list))
+	c.nodes = make([]*framework.NodeInfo, 0, len(list))
 	c.byName = make(map[string]*framework.NodeInfo, len(list))
 	for _, ni := range list {
 		cp := *ni
 		c.adopt(&cp)
 	}
 	c.affinity.valid = false
-	framework.SetImageStates(c.Nodes)
+	framework.SetImageStates(c.nodes)
 }

@@ -66,10 +66,10 @@ func TestRemovePodUndoesScheduling(t *testing.T) {
 				}
 			}
 			tried := map[string]bool{}
-			for _, p := range run.Cluster.Queue {
+			for _, p := range run.Cluster.Queue() {
 				tried[p.Namespace+"/"+p.Name] = true
 			}
-			for _, p := range append([]*v1.Pod(nil), run.Cluster.Queue...) {
+			for _, p := range append([]*v1.Pod(nil), run.Cluster.Queue()...) {
 				if _, err := run.Cluster.RemovePod(p); err != nil {
 					t.Fatalf("removing %s/%s: %v", p.Namespace, p.Name, err)
 				}
@@ -85,16 +85,16 @@ func TestRemovePodUndoesScheduling(t *testing.T) {
 			if got, want := export(t, run.Cluster), export(t, fresh); !bytes.Equal(got, want) {
 				t.Errorf("after removing the %d tried pods the cluster differs from one built without them:\ngot:\n%.3000s\nwant:\n%.3000s", len(tried), got, want)
 			}
-			if got, want := len(run.Cluster.DRA.AllocatedState().AllocatedDevices), len(fresh.DRA.AllocatedState().AllocatedDevices); got != want {
+			if got, want := len(run.Cluster.DRA().AllocatedState().AllocatedDevices), len(fresh.DRA().AllocatedState().AllocatedDevices); got != want {
 				t.Errorf("allocated devices: got %d, want %d", got, want)
 			}
 		})
 	}
 }
 
-// TestJournalUndo: unscheduling every pod the replay placed, through a
-// journal, and undoing it gives the cluster back byte for byte.
-func TestJournalUndo(t *testing.T) {
+// TestForkRevert: unscheduling every pod the replay placed, on a fork,
+// and reverting it gives the cluster back byte for byte.
+func TestForkRevert(t *testing.T) {
 	for _, f := range scenarios(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			run, err := sim.Simulate(context.Background(), loadScenario(t, f), sim.Options{})
@@ -102,25 +102,27 @@ func TestJournalUndo(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := export(t, run.Cluster)
-			allocated := len(run.Cluster.DRA.AllocatedState().AllocatedDevices)
-			j := run.Cluster.NewJournal()
-			for _, p := range run.Cluster.Queue {
+			allocated := len(run.Cluster.DRA().AllocatedState().AllocatedDevices)
+			run.Cluster.Fork()
+			unscheduled := 0
+			for _, p := range run.Cluster.Queue() {
 				if p.Spec.NodeName == "" {
 					continue
 				}
-				if err := j.Unschedule(p); err != nil {
+				if err := run.Cluster.Unschedule(p); err != nil {
 					t.Fatal(err)
 				}
+				unscheduled++
 			}
-			if j.Len() > 0 && bytes.Equal(before, export(t, run.Cluster)) {
+			if unscheduled > 0 && bytes.Equal(before, export(t, run.Cluster)) {
 				t.Fatal("unscheduling changed nothing")
 			}
-			j.Undo()
+			run.Cluster.Revert()
 			if after := export(t, run.Cluster); !bytes.Equal(before, after) {
-				t.Errorf("the cluster differs after Undo:\nbefore:\n%.3000s\nafter:\n%.3000s", before, after)
+				t.Errorf("the cluster differs after Revert:\nbefore:\n%.3000s\nafter:\n%.3000s", before, after)
 			}
-			if got := len(run.Cluster.DRA.AllocatedState().AllocatedDevices); got != allocated {
-				t.Errorf("allocated devices after Undo: got %d, want %d", got, allocated)
+			if got := len(run.Cluster.DRA().AllocatedState().AllocatedDevices); got != allocated {
+				t.Errorf("allocated devices after Revert: got %d, want %d", got, allocated)
 			}
 		})
 	}
@@ -139,7 +141,7 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 	only := *snap
 	only.Pods = []*v1.Pod{first}
 	c := cluster.Build(&only, feature.Defaults())
-	p := dra.New(c.DRA)
+	p := dra.New(c.DRA())
 	profile, err := schedule.NewProfile(c, p, schedule.PluginConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -147,8 +149,8 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 	s := schedule.New(c, profile, schedule.Options{})
 	// The nodes are equal: the first cycle asks the allocator on the
 	// first node only, and caches the answer for the class.
-	asked := c.Nodes[0].Node().Name
-	pod := c.Queue[0]
+	asked := c.Nodes()[0].Node().Name
+	pod := c.Queue()[0]
 	a := s.SchedulePod(context.Background(), pod)
 	if a.Node == "" {
 		t.Fatalf("the first pod does not fit: %s", a.Message)
@@ -167,7 +169,7 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 	if b.Node == "" || b.Node == asked {
 		t.Fatalf("the second pod went to %q, want a remaining node", b.Node)
 	}
-	for _, claim := range c.DRA.ClaimsInUse(next) {
+	for _, claim := range c.DRA().ClaimsInUse(next) {
 		for _, r := range claim.Status.Allocation.Devices.Results {
 			if r.Pool != b.Node {
 				t.Errorf("device %s/%s/%s allocated for a pod on node %s: the pool is not the node's", r.Driver, r.Pool, r.Device, b.Node)
@@ -176,9 +178,9 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 	}
 }
 
-// TestJournalKeepsPodOrder: after Undo every node lists its pods in the
+// TestRevertKeepsPodOrder: after Revert every node lists its pods in the
 // order it had.
-func TestJournalKeepsPodOrder(t *testing.T) {
+func TestRevertKeepsPodOrder(t *testing.T) {
 	snap, err := generate.Generate(generate.Options{Seed: 2, Nodes: 4, Pods: 60, Profiles: map[string]int{generate.ProfileCPU: 1}, Workloads: map[string]int{generate.WorkloadCPU: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +191,7 @@ func TestJournalKeepsPodOrder(t *testing.T) {
 	}
 	order := func() []string {
 		var out []string
-		for _, ni := range run.Cluster.Nodes {
+		for _, ni := range run.Cluster.Nodes() {
 			for _, pi := range ni.Pods {
 				out = append(out, ni.Node().Name+"/"+pi.Pod.Name)
 			}
@@ -197,21 +199,21 @@ func TestJournalKeepsPodOrder(t *testing.T) {
 		return out
 	}
 	before := order()
-	j := run.Cluster.NewJournal()
-	for _, ni := range run.Cluster.Nodes {
+	run.Cluster.Fork()
+	for _, ni := range run.Cluster.Nodes() {
 		// Every other pod, from the front: each removal moves the last
 		// pod into the gap.
 		for i, pi := range append([]*framework.PodInfo(nil), ni.Pods...) {
 			if i%2 == 0 {
-				if err := j.Unschedule(pi.Pod); err != nil {
+				if err := run.Cluster.Unschedule(pi.Pod); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
 	}
-	j.Undo()
+	run.Cluster.Revert()
 	if diff := cmp.Diff(before, order()); diff != "" {
-		t.Errorf("pod order after Undo (-before +after):\n%s", diff)
+		t.Errorf("pod order after Revert (-before +after):\n%s", diff)
 	}
 }
 
@@ -227,7 +229,7 @@ func TestPodOrderAfterRemovals(t *testing.T) {
 	}
 	c := cluster.Build(snap, feature.Gates{})
 	byName := map[string]*v1.Pod{}
-	for _, p := range c.Pods {
+	for _, p := range c.Pods() {
 		byName[p.Name] = p
 	}
 	add := func(name string) *v1.Pod {
@@ -246,7 +248,7 @@ func TestPodOrderAfterRemovals(t *testing.T) {
 		delete(byName, name)
 	}
 	e := add("e")
-	f := c.Fork()
+	f := c.Clone()
 	g := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: "ns"}}
 	if err := f.AddPod(g); err != nil {
 		t.Fatal(err)
@@ -262,7 +264,7 @@ func TestPodOrderAfterRemovals(t *testing.T) {
 			t.Errorf("pod %s (place %d) is not before the pod added last (place %d)", name, o, c.Order(e))
 		}
 		if f.Order(g) <= f.Order(p) {
-			t.Errorf("on a fork, the pod added last (place %d) is not after %s (place %d)", f.Order(g), name, f.Order(p))
+			t.Errorf("on a clone, the pod added last (place %d) is not after %s (place %d)", f.Order(g), name, f.Order(p))
 		}
 	}
 }

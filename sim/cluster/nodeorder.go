@@ -92,7 +92,7 @@ func (c *Cluster) joined(name string) {
 	}
 }
 
-// copy gives a fork its own numbering.
+// copy gives a clone its own numbering.
 func (j joinOrder) copy() joinOrder {
 	if j.seq == nil {
 		return j

@@ -62,7 +62,7 @@ func TestNodeOrders(t *testing.T) {
 
 // A node that joins later comes after every node of the snapshot in the
 // orders that follow the informer (as kube's node tree appends it), and by
-// name in NodeOrderName (a scheduler that starts now); a fork keeps its
+// name in NodeOrderName (a scheduler that starts now); a clone keeps its
 // own numbering, so a node added to it does not move in the original.
 func TestJoinedNodesComeLast(t *testing.T) {
 	add := func(c *cluster.Cluster, name, zone string) {
@@ -71,7 +71,7 @@ func TestJoinedNodesComeLast(t *testing.T) {
 		c.Reorder()
 	}
 	c := cluster.BuildOrdered(orderFleet(t).Snapshot(), feature.Defaults(), cluster.NodeOrderCreation)
-	f := c.Fork()
+	f := c.Clone()
 	add(f, "node-0", "zb")
 	add(c, "node-3", "za")
 	add(c, "node-0", "zb")
@@ -80,9 +80,9 @@ func TestJoinedNodesComeLast(t *testing.T) {
 		t.Errorf("after two nodes joined (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"node-11", "node-10", "node-2", "node-1", "node-9", "node-0"}, nodeNames(f)); diff != "" {
-		t.Errorf("fork (-want +got):\n%s", diff)
+		t.Errorf("clone (-want +got):\n%s", diff)
 	}
-	without, _ := c.ForkWithout([]string{"node-11"})
+	without, _ := c.CloneWithout([]string{"node-11"})
 	if diff := cmp.Diff([]string{"node-10", "node-2", "node-1", "node-9", "node-0", "node-3"}, nodeNames(without)); diff != "" {
 		t.Errorf("without node-11 (-want +got):\n%s", diff)
 	}

@@ -28,41 +28,41 @@ func PodGroupName(pod *v1.Pod) string {
 // pods are scheduled one by one, and a warning says so.
 func (c *Cluster) buildPodGroups(enabled bool) {
 	c.gangs = enabled
-	s := c.Snapshot
+	s := c.snapshot
 	if !enabled {
 		named := 0
-		for _, pod := range c.Pods {
+		for _, pod := range c.pods {
 			if pod.Spec.SchedulingGroup != nil {
 				pod.Spec.SchedulingGroup = nil
 				named++
 			}
 		}
 		if named > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%d pod(s) name a pod group in spec.schedulingGroup, but the GenericWorkload feature gate is off: "+
+			c.warnings = append(c.warnings, fmt.Sprintf("%d pod(s) name a pod group in spec.schedulingGroup, but the GenericWorkload feature gate is off: "+
 				"the API server drops the field and kube-scheduler places them one by one (--feature-gates GenericWorkload=true schedules them as gangs)", named))
 		}
 		if n := len(s.PodGroups) + len(s.Workloads); n > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%d Workload and PodGroup object(s) ignored: the API server serves scheduling.k8s.io Workloads and PodGroups only with the GenericWorkload feature gate on", n))
+			c.warnings = append(c.warnings, fmt.Sprintf("%d Workload and PodGroup object(s) ignored: the API server serves scheduling.k8s.io Workloads and PodGroups only with the GenericWorkload feature gate on", n))
 		}
 		return
 	}
-	c.podGroups = make(map[string]*schedulingv1beta1.PodGroup, len(s.PodGroups))
+	c.groupByKey = make(map[string]*schedulingv1beta1.PodGroup, len(s.PodGroups))
 	claims := 0
 	for _, pg := range s.PodGroups {
 		claims += len(pg.Spec.ResourceClaims)
 		cp := pg.DeepCopy()
-		c.PodGroups = append(c.PodGroups, cp)
-		c.podGroups[groupKey(cp.Namespace, cp.Name)] = cp
+		c.podGroups = append(c.podGroups, cp)
+		c.groupByKey[groupKey(cp.Namespace, cp.Name)] = cp
 	}
 	c.indexGroupMembers()
 	if claims > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d PodGroup resourceClaims ignored: drasim does not model claims of pod groups (DRAWorkloadResourceClaims, beta and off by default in v1.37)", claims))
+		c.warnings = append(c.warnings, fmt.Sprintf("%d PodGroup resourceClaims ignored: drasim does not model claims of pod groups (DRAWorkloadResourceClaims, beta and off by default in v1.37)", claims))
 	}
 }
 
 func (c *Cluster) indexGroupMembers() {
 	c.groupMembers = map[string][]*v1.Pod{}
-	for _, pod := range c.Pods {
+	for _, pod := range c.pods {
 		if name := PodGroupName(pod); name != "" {
 			k := groupKey(pod.Namespace, name)
 			c.groupMembers[k] = append(c.groupMembers[k], pod)
@@ -77,7 +77,7 @@ func (c *Cluster) GangsEnabled() bool { return c.gangs }
 // PodGroup returns a pod group, or nil when the cluster has none of that
 // name (or the gate is off).
 func (c *Cluster) PodGroup(namespace, name string) *schedulingv1beta1.PodGroup {
-	return c.podGroups[groupKey(namespace, name)]
+	return c.groupByKey[groupKey(namespace, name)]
 }
 
 // PodGroupOf returns the pod group the pod belongs to and its name; the

@@ -14,13 +14,13 @@ import (
 func (c *Cluster) AddVirtualClaims(pod *v1.Pod) []*resourceapi.ResourceClaim {
 	if c.templates == nil {
 		c.templates = map[string]*resourceapi.ResourceClaimTemplate{}
-		for _, t := range c.Snapshot.ResourceClaimTemplates {
+		for _, t := range c.snapshot.ResourceClaimTemplates {
 			c.templates[t.Namespace+"/"+t.Name] = t
 		}
 	}
 	claims := c.claimsFromTemplates(pod, c.templates)
 	for _, claim := range claims {
-		c.DRA.AddClaim(claim)
+		c.dra.AddClaim(claim)
 	}
 	return claims
 }
@@ -28,6 +28,6 @@ func (c *Cluster) AddVirtualClaims(pod *v1.Pod) []*resourceapi.ResourceClaim {
 // RemoveVirtualClaims deletes claims AddVirtualClaims made.
 func (c *Cluster) RemoveVirtualClaims(claims []*resourceapi.ResourceClaim) {
 	for _, claim := range claims {
-		c.DRA.DeleteClaim(claim.Namespace, claim.Name)
+		c.dra.DeleteClaim(claim.Namespace, claim.Name)
 	}
 }

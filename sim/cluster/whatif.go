@@ -9,19 +9,101 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 )
 
-// Journal records what a what-if run changes on the live cluster, so that
-// Undo takes it back: cluster-autoscaler's snapshot Fork and Revert, for
-// callers that ask many small questions in a row (is this node's removal
-// possible? would this pod fit somewhere?) where copying the whole cluster
-// (Fork) for each would cost more than the questions. Every change made
-// between NewJournal and Undo must go through the journal.
-type Journal struct {
-	c   *Cluster
-	ops []func()
+// What-if runs on the cluster itself, in cluster-autoscaler's shape
+// (simulator/clustersnapshot's Forkable): Fork opens a layer, the
+// cluster's what-if changes made while it is open are recorded in it,
+// Revert takes them back, newest first, and Commit keeps them (folded
+// into the layer below, which may still revert them; kept for good when
+// no layer is left). Forks nest. WithForkedCluster always closes the fork
+// it opens. The changes a layer records are those of AddNode, SetNode,
+// Unschedule, Bind and Place; every other change made while a fork is
+// open stays.
+//
+// The layers are undo logs rather than CA's copies of the state: the
+// questions asked in a row (is this node's removal possible? would this
+// pod fit somewhere?) change a few nodes of a large cluster, and a copy
+// per question costs more than the questions. A copy that lives on beside
+// the cluster is Clone's (clone.go).
+
+// Fork opens a what-if layer: the changes made from now on can be taken
+// back with Revert or kept with Commit. Prefer WithForkedCluster, which
+// cannot leave a layer open.
+func (c *Cluster) Fork() {
+	n := len(c.forks)
+	if n < cap(c.forks) {
+		c.forks = c.forks[:n+1]
+		c.forks[n] = c.forks[n][:0] // the log a closed layer left, empty
+		return
+	}
+	c.forks = append(c.forks, nil)
 }
 
-// NewJournal starts recording changes to the cluster.
-func (c *Cluster) NewJournal() *Journal { return &Journal{c: c} }
+// Revert takes back the changes of the innermost open layer, newest
+// first, and closes it. With no layer open it does nothing (as CA's).
+func (c *Cluster) Revert() {
+	n := len(c.forks)
+	if n == 0 {
+		return
+	}
+	ops := c.forks[n-1]
+	// The undo steps change the cluster through unrecorded paths only,
+	// so the layer can stay open while they run.
+	for i := len(ops) - 1; i >= 0; i-- {
+		ops[i]()
+	}
+	clear(ops)
+	c.forks[n-1] = ops[:0]
+	c.forks = c.forks[:n-1]
+}
+
+// Commit keeps the changes of the innermost open layer and closes it:
+// they become the enclosing layer's, to be taken back by its Revert, or,
+// with no enclosing layer, the cluster's for good. With no layer open it
+// does nothing (as CA's).
+func (c *Cluster) Commit() {
+	n := len(c.forks)
+	if n == 0 {
+		return
+	}
+	ops := c.forks[n-1]
+	if n > 1 {
+		c.forks[n-2] = append(c.forks[n-2], ops...)
+	}
+	clear(ops)
+	c.forks[n-1] = ops[:0]
+	c.forks = c.forks[:n-1]
+}
+
+// Forks is the number of open layers.
+func (c *Cluster) Forks() int { return len(c.forks) }
+
+// WithForkedCluster runs f on a fork of c and closes it whatever
+// happens: the changes are committed when f returns true and no error,
+// reverted otherwise (cluster-autoscaler's
+// clustersnapshot.WithForkedSnapshot; committing cannot fail here). It
+// returns f's error.
+func WithForkedCluster(c *Cluster, f func() (commit bool, err error)) error {
+	c.Fork()
+	commit := false
+	defer func() {
+		if commit {
+			c.Commit()
+		} else {
+			c.Revert()
+		}
+	}()
+	var err error
+	commit, err = f()
+	commit = commit && err == nil
+	return err
+}
+
+// record adds an undo step to the innermost open layer.
+func (c *Cluster) record(undo func()) {
+	if n := len(c.forks); n > 0 {
+		c.forks[n-1] = append(c.forks[n-1], undo)
+	}
+}
 
 // claimState is a claim's status as it was before a change.
 type claimState struct {
@@ -30,7 +112,7 @@ type claimState struct {
 	finalizers []string
 }
 
-func (j *Journal) saveClaims(pod *v1.Pod) []claimState {
+func (c *Cluster) saveClaims(pod *v1.Pod) []claimState {
 	var out []claimState
 	seen := map[*resourceapi.ResourceClaim]bool{}
 	add := func(c *resourceapi.ResourceClaim) {
@@ -39,25 +121,25 @@ func (j *Journal) saveClaims(pod *v1.Pod) []claimState {
 			out = append(out, claimState{claim: c, status: copyStatus(&c.Status), finalizers: append([]string(nil), c.Finalizers...)})
 		}
 	}
-	for _, c := range j.c.DRA.ClaimsInUse(pod) {
+	for _, c := range c.dra.ClaimsInUse(pod) {
 		add(c)
 	}
 	return out
 }
 
-// restoreClaims puts the saved claims back, in reverse order. A journal's
+// restoreClaims puts the saved claims back, in reverse order. A layer's
 // change is taken back once, so the saved statuses are handed over, not
 // copied again.
-func (j *Journal) restoreClaims(saved []claimState) {
+func (c *Cluster) restoreClaims(saved []claimState) {
 	for i := len(saved) - 1; i >= 0; i-- {
 		s := saved[i]
-		j.c.DRA.Restore(s.claim, s.status, s.finalizers)
+		c.dra.Restore(s.claim, s.status, s.finalizers)
 	}
 }
 
-// copyStatus copies a claim's status for a journal. The lists that the
-// DRA state changes in place (reservedFor, the devices' statuses) are
-// copied; the allocation result is shared, since nothing changes an
+// copyStatus copies a claim's status for a fork's undo step. The lists
+// that the DRA state changes in place (reservedFor, the devices'
+// statuses) are copied; the allocation result is shared, since nothing changes an
 // allocation in place: a claim gets a new result or none (dra.State's
 // Allocate, DeallocateInPlace and Restore replace it), and a deep copy of
 // every claim's allocation at every what-if step and its undo was the
@@ -77,14 +159,15 @@ func copyStatus(st *resourceapi.ResourceClaimStatus) resourceapi.ResourceClaimSt
 // Unschedule takes a bound pod off its node, as cluster-autoscaler's
 // snapshot UnschedulePod does with DRA: the pod leaves its claims'
 // reservedFor, and a claim made for the pod, or used by no other pod, is
-// deallocated (not deleted: the pod still refers to it).
-func (j *Journal) Unschedule(pod *v1.Pod) error {
+// deallocated (not deleted: the pod still refers to it). An open fork
+// records it.
+func (c *Cluster) Unschedule(pod *v1.Pod) error {
 	node := pod.Spec.NodeName
-	ni := j.c.byName[node]
+	ni := c.byName[node]
 	if ni == nil {
 		return fmt.Errorf("pod %s/%s is not on a node of the cluster", pod.Namespace, pod.Name)
 	}
-	saved := j.saveClaims(pod)
+	saved := c.saveClaims(pod)
 	pi, at := podIndex(ni.Pods, pod)
 	_, atAffinity := podIndex(ni.PodsWithAffinity, pod)
 	_, atAnti := podIndex(ni.PodsWithRequiredAntiAffinity, pod)
@@ -92,16 +175,16 @@ func (j *Journal) Unschedule(pod *v1.Pod) error {
 		return err
 	}
 	for _, s := range saved {
-		j.c.DRA.Unreserve(s.claim, pod)
+		c.dra.Unreserve(s.claim, pod)
 		if len(s.claim.Status.ReservedFor) == 0 {
-			j.c.DRA.DeallocateInPlace(s.claim)
+			c.dra.DeallocateInPlace(s.claim)
 		}
 	}
 	pod.Spec.NodeName = ""
-	j.ops = append(j.ops, func() {
-		j.restoreClaims(saved)
+	c.record(func() {
+		c.restoreClaims(saved)
 		pod.Spec.NodeName = node
-		ni := j.c.byName[node]
+		ni := c.byName[node]
 		if ni == nil {
 			return
 		}
@@ -135,77 +218,53 @@ func unswap(list []*framework.PodInfo, i int) {
 	}
 }
 
-// Bind records a binding that bind makes (a scheduling cycle's Reserve and
-// the pod's placement on node): Undo takes the pod off the node again and
-// gives its claims their earlier status; an extended-resource claim the
-// binding created is deleted.
-func (j *Journal) Bind(pod *v1.Pod, bind func() error) error {
-	saved := j.saveClaims(pod)
+// Bind runs bind, which binds the pod (a scheduling cycle's Reserve and
+// the pod's placement on its node), and records the binding in the open
+// fork: Revert takes the pod off the node again and gives its claims
+// their earlier status; an extended-resource claim the binding created is
+// deleted.
+func (c *Cluster) Bind(pod *v1.Pod, bind func() error) error {
+	if len(c.forks) == 0 {
+		return bind()
+	}
+	saved := c.saveClaims(pod)
 	extended := pod.Status.ExtendedResourceClaimStatus
 	err := bind()
 	node := pod.Spec.NodeName
-	j.ops = append(j.ops, func() {
+	c.record(func() {
 		if node != "" {
-			if ni := j.c.byName[node]; ni != nil {
+			if ni := c.byName[node]; ni != nil {
 				_ = ni.RemovePod(pod)
 			}
 		}
 		pod.Spec.NodeName = ""
 		if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st != extended {
-			j.c.DRA.DeleteClaim(pod.Namespace, st.ResourceClaimName)
+			c.dra.DeleteClaim(pod.Namespace, st.ResourceClaimName)
 		}
 		pod.Status.ExtendedResourceClaimStatus = extended
-		j.restoreClaims(saved)
+		c.restoreClaims(saved)
 	})
 	return err
 }
 
-// AddNode adds a node (and its slices) for the what-if run; Undo deletes
-// it again.
-func (j *Journal) AddNode(node *v1.Node, slices []*resourceapi.ResourceSlice) {
-	j.c.AddNode(node, slices)
-	name := node.Name
-	j.ops = append(j.ops, func() { _, _, _ = j.c.RemoveNode(name) })
-}
-
-// Undo takes back every recorded change, newest first. The journal is
-// empty afterwards and can record again.
-func (j *Journal) Undo() {
-	for i := len(j.ops) - 1; i >= 0; i-- {
-		j.ops[i]()
-	}
-	j.ops = j.ops[:0]
-}
-
-// Len is the number of changes recorded.
-func (j *Journal) Len() int { return len(j.ops) }
-
-// SetNode replaces a node's object (e.g. with a tainted copy) for the
-// what-if run; Undo puts the old object back.
-func (j *Journal) SetNode(name string, node *v1.Node) {
-	ni := j.c.byName[name]
+// SetNode replaces a node's object (e.g. with a tainted copy); an open
+// fork records it, and Revert puts the old object back.
+func (c *Cluster) SetNode(name string, node *v1.Node) {
+	ni := c.byName[name]
 	if ni == nil {
 		return
 	}
 	old := ni.Node()
 	ni.SetNode(node)
-	j.ops = append(j.ops, func() {
-		if ni := j.c.byName[name]; ni != nil {
+	c.record(func() {
+		if ni := c.byName[name]; ni != nil {
 			ni.SetNode(old)
 		}
 	})
 }
 
-// Commit keeps what another journal of the same cluster recorded: its
-// changes become this journal's, to be taken back by this journal's Undo
-// (CA's snapshot Commit of a fork into its parent).
-func (j *Journal) Commit(sub *Journal) {
-	j.ops = append(j.ops, sub.ops...)
-	sub.ops = nil
-}
-
 // PlacedClaim is a claim's status after a placement, to make the same
-// placement again without a scheduling cycle (Journal.Place).
+// placement again without a scheduling cycle (Place).
 type PlacedClaim struct {
 	claim      *resourceapi.ResourceClaim
 	status     resourceapi.ResourceClaimStatus
@@ -225,7 +284,7 @@ func (c *Cluster) Placed(pod *v1.Pod) (*framework.PodInfo, []PlacedClaim) {
 		}
 	}
 	var claims []PlacedClaim
-	for _, cl := range c.DRA.ClaimsInUse(pod) {
+	for _, cl := range c.dra.ClaimsInUse(pod) {
 		claims = append(claims, PlacedClaim{claim: cl, status: copyStatus(&cl.Status), finalizers: append([]string(nil), cl.Finalizers...)})
 	}
 	return pi, claims
@@ -240,7 +299,7 @@ func (c *Cluster) Fresh(pod *v1.Pod, claims []PlacedClaim) bool {
 	if pod.Status.ExtendedResourceClaimStatus != nil {
 		return false // made by the binding itself
 	}
-	now := c.DRA.ClaimsInUse(pod)
+	now := c.dra.ClaimsInUse(pod)
 	if len(now) != len(claims) {
 		return false
 	}
@@ -259,15 +318,15 @@ func (c *Cluster) Fresh(pod *v1.Pod, claims []PlacedClaim) bool {
 // Place binds the pod to the node as an earlier placement did (its PodInfo
 // and its claims' statuses from Placed), without a scheduling cycle: what
 // a what-if run knows will come out of the same cycle on the same state.
-// Undo takes it back as it takes back Bind.
-func (j *Journal) Place(pod *v1.Pod, node string, pi *framework.PodInfo, claims []PlacedClaim) error {
-	ni := j.c.byName[node]
+// An open fork records it as it records Bind.
+func (c *Cluster) Place(pod *v1.Pod, node string, pi *framework.PodInfo, claims []PlacedClaim) error {
+	ni := c.byName[node]
 	if ni == nil || pi == nil || pi.Pod != pod {
 		return fmt.Errorf("internal error: cannot place pod %s/%s on node %s again", pod.Namespace, pod.Name, node)
 	}
-	return j.Bind(pod, func() error {
+	return c.Bind(pod, func() error {
 		for _, pc := range claims {
-			j.c.DRA.Restore(pc.claim, copyStatus(&pc.status), append([]string(nil), pc.finalizers...))
+			c.dra.Restore(pc.claim, copyStatus(&pc.status), append([]string(nil), pc.finalizers...))
 		}
 		pod.Spec.NodeName = node
 		ni.AddPodInfo(pi)

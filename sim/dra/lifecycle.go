@@ -31,7 +31,7 @@ func (s *State) Unreserve(c *resourceapi.ResourceClaim, pod *v1.Pod) {
 // DeallocateInPlace clears the claim's allocation and reservations and
 // frees its devices, as cluster-autoscaler's DeallocateClaimInPlace does in
 // its what-if snapshots: unlike Deallocate it keeps no copy of the claim
-// (a Journal saves what it restores). A claim without an allocation is
+// (a cluster's fork saves what it restores). A claim without an allocation is
 // left as it is.
 func (s *State) DeallocateInPlace(c *resourceapi.ResourceClaim) {
 	s.mutations++

@@ -262,7 +262,7 @@ func runPolicy(ctx context.Context, in *Input, inv *stock, gates feature.Gates, 
 	}
 	sched := e.Scheduler(so.ScheduleOptions())
 	st := newState(inv, c, shapes)
-	if err := st.claimed(c.DRA.Claims()); err != nil {
+	if err := st.claimed(c.DRA().Claims()); err != nil {
 		return nil, err
 	}
 	curve := &Curve{Policy: policy}
@@ -291,7 +291,7 @@ func runPolicy(ctx context.Context, in *Input, inv *stock, gates feature.Gates, 
 			}
 		} else {
 			curve.Placed++
-			claims, err := c.DRA.PodClaims(pod)
+			claims, err := c.DRA().PodClaims(pod)
 			if err != nil {
 				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
 			}

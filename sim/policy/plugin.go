@@ -144,16 +144,16 @@ func NewPlugin(args Args, c *cluster.Cluster) (*Plugin, error) {
 		return nil, fmt.Errorf("%s: %w", PluginName, err)
 	}
 	p := &Plugin{
-		args: args, state: c.DRA,
-		shaper:  NewShaper(c.Snapshot, c.DRA.Gates()),
-		matcher: inventory.NewMatcher(context.Background(), c.DRA.Gates(), c.DRA.Classes()),
+		args: args, state: c.DRA(),
+		shaper:  NewShaper(c.Snapshot(), c.DRA().Gates()),
+		matcher: inventory.NewMatcher(context.Background(), c.DRA().Gates(), c.DRA().Classes()),
 		rng:     rand.New(rand.NewPCG(uint64(args.Seed), 0x9e3779b97f4a7c15)),
 		frag:    map[string]float64{}, sigs: map[string]uint32{}, shape: map[*v1.Pod]Shape{},
 	}
 	p.workload = args.Workload
 	if p.workload == nil && args.Policy == FGD {
-		shapes := make([]Shape, 0, len(c.Pods))
-		for _, pod := range c.Pods {
+		shapes := make([]Shape, 0, len(c.Pods()))
+		for _, pod := range c.Pods() {
 			shapes = append(shapes, p.shaper.Shape(pod))
 		}
 		w, err := NewWorkload(shapes, args.PopularityThreshold)

@@ -34,7 +34,7 @@ func openbSnapshot(t *testing.T, nodes, pods string) *snapshot.Snapshot {
 // deviceOf is the device the pod's claim was allocated.
 func deviceOf(t *testing.T, run *sim.Run, pod string) string {
 	t.Helper()
-	for _, c := range run.Cluster.DRA.Claims() {
+	for _, c := range run.Cluster.DRA().Claims() {
 		if c.Status.Allocation == nil {
 			continue
 		}
@@ -98,7 +98,7 @@ func TestFGDPacksHalves(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodes := map[string]string{}
-	for _, p := range run.Cluster.Pods {
+	for _, p := range run.Cluster.Pods() {
 		nodes[p.Name] = p.Spec.NodeName
 	}
 	if nodes["p1"] != nodes["p2"] || deviceOf(t, run, "p1") != deviceOf(t, run, "p2") {
@@ -127,7 +127,7 @@ func TestRandomPolicyPerSeed(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out []string
-		for _, p := range run.Cluster.Pods {
+		for _, p := range run.Cluster.Pods() {
 			out = append(out, p.Name+"@"+p.Spec.NodeName+"/"+deviceOf(t, run, p.Name))
 		}
 		return strings.Join(out, " ")
@@ -157,7 +157,7 @@ func TestGPUClusteringSeesEachPlacement(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
-	for _, p := range run.Cluster.Pods {
+	for _, p := range run.Cluster.Pods() {
 		got[p.Name] = p.Spec.NodeName
 	}
 	if want := map[string]string{"p1": "a", "p2": "b", "p3": "a"}; !maps.Equal(got, want) {

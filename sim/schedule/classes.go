@@ -75,13 +75,13 @@ func FilterClasses(c *cluster.Cluster, keyer framework.NodeStateKeyer, labelKeys
 	keys := slices.Compact(slices.Sorted(slices.Values(labelKeys)))
 	var state []uint32
 	if keyer != nil {
-		if state, ok = keyer.NodeStateKeys(c.Nodes); !ok {
+		if state, ok = keyer.NodeStateKeys(c.Nodes()); !ok {
 			return nil, false
 		}
 	}
 	cl := newClassifier()
 	cl.filterOnly = true
-	return cl.classes(c.Nodes, c, keys, strings.Join(keys, "\x00"), state, nil), true
+	return cl.classes(c.Nodes(), c, keys, strings.Join(keys, "\x00"), state, nil), true
 }
 
 // nodeChanges is where the classifier learns which nodes changed

@@ -44,16 +44,16 @@ func TestClassesFollowTheNodeList(t *testing.T) {
 			node := snap.Nodes[rng.IntN(len(snap.Nodes))].DeepCopy()
 			node.Name = fmt.Sprintf("up%03d", added)
 			c.AddNode(node, nil)
-		case op == 1 && len(c.Nodes) > 4: // the last node goes (renews the list)
-			if _, _, err := c.RemoveNode(c.Nodes[len(c.Nodes)-1].Node().Name); err != nil {
+		case op == 1 && len(c.Nodes()) > 4: // the last node goes (renews the list)
+			if _, _, err := c.RemoveNode(c.Nodes()[len(c.Nodes())-1].Node().Name); err != nil {
 				t.Fatal(err)
 			}
-		case op == 2 && len(c.Nodes) > 4: // a node from the middle goes
-			if _, _, err := c.RemoveNode(c.Nodes[rng.IntN(len(c.Nodes)-1)].Node().Name); err != nil {
+		case op == 2 && len(c.Nodes()) > 4: // a node from the middle goes
+			if _, _, err := c.RemoveNode(c.Nodes()[rng.IntN(len(c.Nodes())-1)].Node().Name); err != nil {
 				t.Fatal(err)
 			}
 		case op == 3: // a pod is placed
-			ni := c.Nodes[rng.IntN(len(c.Nodes))]
+			ni := c.Nodes()[rng.IntN(len(c.Nodes()))]
 			p := &v1.Pod{}
 			p.Name, p.Namespace = fmt.Sprintf("p%d", step), "default"
 			p.Spec.NodeName = ni.Node().Name
@@ -68,14 +68,14 @@ func TestClassesFollowTheNodeList(t *testing.T) {
 				_ = ni.RemovePod(p)
 			}
 		case op == 5: // a node's object is replaced with another zone
-			ni := c.Nodes[rng.IntN(len(c.Nodes))]
+			ni := c.Nodes()[rng.IntN(len(c.Nodes()))]
 			node := ni.Node().DeepCopy()
 			node.Labels["zone"] = fmt.Sprintf("z%d", rng.IntN(3))
 			ni.SetNode(node)
 		}
 		pr := projections[rng.IntN(len(projections))]
-		got := kept.classes(c.Nodes, c, pr.keys, pr.name, nil, nil)
-		want := newClassifier().classes(c.Nodes, c, pr.keys, pr.name, nil, nil)
+		got := kept.classes(c.Nodes(), c, pr.keys, pr.name, nil, nil)
+		want := newClassifier().classes(c.Nodes(), c, pr.keys, pr.name, nil, nil)
 		if len(got) != len(want) {
 			t.Fatalf("step %d: %d classes for %d nodes", step, len(got), len(want))
 		}
@@ -83,7 +83,7 @@ func TestClassesFollowTheNodeList(t *testing.T) {
 			for j := range want {
 				if (got[i] == got[j]) != (want[i] == want[j]) {
 					t.Fatalf("step %d, projection %q: nodes %s and %s in the same class: kept %v, from scratch %v",
-						step, pr.name, c.Nodes[i].Node().Name, c.Nodes[j].Node().Name, got[i] == got[j], want[i] == want[j])
+						step, pr.name, c.Nodes()[i].Node().Name, c.Nodes()[j].Node().Name, got[i] == got[j], want[i] == want[j])
 				}
 			}
 		}

@@ -21,7 +21,7 @@ import (
 
 // newAttempt starts a cycle's record.
 func (s *Scheduler) newAttempt() *Attempt {
-	a := &Attempt{NumAllNodes: len(s.c.Nodes), State: framework.NewCycleState()}
+	a := &Attempt{NumAllNodes: len(s.c.Nodes()), State: framework.NewCycleState()}
 	if a.NumAllNodes == 0 {
 		a.Message = "no nodes available to schedule pods"
 	}
@@ -84,7 +84,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, pod *v1.Pod) *Attempt {
 // nil when the cycle was decided before the walk (the attempt says how),
 // and sets the attempt's FeasibleNodes and EvaluatedNodes.
 func (s *Scheduler) findNodesThatFitPod(ctx context.Context, pod *v1.Pod, a *Attempt) (*filterResult, error) {
-	nodes := s.c.Nodes
+	nodes := s.c.Nodes()
 	res, st, narrowing := s.profile.RunPreFilter(ctx, a.State, pod, nodes)
 	if st.Code() == framework.Error {
 		return nil, pluginError(st.Plugin(), "", st.Err())
@@ -158,7 +158,7 @@ func (s *Scheduler) preFilterRejected(a *Attempt, st *framework.Status, plugins 
 	a.Rejections = []Rejection{{Plugin: st.Plugin(), Reason: st.Message(), Nodes: a.NumAllNodes}}
 	a.UnschedulablePlugins = plugins
 	if st.Code() == framework.Unschedulable {
-		a.Potential = s.c.Nodes // preemption may help anywhere
+		a.Potential = s.c.Nodes() // preemption may help anywhere
 	}
 	a.Message = fmt.Sprintf("0/%d nodes are available: %s.", a.NumAllNodes, st.Message())
 }

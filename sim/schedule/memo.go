@@ -285,8 +285,8 @@ func namesPod(pod *v1.Pod, claims []*resourceapi.ResourceClaim, a *Attempt, pf *
 // again is the failure given as a new cycle's outcome (shared, not to be
 // changed): the start index moves on as the cycle moved it.
 func (f *failure) again(s *Scheduler) *Attempt {
-	if a := &f.attempt; a.moved && len(s.c.Nodes) > 0 {
-		s.nextStart = (s.nextStart + a.advance) % len(s.c.Nodes)
+	if a := &f.attempt; a.moved && len(s.c.Nodes()) > 0 {
+		s.nextStart = (s.nextStart + a.advance) % len(s.c.Nodes())
 	}
 	return &f.attempt
 }

@@ -28,7 +28,7 @@ import (
 func memoReplayer(t *testing.T, snap *snapshot.Snapshot, memo bool) *Replayer {
 	t.Helper()
 	c := cluster.Build(snap, feature.Defaults())
-	d := dra.New(c.DRA)
+	d := dra.New(c.DRA())
 	p, err := NewProfile(c, d, PluginConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func driveBusy(t *testing.T, memo bool) ([]cycleLog, string, uint64, *Replayer) 
 			l.Preemption += " " + v.Name
 		}
 	}
-	for _, pod := range c.Queue {
+	for _, pod := range c.Queue() {
 		r.Add(pod, 0)
 	}
 	setTaint := func(name string, taints []v1.Taint, at queue.Time) {
@@ -140,7 +140,7 @@ func driveBusy(t *testing.T, memo bool) ([]cycleLog, string, uint64, *Replayer) 
 		r.q.Event(at, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.UpdateNodeTaint}, old, n, nil)
 	}
 	finish := func(name string, at queue.Time) {
-		for _, p := range c.Pods {
+		for _, p := range c.Pods() {
 			if p.Name == name {
 				changes, err := c.RemovePod(p)
 				if err != nil {
@@ -247,7 +247,7 @@ func gpuCluster() *snapshot.Snapshot {
 
 func queued(t *testing.T, r *Replayer, name string) *v1.Pod {
 	t.Helper()
-	for _, p := range r.c.Queue {
+	for _, p := range r.c.Queue() {
 		if p.Name == name {
 			return p
 		}

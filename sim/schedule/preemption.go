@@ -105,7 +105,7 @@ func (s *Scheduler) Preempt(ctx context.Context, pod *v1.Pod, a *Attempt) (*Pree
 		p.Message = preemptionPrefix + msgVictimsTerminating
 		return p, nil
 	}
-	nodes := s.c.Nodes
+	nodes := s.c.Nodes()
 	potential := a.Potential
 	if len(potential) > 0 && a.State != nil {
 		if err := s.dryRun(ctx, pod, a.State, potential, p); err != nil {
@@ -373,7 +373,7 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, cycleState *framewo
 		return nil, nil, st, nil
 	}
 	sort.SliceStable(potential, func(i, j int) bool { return moreImportantUnit(potential[i], potential[j]) })
-	violating, nonViolating := unitsViolatingPDBs(potential, s.c.PDBs)
+	violating, nonViolating := unitsViolatingPDBs(potential, s.c.PDBs())
 	var victims []*victimUnit
 	reprieve := func(v *victimUnit) (bool, error) {
 		if err := add(v); err != nil {

@@ -215,7 +215,7 @@ func (r *Replayer) groupPreemption(ctx context.Context, pg *schedulingv1beta1.Po
 		return done(msgGroupOngoing), nil
 	}
 	var potential []*victimUnit
-	for _, v := range r.s.victimUnits(r.c.Nodes) {
+	for _, v := range r.s.victimUnits(r.c.Nodes()) {
 		if v.priority < prio {
 			potential = append(potential, v)
 		}
@@ -309,7 +309,7 @@ func (r *Replayer) removeUnits(units []*victimUnit) (restore func()) {
 // records the rest as the victims.
 func (r *Replayer) groupVictims(ctx context.Context, gp *GroupPreemption, potential []*victimUnit, assigned []*groupTry, assignedPods []*v1.Pod, nodes []string) error {
 	sort.SliceStable(potential, func(i, j int) bool { return moreImportantUnit(potential[i], potential[j]) })
-	violating, nonViolating := unitsViolatingPDBs(potential, r.c.PDBs)
+	violating, nonViolating := unitsViolatingPDBs(potential, r.c.PDBs())
 	var victims []*victimUnit
 	for _, v := range violating {
 		fits, err := r.reprieveUnit(ctx, v, assigned, assignedPods, nodes)

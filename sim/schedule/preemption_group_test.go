@@ -20,7 +20,7 @@ import (
 func replayAll(t *testing.T, snap *snapshot.Snapshot) *result.Result {
 	t.Helper()
 	c := cluster.Build(snap, gangGates(t))
-	draPlugin := dra.New(c.DRA)
+	draPlugin := dra.New(c.DRA())
 	profile, err := schedule.NewProfile(c, draPlugin, schedule.PluginConfig{})
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func TestPreemptionReprievesTheMostImportantVictimsFirst(t *testing.T) {
 	if res.Summary.Preempted != 1 {
 		t.Errorf("summary counts %d preempted, want 1", res.Summary.Preempted)
 	}
-	for _, p := range c.Pods {
+	for _, p := range c.Pods() {
 		if p.Name == "new" {
 			t.Errorf("the victim is still in the cluster")
 		}
@@ -144,7 +144,7 @@ func TestPreemptionForCPUWithDevices(t *testing.T) {
 	if len(p.Claims) != 1 || len(p.Claims[0].Devices) != 1 || p.Claims[0].Devices[0].Pool != "n1" {
 		t.Errorf("urgent's claims %+v, want n1's GPU", p.Claims)
 	}
-	if claim, err := c.DRA.Claim("default", "gpu-user-gpus"); err != nil || claim.Status.Allocation == nil {
+	if claim, err := c.DRA().Claim("default", "gpu-user-gpus"); err != nil || claim.Status.Allocation == nil {
 		t.Errorf("gpu-user's claim lost its allocation (%v)", err)
 	}
 }
@@ -160,7 +160,7 @@ func TestVictimClaimsAreReleased(t *testing.T) {
 	if got := outcomes(res)["holder"]; got.Phase != result.PhasePreempted {
 		t.Fatalf("holder: %+v, want preempted", got)
 	}
-	claim, err := c.DRA.Claim("default", "holder-gpus")
+	claim, err := c.DRA().Claim("default", "holder-gpus")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 			weights[name] = w
 		}
 	}
-	var extended noderesources.DRAExtendedResources = c.DRA
+	var extended noderesources.DRAExtendedResources = c.DRA()
 	// The resource plugins and the binding share each pod's requests.
 	requests := &framework.PodRequestCache{}
 	fit, err := noderesources.NewFit(cfg.NodeResourcesFit, extended, requests)
@@ -90,7 +90,7 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 	if err != nil {
 		return nil, err
 	}
-	interPod, err := interpodaffinity.New(cfg.InterPodAffinity, c, interpodaffinity.NewNamespaces(c.Snapshot.Namespaces))
+	interPod, err := interpodaffinity.New(cfg.InterPodAffinity, c, interpodaffinity.NewNamespaces(c.Snapshot().Namespaces))
 	if err != nil {
 		return nil, err
 	}
@@ -174,14 +174,14 @@ func isFilterOnly(name string) bool {
 // kube would find: the snapshot's ReplicaSets and StatefulSets, plus the
 // ReplicaSet a Deployment would own when the dump does not list it.
 func workloadsOf(c *cluster.Cluster) *podtopologyspread.Workloads {
-	rss := append([]*appsv1.ReplicaSet(nil), c.Snapshot.ReplicaSets...)
-	for _, d := range c.Snapshot.Deployments {
+	rss := append([]*appsv1.ReplicaSet(nil), c.Snapshot().ReplicaSets...)
+	for _, d := range c.Snapshot().Deployments {
 		rss = append(rss, &appsv1.ReplicaSet{
 			ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace},
 			Spec:       appsv1.ReplicaSetSpec{Selector: d.Spec.Selector, Template: d.Spec.Template},
 		})
 	}
-	return podtopologyspread.NewWorkloads(nil, nil, rss, c.Snapshot.StatefulSets)
+	return podtopologyspread.NewWorkloads(nil, nil, rss, c.Snapshot().StatefulSets)
 }
 
 // plugins returns every plugin of the profile once, including those of a

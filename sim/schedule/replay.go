@@ -58,7 +58,7 @@ func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, d
 func (r *Replayer) ReplayQueue(ctx context.Context) error {
 	var t queue.Time
 	if r.opts.Arrival != ArrivalSequential {
-		for _, pod := range r.c.Queue {
+		for _, pod := range r.c.Queue() {
 			r.Add(pod, 0)
 		}
 		if err := r.Run(ctx, 0); err != nil {
@@ -69,7 +69,7 @@ func (r *Replayer) ReplayQueue(ctx context.Context) error {
 		// snapshot's order, each waited for until it is bound or found
 		// unschedulable, a second apart; the pods of a pod group are
 		// created together, where the first of them stands.
-		pods := slices.Clone(r.c.Queue)
+		pods := slices.Clone(r.c.Queue())
 		sort.SliceStable(pods, func(i, j int) bool { return r.c.Order(pods[i]) < r.c.Order(pods[j]) })
 		for i, batch := range arrivalBatches(pods, r.c.GangsEnabled()) {
 			t = queue.Time(i) * time.Second
@@ -201,7 +201,7 @@ type Replayer struct {
 // NewReplayer wires a queue with the profile's plugins to a scheduler on
 // the cluster.
 func NewReplayer(c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) *Replayer {
-	gates := c.DRA.Gates()
+	gates := c.DRA().Gates()
 	r := &Replayer{c: c, dra: draPlugin, outcomes: map[*v1.Pod]*result.Pod{}, preemptions: map[*v1.Pod]*result.Preemption{},
 		arrived: map[*v1.Pod]bool{}, groupPhases: map[string]*result.PodGroup{}}
 	qopts := queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.plugins(), ParkStale: !opts.NoParking}
@@ -446,7 +446,7 @@ func (r *Replayer) claimEvents(pod *v1.Pod, before map[string]*resourceapi.Resou
 // with the message of their last attempt.
 func (r *Replayer) Result() *result.Result {
 	r.gangResults()
-	for _, pod := range r.c.Queue {
+	for _, pod := range r.c.Queue() {
 		out := r.outcomes[pod]
 		if out == nil || out.Phase != result.PhaseUnschedulable {
 			continue
@@ -454,7 +454,7 @@ func (r *Replayer) Result() *result.Result {
 		setUnschedulable(pod, out.Reason, out.Message)
 		r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventFailedScheduling, Pod: pod.Namespace + "/" + pod.Name, Message: out.Message})
 	}
-	for _, pod := range r.c.Queue {
+	for _, pod := range r.c.Queue() {
 		if out := r.outcomes[pod]; out != nil && out.Phase == result.PhaseUnschedulable {
 			out.NominatedNode = pod.Status.NominatedNodeName
 		}
@@ -526,30 +526,30 @@ func setCondition(pod *v1.Pod, cond v1.PodCondition) {
 }
 
 func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.Pod, events []result.Event, draPlugin *dra.Plugin, deleted []*v1.Pod) *result.Result {
-	r := &result.Result{APIVersion: result.APIVersion, Kind: result.Kind, Events: events, Warnings: c.Warnings}
+	r := &result.Result{APIVersion: result.APIVersion, Kind: result.Kind, Events: events, Warnings: c.Warnings()}
 	if r.Events == nil {
 		r.Events = []result.Event{}
 	}
-	r.Inputs.Nodes = len(c.Nodes)
-	r.Inputs.Pods = len(c.Pods)
-	r.Inputs.PendingPods = len(c.Queue)
-	r.Inputs.ResourceClaims = len(c.Snapshot.ResourceClaims)
+	r.Inputs.Nodes = len(c.Nodes())
+	r.Inputs.Pods = len(c.Pods())
+	r.Inputs.PendingPods = len(c.Queue())
+	r.Inputs.ResourceClaims = len(c.Snapshot().ResourceClaims)
 	r.Inputs.Seed = s.opts.Seed
 	r.Inputs.TieBreak = string(TieBreakKube)
 	if s.opts.TieBreak == TieBreakRandom || s.opts.TieBreak == TieBreakName {
 		r.Inputs.TieBreak = string(s.opts.TieBreak)
 	}
 	r.Inputs.ScoreAllNodes = s.opts.ScoreAllNodes
-	for _, sl := range c.DRA.Slices() {
+	for _, sl := range c.DRA().Slices() {
 		r.Inputs.Devices += len(sl.Spec.Devices)
 	}
-	gated, skipped := podSet(c.Gated), podSet(c.Skipped)
-	bound := podSet(c.Bound)
+	gated, skipped := podSet(c.Gated()), podSet(c.Skipped())
+	bound := podSet(c.Bound())
 	// Pods preemption deleted are no longer in the cluster; they keep
 	// their place in the snapshot's order.
-	pods := c.Pods
+	pods := c.Pods()
 	if len(deleted) > 0 {
-		pods = append(slices.Clone(c.Pods), deleted...)
+		pods = append(slices.Clone(c.Pods()), deleted...)
 		sort.SliceStable(pods, func(i, j int) bool { return c.Order(pods[i]) < c.Order(pods[j]) })
 	}
 	for _, pod := range pods {
@@ -638,7 +638,7 @@ func PodClaims(pod *v1.Pod, draPlugin *dra.Plugin) []result.Claim {
 
 // nodeUsage reports each node's requested resources and devices.
 func nodeUsage(c *cluster.Cluster) []result.Node {
-	used := inventory.AllocatorInUseByPool(c.DRA.AllocatedState())
+	used := inventory.AllocatorInUseByPool(c.DRA().AllocatedState())
 	devTotal := map[string]int{}
 	devUsed := map[string]int{}
 	// The devices the allocator can use on the node: older generations of
@@ -658,7 +658,7 @@ func nodeUsage(c *cluster.Cluster) []result.Node {
 			devUsed[node] += inUse
 		}
 	}
-	for _, sl := range inventory.Current(c.DRA.Slices()) {
+	for _, sl := range inventory.Current(c.DRA().Slices()) {
 		for i := range sl.Spec.Devices {
 			d := inventory.DeviceOf(sl, &sl.Spec.Devices[i])
 			if d.Node == "" {
@@ -678,8 +678,8 @@ func nodeUsage(c *cluster.Cluster) []result.Node {
 		}
 	}
 	flush()
-	out := make([]result.Node, 0, len(c.Nodes))
-	for _, ni := range c.Snapshot.Nodes {
+	out := make([]result.Node, 0, len(c.Nodes()))
+	for _, ni := range c.Snapshot().Nodes {
 		info := c.Node(ni.Name)
 		if info == nil {
 			continue
@@ -729,7 +729,7 @@ type PostFilterResult struct {
 // scheduler's.
 func (r *Replayer) PostFilter(ctx context.Context, pod *v1.Pod, a *Attempt) (*PostFilterResult, error) {
 	pf := &PostFilterResult{Message: a.Message}
-	if len(r.c.Nodes) == 0 || a.State == nil {
+	if len(r.c.Nodes()) == 0 || a.State == nil {
 		return pf, nil
 	}
 	var last []framework.PostFilterPlugin
@@ -965,10 +965,9 @@ func (r *Replayer) ClaimsOf(pod *v1.Pod) []*resourceapi.ResourceClaim {
 // countDisruption does what the disruption controller would after a
 // covered pod is gone: one healthy pod less, one disruption less allowed.
 func (r *Replayer) countDisruption(pod *v1.Pod) {
-	for _, pdb := range r.c.PDBs {
-		if pdbSelects(pdb, pod) && pdb.Status.DisruptionsAllowed > 0 {
-			pdb.Status.DisruptionsAllowed--
-			r.c.Changed()
+	for _, pdb := range r.c.PDBs() {
+		if pdbSelects(pdb, pod) {
+			r.c.UseDisruption(pdb)
 		}
 	}
 }

@@ -586,7 +586,7 @@ func (r *Replayer) gangResults() {
 	if !r.c.GangsEnabled() {
 		return
 	}
-	for _, pod := range r.c.Queue {
+	for _, pod := range r.c.Queue() {
 		if r.outcomes[pod] != nil || pod.Spec.NodeName != "" {
 			continue
 		}
@@ -607,9 +607,9 @@ func (r *Replayer) gangResults() {
 // GateOff), to show which gangs were placed only in part.
 func (r *Replayer) addPodGroups(res *result.Result) {
 	gangs := r.c.GangsEnabled()
-	groups := r.c.PodGroups
+	groups := r.c.PodGroups()
 	if !gangs {
-		groups = r.c.Snapshot.PodGroups
+		groups = r.c.Snapshot().PodGroups
 	}
 	index := map[string]*result.PodGroup{}
 	for _, pg := range groups {
@@ -628,7 +628,7 @@ func (r *Replayer) addPodGroups(res *result.Result) {
 	}
 	groupOf := map[string]string{}
 	if gangs {
-		for _, list := range [][]*v1.Pod{r.c.Pods, r.deleted} {
+		for _, list := range [][]*v1.Pod{r.c.Pods(), r.deleted} {
 			for _, pod := range list {
 				if name := cluster.PodGroupName(pod); name != "" {
 					groupOf[pod.Namespace+"/"+pod.Name] = name
@@ -638,7 +638,7 @@ func (r *Replayer) addPodGroups(res *result.Result) {
 	} else {
 		// The cluster's pods lost the field, as the API server drops it;
 		// the snapshot's still have it.
-		for _, pod := range r.c.Snapshot.Pods {
+		for _, pod := range r.c.Snapshot().Pods {
 			if name := cluster.PodGroupName(pod); name != "" {
 				groupOf[pod.Namespace+"/"+pod.Name] = name
 			}

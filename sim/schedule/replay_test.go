@@ -25,7 +25,7 @@ func run(t *testing.T, snap *snapshot.Snapshot, gates feature.Gates) (*result.Re
 		gates = feature.Defaults()
 	}
 	c := cluster.Build(snap, gates)
-	draPlugin := dra.New(c.DRA)
+	draPlugin := dra.New(c.DRA())
 	profile, err := schedule.NewProfile(c, draPlugin, schedule.PluginConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func run(t *testing.T, snap *snapshot.Snapshot, gates feature.Gates) (*result.Re
 	r := schedule.NewReplayer(c, profile, schedule.Options{Parallelism: 1}, draPlugin)
 	var cycles []string
 	r.OnAttempt = func(pod *v1.Pod, _ *schedule.Attempt) { cycles = append(cycles, pod.Namespace+"/"+pod.Name) }
-	for _, pod := range c.Queue {
+	for _, pod := range c.Queue() {
 		r.Add(pod, 0)
 	}
 	if err := r.Run(context.Background(), 0); err != nil {

@@ -76,7 +76,7 @@ func samplingCluster(n, cordoned int) *cluster.Cluster {
 
 func newTestScheduler(t *testing.T, c *cluster.Cluster, cfg PluginConfig, opts Options) *Scheduler {
 	t.Helper()
-	profile, err := NewProfile(c, dra.New(c.DRA), cfg)
+	profile, err := NewProfile(c, dra.New(c.DRA()), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestRotatingStartIndex(t *testing.T) {
 		t.Run(fmt.Sprintf("KeepNodeStatuses=%v", keep), func(t *testing.T) {
 			c := samplingCluster(150, 10)
 			s := newTestScheduler(t, c, PluginConfig{}, Options{KeepNodeStatuses: keep})
-			pod := c.Queue[0]
+			pod := c.Queue()[0]
 			for i, w := range want {
 				if s.nextStart != w.start {
 					t.Fatalf("cycle %d: start index %d, want %d", i, s.nextStart, w.start)
@@ -141,7 +141,7 @@ func TestRotatingStartIndexSmallClusters(t *testing.T) {
 	c := samplingCluster(40, 40)
 	s := newTestScheduler(t, c, PluginConfig{}, Options{})
 	s.nextStart = 7
-	a := s.Evaluate(ctx, c.Queue[0])
+	a := s.Evaluate(ctx, c.Queue()[0])
 	if a.FeasibleNodes != 0 || a.EvaluatedNodes != 40 || s.nextStart != 7 {
 		t.Errorf("all cordoned: feasible %d, evaluated %d, next start %d; want 0, 40, 7", a.FeasibleNodes, a.EvaluatedNodes, s.nextStart)
 	}
@@ -162,7 +162,7 @@ func TestNoScorePluginsFindOneNode(t *testing.T) {
 		t.Fatalf("fixture: want no score plugin, got %d", len(s.profile.Score))
 	}
 	for i, want := range []string{"n000", "n001", "n002"} {
-		a := s.Evaluate(ctx, c.Queue[0])
+		a := s.Evaluate(ctx, c.Queue()[0])
 		if a.Node != want || a.EvaluatedNodes != 1 || s.nextStart != i+1 {
 			t.Errorf("cycle %d: node %s, evaluated %d, next start %d; want %s, 1, %d", i, a.Node, a.EvaluatedNodes, s.nextStart, want, i+1)
 		}
@@ -202,9 +202,9 @@ func TestForgetRevertsAssume(t *testing.T) {
 		Pod(build.PodSpec{Name: "p", CPU: "2", GPUs: 1}).Snapshot()
 	c := cluster.Build(snap, feature.Defaults())
 	s := newTestScheduler(t, c, PluginConfig{}, Options{})
-	pod := c.Queue[0]
+	pod := c.Queue()[0]
 	claimName := *pod.Status.ResourceClaimStatuses[0].ResourceClaimName
-	claim, err := c.DRA.Claim("default", claimName)
+	claim, err := c.DRA().Claim("default", claimName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,8 +216,8 @@ func TestForgetRevertsAssume(t *testing.T) {
 		Reserved int
 	}
 	observe := func() state {
-		st := state{Pods: map[string]int{}, CPU: map[string]int64{}, Devices: c.DRA.AllocatedState().AllocatedDevices.Len(), Claim: claim.Status.Allocation != nil, Reserved: len(claim.Status.ReservedFor)}
-		for _, n := range c.Nodes {
+		st := state{Pods: map[string]int{}, CPU: map[string]int64{}, Devices: c.DRA().AllocatedState().AllocatedDevices.Len(), Claim: claim.Status.Allocation != nil, Reserved: len(claim.Status.ReservedFor)}
+		for _, n := range c.Nodes() {
 			st.Pods[n.Node().Name] = len(n.Pods)
 			st.CPU[n.Node().Name] = n.Requested.MilliCPU
 		}
@@ -266,8 +266,8 @@ func TestFeasibleFiltersAsEvaluate(t *testing.T) {
 			sf := newTestScheduler(t, full, PluginConfig{}, Options{TieBreak: tb, Seed: 3})
 			so := newTestScheduler(t, only, PluginConfig{}, Options{TieBreak: tb, Seed: 3})
 			for i := range 4 {
-				want := sf.Evaluate(ctx, full.Queue[0])
-				got := so.Feasible(ctx, only.Queue[0])
+				want := sf.Evaluate(ctx, full.Queue()[0])
+				got := so.Feasible(ctx, only.Queue()[0])
 				if got.FeasibleNodes != want.FeasibleNodes || got.EvaluatedNodes != want.EvaluatedNodes || so.nextStart != sf.nextStart {
 					t.Errorf("cycle %d: feasible %d, evaluated %d, next start %d; want Evaluate's %d, %d, %d",
 						i, got.FeasibleNodes, got.EvaluatedNodes, so.nextStart, want.FeasibleNodes, want.EvaluatedNodes, sf.nextStart)

@@ -208,12 +208,12 @@ func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod, prev *
 		if stateKeys != nil {
 			return nil, "" // one keyer is all the classifier combines
 		}
-		if stateKeys, ok = k.NodeStateKeys(s.c.Nodes); !ok {
+		if stateKeys, ok = k.NodeStateKeys(s.c.Nodes()); !ok {
 			return nil, ""
 		}
 		stateLog, _ = p.(framework.NodeStateChanges)
 	}
-	return s.classifier.classes(s.c.Nodes, s.c, keys, name, stateKeys, stateLog), name
+	return s.classifier.classes(s.c.Nodes(), s.c, keys, name, stateKeys, stateLog), name
 }
 
 // ensureFiltered runs the filters on a node that got its feasibility from

@@ -63,7 +63,7 @@ func TestFilterWalkIsNodeByNode(t *testing.T) {
 		n := []int{40, 150, 700, 2000}[round%4]
 		numClasses := 1 + rng.IntN(40)
 		c := samplingCluster(n, 0)
-		nodes := c.Nodes
+		nodes := c.Nodes()
 		// Each class's verdict: feasible, or one of a few statuses (two
 		// classes may share one), one in a few rounds a plugin error.
 		statuses := []*framework.Status{
@@ -128,7 +128,7 @@ func TestFilterWalkIsNodeByNode(t *testing.T) {
 					if cl != nil {
 						walk = &s.classes
 					}
-					f, err := walk.walk(ctx, &walkInput{state: framework.NewCycleState(), pod: c.Queue[0], candidates: nodes, classes: cl, start: start, want: s.numFeasibleNodesToFind(n)})
+					f, err := walk.walk(ctx, &walkInput{state: framework.NewCycleState(), pod: c.Queue()[0], candidates: nodes, classes: cl, start: start, want: s.numFeasibleNodesToFind(n)})
 					calls := fake.calls
 					got := outcomeOf(f, err, nodes)
 					want := nodeByNode(s, nodes, []framework.FilterPlugin{fake, fakeDRA}, start, keep)

@@ -310,6 +310,11 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 	if err := e.run(); err != nil {
 		return nil, err
 	}
+	if n := e.c.Forks(); n > 0 {
+		// Every what-if of the autoscaler's loops closes its fork; one
+		// left open would take back later changes with it.
+		return nil, fmt.Errorf("internal error: %d what-if fork(s) of the cluster left open", n)
+	}
 	return e.finish(), nil
 }
 
@@ -369,7 +374,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 	e.r.MemoizeFailures = !opts.NoFailureMemo
 	e.res = &Result{APIVersion: APIVersion, Kind: Kind, Pods: []PodRecord{}, Series: []Sample{}, ScaleUps: []ScaleUpRecord{}, ScaleDowns: []ScaleDownRecord{}}
 	e.res.Warnings = append(e.res.Warnings, in.Warnings...)
-	e.res.Warnings = append(e.res.Warnings, e.c.Warnings...)
+	e.res.Warnings = append(e.res.Warnings, e.c.Warnings()...)
 	if opts.Autoscale != nil {
 		groups, warnings, err := nodegroup.Resolve(work)
 		if err != nil {
@@ -384,7 +389,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 		}
 	}
 	var mix []*v1.Pod
-	for _, p := range e.c.Queue {
+	for _, p := range e.c.Queue() {
 		mix = append(mix, p)
 	}
 	for i := range in.Arrivals {
@@ -456,11 +461,11 @@ func (e *engine) start() error {
 	for p, a := range e.in.Initial {
 		byKey[p.Namespace+"/"+p.Name] = a
 	}
-	for _, n := range e.c.Nodes {
+	for _, n := range e.c.Nodes() {
 		e.startBilling(n.Node().Name)
 	}
-	gated, skipped := podSet(e.c.Gated), podSet(e.c.Skipped)
-	for _, pod := range e.c.Pods {
+	gated, skipped := podSet(e.c.Gated()), podSet(e.c.Skipped())
+	for _, pod := range e.c.Pods() {
 		a, ok := byKey[pod.Namespace+"/"+pod.Name]
 		if !ok {
 			a = Arrival{Endless: true}
@@ -711,7 +716,7 @@ func (e *engine) beforeAttempt(pod *v1.Pod) {
 // driver/pool/device.
 func (m *Moment) Devices() []string {
 	var out []string
-	for _, c := range m.c.DRA.ClaimsInUse(m.Pod) {
+	for _, c := range m.c.DRA().ClaimsInUse(m.Pod) {
 		devs, _ := claimDevices(c)
 		out = append(out, devs...)
 	}
@@ -845,7 +850,7 @@ func (e *engine) bound(ps *podState) {
 	if ps.rec != nil {
 		ps.rec.Phase = PhaseRunning
 		ps.rec.Devices, ps.rec.Alternatives = nil, nil
-		for _, c := range e.c.DRA.ClaimsInUse(ps.pod) {
+		for _, c := range e.c.DRA().ClaimsInUse(ps.pod) {
 			devs, ranks := claimDevices(c)
 			ps.rec.Devices = append(ps.rec.Devices, devs...)
 			ps.rec.Alternatives = append(ps.rec.Alternatives, ranks...)
@@ -1222,7 +1227,7 @@ func (e *engine) sample() error {
 	for _, g := range e.initialGroups {
 		counts[g.Name] = 0
 	}
-	for _, ni := range e.c.Nodes {
+	for _, ni := range e.c.Nodes() {
 		group, _ := e.priceOf(ni.Node().Name)
 		counts[group]++
 	}
@@ -1249,9 +1254,9 @@ func (e *engine) sample() error {
 // arrivalsWorkload is FGD's distribution of shapes over the snapshot's
 // pods and the arrivals.
 func arrivalsWorkload(work *snapshot.Snapshot, c *cluster.Cluster, in *Input, args policy.Args) (*policy.Workload, error) {
-	shaper := policy.NewShaper(work, c.DRA.Gates())
-	shapes := make([]policy.Shape, 0, len(c.Pods)+len(in.Arrivals))
-	for _, p := range c.Pods {
+	shaper := policy.NewShaper(work, c.DRA().Gates())
+	shapes := make([]policy.Shape, 0, len(c.Pods())+len(in.Arrivals))
+	for _, p := range c.Pods() {
 		shapes = append(shapes, shaper.Shape(p))
 	}
 	for _, a := range in.Arrivals {

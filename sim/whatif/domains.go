@@ -116,16 +116,16 @@ func (r *Resilience) StrandsAbove(p int32) int {
 	return n
 }
 
-// Domains removes each failure domain from its own fork of the replayed
-// cluster (cluster.ForkWithout), with the spares added first, replays the
-// domain's pods on the rest and reports what each loss strands. Forks are
+// Domains removes each failure domain from its own copy of the replayed
+// cluster (cluster.CloneWithout), with the spares added first, replays the
+// domain's pods on the rest and reports what each loss strands. Copies are
 // evaluated in parallel; the run is only read. Pods that were pending
 // after the replay are not tried again: they are stranded already.
 func Domains(ctx context.Context, run *sim.Run, opts DomainOptions) (*Resilience, error) {
 	if opts.Domain == "" {
 		opts.Domain = DomainNode
 	}
-	domains, members := domainsOf(run.Cluster.Snapshot.Nodes, run.Cluster, opts.Domain)
+	domains, members := domainsOf(run.Cluster.Snapshot().Nodes, run.Cluster, opts.Domain)
 	if len(domains) == 0 {
 		return nil, fmt.Errorf("no node has the label %q: no failure domain to remove", opts.Domain)
 	}
@@ -200,7 +200,7 @@ func Domains(ctx context.Context, run *sim.Run, opts DomainOptions) (*Resilience
 }
 
 // spareNodes are new nodes of a NodeGroup, made once and added to every
-// fork (nodes and slices shared read-only, daemon pods copied).
+// copy (nodes and slices shared read-only, daemon pods copied).
 type spareNodes struct {
 	nodes  []*v1.Node
 	slices map[string][]*resourceapi.ResourceSlice
@@ -208,7 +208,7 @@ type spareNodes struct {
 }
 
 func newSpares(run *sim.Run, group string, n int) (*spareNodes, error) {
-	e := newEditor(run.Cluster.Snapshot)
+	e := newEditor(run.Cluster.Snapshot())
 	e.out = &result.Edit{Source: "spares"}
 	ed := &Edit{AddNodes: &AddNodes{Count: n, NodeGroup: group}, Source: "spares", Index: -1}
 	if err := e.addNodes(ed); err != nil {
@@ -268,24 +268,24 @@ func domainsOf(nodes []*v1.Node, c *cluster.Cluster, domain string) ([]string, [
 	return names, members
 }
 
-// lose evaluates the loss of one domain on its own fork.
+// lose evaluates the loss of one domain on its own copy.
 func lose(ctx context.Context, run *sim.Run, spares *spareNodes, domain string, nodes []string, opts sim.Options) (DomainLoss, error) {
 	loss := DomainLoss{Domain: domain, Nodes: len(nodes)}
 	if run.Cluster.Requeued(nodes) == 0 {
 		return loss, nil // nothing to place elsewhere
 	}
-	f, lost := run.Cluster.ForkWithout(nodes)
+	f, lost := run.Cluster.CloneWithout(nodes)
 	if spares != nil {
 		// The spares run before the loss: their daemon pods go first.
-		requeued := f.Queue
-		f.Queue = nil
+		requeued := f.Queue()
+		f.SetQueue(nil)
 		for _, n := range spares.nodes {
 			f.AddNode(n, spares.slices[n.Name])
 		}
 		for _, p := range spares.pods {
 			f.AddPending(p.DeepCopy())
 		}
-		f.Queue = append(f.Queue, requeued...)
+		f.SetQueue(append(f.Queue(), requeued...))
 	}
 	fr, err := sim.SimulateCluster(ctx, f, opts)
 	if err != nil {
@@ -341,7 +341,7 @@ func rejectedByDRA(p *result.Pod) bool {
 func requestedDevices(run *sim.Run, p *result.Pod) map[string]int64 {
 	out := map[string]int64{}
 	for _, c := range p.Claims {
-		claim, err := run.Cluster.DRA.Claim(p.Namespace, c.Name)
+		claim, err := run.Cluster.DRA().Claim(p.Namespace, c.Name)
 		if err != nil {
 			continue
 		}

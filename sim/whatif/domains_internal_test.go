@@ -16,7 +16,7 @@ import (
 // replay put them, claims allocated, pending pods left out.
 func replayed(run *sim.Run) *snapshot.Snapshot {
 	c := run.Cluster
-	s := *c.Snapshot
+	s := *c.Snapshot()
 	pending := map[string]bool{}
 	for _, p := range run.Result.Pods {
 		if p.Phase == result.PhaseUnschedulable {
@@ -24,22 +24,22 @@ func replayed(run *sim.Run) *snapshot.Snapshot {
 		}
 	}
 	s.Pods = nil
-	for _, p := range c.Pods {
+	for _, p := range c.Pods() {
 		if !pending[key(p.Namespace, p.Name)] {
 			s.Pods = append(s.Pods, p)
 		}
 	}
-	s.ResourceClaims = c.DRA.Claims()
+	s.ResourceClaims = c.DRA().Claims()
 	return &s
 }
 
-// TestForkAgreesWithEdits: losing a node on a fork of the replayed
+// TestCloneAgreesWithEdits: losing a node on a copy of the replayed
 // cluster (the fast path of Domains) decides exactly as removing it with
 // a removeNodes edit from the replayed cluster written as a snapshot and
 // replaying that (the plain path): the same pods queued, each on the same
 // node or pending with the same message. Every node of a generated mixed
 // GPU cluster is lost in turn.
-func TestForkAgreesWithEdits(t *testing.T) {
+func TestCloneAgreesWithEdits(t *testing.T) {
 	snap, err := generate.Generate(generate.Options{Seed: 3, Nodes: 24, Pods: 90})
 	if err != nil {
 		t.Fatalf("generate: %v", err)
@@ -52,12 +52,12 @@ func TestForkAgreesWithEdits(t *testing.T) {
 	base := replayed(run)
 	type outcome struct{ Phase, Node, Message string }
 	stranded := 0
-	for _, n := range run.Cluster.Nodes {
+	for _, n := range run.Cluster.Nodes() {
 		name := n.Node().Name
-		f, lost := run.Cluster.ForkWithout([]string{name})
+		f, lost := run.Cluster.CloneWithout([]string{name})
 		fr, err := sim.SimulateCluster(context.Background(), f, opts)
 		if err != nil {
-			t.Fatalf("node %s, fork: %v", name, err)
+			t.Fatalf("node %s, copy: %v", name, err)
 		}
 		fast := map[string]outcome{}
 		for _, p := range fr.Result.Pods {
@@ -87,7 +87,7 @@ func TestForkAgreesWithEdits(t *testing.T) {
 			}
 		}
 		if diff := cmp.Diff(plain, fast); diff != "" {
-			t.Errorf("losing node %s: the fork decided otherwise (-plain +fork):\n%s", name, diff)
+			t.Errorf("losing node %s: the copy decided otherwise (-plain +copy):\n%s", name, diff)
 		}
 	}
 	if stranded == 0 {
