@@ -133,7 +133,7 @@ func TestInflateDrawsAsThePaper(t *testing.T) {
 	for i, p := range in.Workload {
 		reqs[i], _ = inv.requestOf(p)
 	}
-	seq := inflate(in.Workload, reqs, Options{Order: OrderShuffle, Target: 1.3, seed: 42}, inv.capacity())
+	seq, _ := inflate(in.Workload, reqs, Options{Order: OrderShuffle, Target: 1.3, seed: 42}, inv.capacity())
 	seen := map[string]int{}
 	for _, s := range seq[:len(in.Workload)] {
 		seen[s.name]++
