@@ -41,7 +41,7 @@ type fillFlags struct {
 // tieBreakSimulator is fill's own --tie-break value: ties to the node the
 // paper's simulator puts first, after it renamed the nodes with a seeded
 // permutation (fill.Policy.SimulatorTies).
-const tieBreakSimulator = "simulator"
+const tieBreakSimulator schedule.TieBreak = "simulator"
 
 // NewFillCommand runs the inflation experiment of Weng et al. (ATC'23).
 func NewFillCommand(streams Streams, g *GlobalOptions) *cobra.Command {
@@ -132,7 +132,12 @@ func parseSeeds(s string) ([]int64, error) {
 
 func (f *fillFlags) options(files []string) (fill.Options, error) {
 	// --tie-break simulator is name with the simulator's node ranks.
-	simulatorTies := f.engine.TieBreak == tieBreakSimulator
+	switch schedule.TieBreak(f.engine.TieBreak) {
+	case "", schedule.TieBreakKube, schedule.TieBreakRandom, schedule.TieBreakName, tieBreakSimulator:
+	default:
+		return fill.Options{}, usageErrorf("%s %q: use kube, random, name or simulator", flagSource(f.engine.fs, "tie-break"), f.engine.TieBreak)
+	}
+	simulatorTies := schedule.TieBreak(f.engine.TieBreak) == tieBreakSimulator
 	if simulatorTies {
 		f.engine.TieBreak = string(schedule.TieBreakName)
 	}
