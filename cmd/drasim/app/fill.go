@@ -79,7 +79,8 @@ docs/policies.md describes the protocol and how it matches the paper.`,
 	f.input.add(fs)
 	f.engine.add(fs)
 	// The research policies run as the paper's simulator configures them
-	// (every node scored, ties to the smallest node name: applyPolicy);
+	// (every node scored, ties to the smallest of the names the simulator
+	// gives the nodes: applyPolicy and fill.Policy.SimulatorTies);
 	// kube's own profiles as kube-scheduler v1.37.2 runs them.
 	fs.Lookup("tie-break").DefValue = ""
 	fs.Lookup("tie-break").Usage = "how to choose among equally scored nodes: kube, random (seeded by --seed), name (the smallest node name) or simulator (the smallest of the names the paper's simulator gives the nodes: a permutation drawn from --seed after the inflation, then the name); default: simulator for the research policies, kube for kube and most-allocated"
@@ -137,12 +138,13 @@ func (f *fillFlags) options(files []string) (fill.Options, error) {
 	default:
 		return fill.Options{}, usageErrorf("%s %q: use kube, random, name or simulator", flagSource(f.engine.fs, "tie-break"), f.engine.TieBreak)
 	}
-	simulatorTies := schedule.TieBreak(f.engine.TieBreak) == tieBreakSimulator
+	engine := f.engine
+	simulatorTies := schedule.TieBreak(engine.TieBreak) == tieBreakSimulator
 	if simulatorTies {
-		f.engine.TieBreak = string(schedule.TieBreakName)
+		engine.TieBreak = string(schedule.TieBreakName)
 	}
-	tieBreakGiven := flagGiven(f.engine.fs, "tie-break")
-	base := f.engine
+	tieBreakGiven := flagGiven(engine.fs, "tie-break")
+	base := engine
 	base.Policy = string(policy.Kube)
 	simOpts, err := base.options(files)
 	if err != nil {
@@ -165,7 +167,7 @@ func (f *fillFlags) options(files []string) (fill.Options, error) {
 	// are kube's options changed.
 	for _, name := range strings.Split(f.engine.Policy, ",") {
 		name = strings.TrimSpace(name)
-		e := f.engine
+		e := engine
 		kube := slices.Contains(fill.KubePolicies(), name)
 		if kube {
 			e.Policy = string(policy.Kube)
