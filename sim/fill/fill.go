@@ -12,6 +12,7 @@ import (
 	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/snapshot"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 )
 
 // The result's kind.
@@ -58,6 +59,23 @@ type Options struct {
 	DeviceClass string
 	// Progress, when set, is called after each pod of each policy.
 	Progress func(policy string, done, total int)
+	// Placed, when set, is called after each pod of each run with where
+	// it went, in submission order.
+	Placed func(Placement)
+}
+
+// Placement is where one submitted pod went in one run.
+type Placement struct {
+	Policy string
+	Seed   int64
+	// Index is the pod's place in the submission order, from 0.
+	Index int
+	Pod   string
+	// Node is "" for a pod that did not fit.
+	Node string
+	// Devices are the devices allocated to its claims, in allocation
+	// order (driver/pool/device).
+	Devices []string
 }
 
 // Input is what an experiment runs on.
@@ -214,16 +232,21 @@ func Run(ctx context.Context, in *Input, opts Options) (*Result, error) {
 	for _, s := range shapes {
 		res.Shapes = append(res.Shapes, s.Shape)
 	}
+	nodeNames := make([]string, len(in.Snapshot.Nodes))
+	for i, n := range in.Snapshot.Nodes {
+		nodeNames[i] = n.Name
+	}
 	for _, seed := range opts.Seeds {
 		o := opts
 		o.seed = seed
-		seq := inflate(in.Workload, reqs, o, inv.capacity())
+		seq, r := inflate(in.Workload, reqs, o, inv.capacity())
+		ranks := nodeRanks(r, nodeNames)
 		var requested int64
 		for _, s := range seq {
 			requested += reqs[s.index].total()
 		}
 		for _, pol := range opts.Policies {
-			so, err := pol.forRun(seed, in, gates)
+			so, err := pol.forRun(seed, in, gates, ranks)
 			if err != nil {
 				return nil, fmt.Errorf("policy %s: %w", pol.Name, err)
 			}
@@ -289,6 +312,9 @@ func runPolicy(ctx context.Context, in *Input, inv *stock, gates feature.Gates, 
 			if _, err := c.RemovePod(pod); err != nil {
 				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
 			}
+			if opts.Placed != nil {
+				opts.Placed(Placement{Policy: policy, Seed: opts.seed, Index: i, Pod: pod.Name})
+			}
 		} else {
 			curve.Placed++
 			claims, err := c.DRA().PodClaims(pod)
@@ -299,6 +325,9 @@ func runPolicy(ctx context.Context, in *Input, inv *stock, gates feature.Gates, 
 				return nil, err
 			}
 			st.nodeChanged(a.Node)
+			if opts.Placed != nil {
+				opts.Placed(Placement{Policy: policy, Seed: opts.seed, Index: i, Pod: pod.Name, Node: a.Node, Devices: allocated(claims)})
+			}
 		}
 		arrived += reqs[s.index].total()
 		events = append(events, st.event(arrived))
@@ -313,6 +342,20 @@ func runPolicy(ctx context.Context, in *Input, inv *stock, gates feature.Gates, 
 		curve.Fragmentation = round(100*last.frag/float64(inv.capacity()), 2)
 	}
 	return curve, nil
+}
+
+// allocated lists the devices of the claims' allocations.
+func allocated(claims []*resourceapi.ResourceClaim) []string {
+	var out []string
+	for _, c := range claims {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range c.Status.Allocation.Devices.Results {
+			out = append(out, r.Driver+"/"+r.Pool+"/"+r.Device)
+		}
+	}
+	return out
 }
 
 // round rounds half to even at the given decimals, as Python's round,

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/sim/policy"
+	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/drasim/drasim/sim/timeline"
 	"github.com/google/go-cmp/cmp"
@@ -133,7 +135,7 @@ func TestInflateDrawsAsThePaper(t *testing.T) {
 	for i, p := range in.Workload {
 		reqs[i], _ = inv.requestOf(p)
 	}
-	seq := inflate(in.Workload, reqs, Options{Order: OrderShuffle, Target: 1.3, seed: 42}, inv.capacity())
+	seq, _ := inflate(in.Workload, reqs, Options{Order: OrderShuffle, Target: 1.3, seed: 42}, inv.capacity())
 	seen := map[string]int{}
 	for _, s := range seq[:len(in.Workload)] {
 		seen[s.name]++
@@ -246,4 +248,52 @@ func TestMergeIsTheJointRun(t *testing.T) {
 	if _, err := Merge(joint, other); err == nil || !strings.Contains(err.Error(), "is not the experiment of result 0") {
 		t.Errorf("merging another experiment: got %v, want a refusal", err)
 	}
+}
+
+// The paper's simulator creates the nodes sorted by name, each renamed
+// "%04d-NAME" with its index in rand.Perm of the seeded source (after the
+// inflation's draws and ten reflector draws), and gives ties to the
+// smallest name. With seed 4 on three equal nodes and one whole-GPU pod
+// inflated to 31 copies (31 draws), the permutation is [1 2 0]: a-2 is
+// 0000-a-2, a-0 0001-a-0, a-1 0002-a-1. gpu-packing fills a node before
+// opening the next (49 on a used node, 25 on a free one), so the pods go
+// to a-2, then a-0, then a-1; by the nodes' own names a-0, a-1, a-2.
+func TestSimulatorTiesFollowItsNodeNames(t *testing.T) {
+	nodes := "sn,cpu_milli,memory_mib,gpu,model\na-0,96000,786432,8,V100M32\na-1,96000,786432,8,V100M32\na-2,96000,786432,8,V100M32\n"
+	pods := "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\np-00,8000,16384,1,1000,,LS,Running,0,,\n"
+	for _, tc := range []struct {
+		simulatorTies bool
+		want          []string
+	}{
+		{true, []string{"a-2", "a-0", "a-1"}},
+		{false, []string{"a-0", "a-1", "a-2"}},
+	} {
+		var got []string
+		opts := Options{Seeds: []int64{4}, Policies: []Policy{{Name: "gpu-packing", Sim: packing(), SimulatorTies: tc.simulatorTies}},
+			Placed: func(p Placement) { got = append(got, p.Node) }}
+		res, err := Run(context.Background(), testInput(t, nodes, pods), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Curves[0]; c.Submitted != 31 || c.Placed != 24 || len(got) != 31 {
+			t.Fatalf("simulator ties %v: %d submitted, %d placed, %d placements; want 31, 24, 31", tc.simulatorTies, c.Submitted, c.Placed, len(got))
+		}
+		for i, node := range got {
+			want := ""
+			if i < 24 {
+				want = tc.want[i/8]
+			}
+			if node != want {
+				t.Errorf("simulator ties %v: pod %d went to %q, want %q (nodes filled in the order %v)", tc.simulatorTies, i, node, want, tc.want)
+				break
+			}
+		}
+	}
+}
+
+// packing is the --policy gpu-packing profile: the policy as the only
+// score, every node scored, ties by name.
+func packing() sim.Options {
+	return sim.Options{TieBreak: schedule.TieBreakName, Plugins: schedule.PluginConfig{
+		Policy: &policy.Args{Policy: policy.GPUPacking}, DisableDefaultScores: true, PercentageOfNodesToScore: 100}}
 }

@@ -17,15 +17,24 @@ import (
 type Policy struct {
 	Name string
 	Sim  sim.Options
+	// SimulatorTies breaks ties as the paper's simulator: with
+	// schedule.TieBreakName, the smallest of the names it gives the
+	// nodes, a seeded permutation's index before each name (nodeRanks),
+	// instead of the nodes' own names.
+	SimulatorTies bool
 }
 
 // forRun are the policy's options for the run of one seed: the seed
-// drives the tie-break and the random policy; FGD measures against the
+// drives the tie-break (ranks are the simulator's node order for the
+// seed, nodeRanks) and the random policy; FGD measures against the
 // workload's shapes (the simulator's typical pods, from the trace before
 // inflation) unless its args name a workload.
-func (p Policy) forRun(seed int64, in *Input, gates feature.Gates) (sim.Options, error) {
+func (p Policy) forRun(seed int64, in *Input, gates feature.Gates, ranks map[string]int) (sim.Options, error) {
 	so := p.Sim
 	so.Seed = seed
+	if p.SimulatorTies {
+		so.TieRank = ranks
+	}
 	if a := so.Plugins.Policy; a != nil {
 		args := *a
 		args.Seed = seed

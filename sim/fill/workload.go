@@ -3,6 +3,7 @@ package fill
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
@@ -71,8 +72,9 @@ func typicalShapes(pods []*v1.Pod, reqs []request) []shape {
 // the target, or appends copies of random pods (of the name-sorted
 // workload, named NAME-tuned-I) until the next copy's per-device share
 // would cross it. With OrderTrace the pods keep their order and only the
-// inflation draws.
-func inflate(pods []*v1.Pod, reqs []request, opts Options, capacity int64) []submission {
+// inflation draws. It returns the source after the draws, which the
+// simulator goes on drawing from (nodeRanks).
+func inflate(pods []*v1.Pod, reqs []request, opts Options, capacity int64) ([]submission, *rand.Rand) {
 	base := make([]int, len(pods))
 	for i := range base {
 		base[i] = i
@@ -119,5 +121,34 @@ func inflate(pods []*v1.Pod, reqs []request, opts Options, capacity int64) []sub
 			out = append(out, submission{index: i, name: fmt.Sprintf("%s-tuned-%d", pods[i].Name, n)})
 		}
 	}
-	return out
+	return out, r
+}
+
+// informerDraws are the draws of the simulator's shared source between
+// the inflation and the nodes' permutation: the scheduler's informers
+// start (pods, nodes, CSI nodes, persistent volumes and claims, storage
+// classes, services, replication controllers, replica sets, stateful
+// sets), and each reflector, once listed, draws its watch timeout with
+// rand.Float64 (client-go's reflector), before the simulator creates
+// the nodes.
+const informerDraws = 10
+
+// nodeRanks is the order the paper's simulator breaks ties in. It
+// creates the nodes sorted by name, each renamed "%04d-NAME" with its
+// index in rand.Perm of the shared source (after the inflation and the
+// informers' draws), and its patched selectHost gives a tie to the
+// smallest name: the node of lowest permuted index. r is the source
+// inflate returned; names are the cluster's nodes.
+func nodeRanks(r *rand.Rand, names []string) map[string]int {
+	for range informerDraws {
+		_ = r.Float64()
+	}
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	perm := r.Perm(len(sorted))
+	ranks := make(map[string]int, len(sorted))
+	for i, name := range sorted {
+		ranks[name] = perm[i]
+	}
+	return ranks
 }

@@ -73,6 +73,11 @@ type Options struct {
 	TieBreak TieBreak
 	// Seed drives the random tie-break (TieBreakRandom).
 	Seed int64
+	// TieRank, with TieBreakName, orders the tied nodes by rank instead
+	// of by name (lowest first; nodes without a rank after, by name):
+	// the paper's simulator compares names it prefixed with a seeded
+	// permutation (sim/fill computes it).
+	TieRank map[string]int
 	// ScoreAllNodes evaluates every node instead of kube's sample.
 	ScoreAllNodes bool
 	// Parallelism is the number of goroutines filtering nodes (default:

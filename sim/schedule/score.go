@@ -84,22 +84,39 @@ func (s *Scheduler) selectHost(sc *scoreResult, feasible []*framework.NodeInfo) 
 	case TieBreakRandom:
 		return s.randomHost(sc)
 	case TieBreakName:
-		return nameHost(sc, feasible)
+		return nameHost(sc, feasible, s.opts.TieRank)
 	}
 	return kubeHost(sc)
 }
 
 // nameHost picks the highest total; among equals the node whose name is
-// smallest (TieBreakName).
-func nameHost(sc *scoreResult, feasible []*framework.NodeInfo) int {
+// smallest (TieBreakName), or, with ranks, the node of lowest rank (a
+// node without one after every ranked node, then by name).
+func nameHost(sc *scoreResult, feasible []*framework.NodeInfo, rank map[string]int) int {
 	best, bestTotal := 0, sc.total(0)
 	for j := 1; j < len(sc.slot); j++ {
 		t := sc.total(j)
-		if t > bestTotal || t == bestTotal && feasible[j].Node().Name < feasible[best].Node().Name {
+		if t > bestTotal || t == bestTotal && nameBefore(feasible[j].Node().Name, feasible[best].Node().Name, rank) {
 			best, bestTotal = j, t
 		}
 	}
 	return best
+}
+
+// nameBefore orders node names for TieBreakName: by rank when ranks are
+// given (unranked last), then by name.
+func nameBefore(a, b string, rank map[string]int) bool {
+	if rank != nil {
+		ra, okA := rank[a]
+		rb, okB := rank[b]
+		switch {
+		case okA && okB && ra != rb:
+			return ra < rb
+		case okA != okB:
+			return okA
+		}
+	}
+	return a < b
 }
 
 // kubeHost is kube-scheduler v1.37.2's choice: schedulePod pops the first

@@ -142,6 +142,33 @@ func TestNameHostPicksSmallestTiedName(t *testing.T) {
 	}
 }
 
+// TestNameHostRanks checks TieBreakName with ranks (the paper's
+// simulator's permuted names): the lowest rank among the top totals,
+// unranked nodes after every ranked one, then by name.
+func TestNameHostRanks(t *testing.T) {
+	var feasible []*framework.NodeInfo
+	for _, name := range []string{"node-c", "node-a", "node-0", "node-b", "node-bb", "node-00"} {
+		n := &v1.Node{}
+		n.Name = name
+		feasible = append(feasible, framework.NewNodeInfo(n))
+	}
+	for _, tc := range []struct {
+		totals []int64
+		rank   map[string]int
+		want   string
+	}{
+		{[]int64{9, 8, 3, 9, 9, 2}, map[string]int{"node-c": 4, "node-a": 0, "node-b": 7, "node-bb": 2}, "node-bb"},
+		{[]int64{9, 8, 3, 9, 9, 2}, map[string]int{"node-c": 4, "node-b": 1}, "node-b"},
+		{[]int64{9, 8, 3, 9, 9, 2}, map[string]int{"node-a": 0}, "node-b"},
+		{[]int64{1, 9, 3, 1, 1, 9}, map[string]int{"node-a": 5, "node-00": 3}, "node-00"},
+	} {
+		s := New(nil, &Profile{}, Options{TieBreak: TieBreakName, TieRank: tc.rank, Parallelism: 1})
+		if j := s.selectHost(scoresOf(tc.totals...), feasible); feasible[j].Node().Name != tc.want {
+			t.Errorf("totals %v, ranks %v: picked %s, want %s", tc.totals, tc.rank, feasible[j].Node().Name, tc.want)
+		}
+	}
+}
+
 func TestParseTieBreak(t *testing.T) {
 	for in, want := range map[string]TieBreak{"": TieBreakKube, "kube": TieBreakKube, "random": TieBreakRandom, "name": TieBreakName} {
 		if got, err := ParseTieBreak(in); err != nil || got != want {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/drasim/drasim/sim/fill"
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/policy"
+	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/drasim/drasim/sim/timeline"
 	"github.com/spf13/cobra"
@@ -32,8 +34,14 @@ type fillFlags struct {
 	DeviceClass string
 	HTML        string
 	Chart       string
+	Placements  string
 	Merge       []string
 }
+
+// tieBreakSimulator is fill's own --tie-break value: ties to the node the
+// paper's simulator puts first, after it renamed the nodes with a seeded
+// permutation (fill.Policy.SimulatorTies).
+const tieBreakSimulator schedule.TieBreak = "simulator"
 
 // NewFillCommand runs the inflation experiment of Weng et al. (ATC'23).
 func NewFillCommand(streams Streams, g *GlobalOptions) *cobra.Command {
@@ -71,10 +79,11 @@ docs/policies.md describes the protocol and how it matches the paper.`,
 	f.input.add(fs)
 	f.engine.add(fs)
 	// The research policies run as the paper's simulator configures them
-	// (every node scored, ties to the smallest node name: applyPolicy);
+	// (every node scored, ties to the smallest of the names the simulator
+	// gives the nodes: applyPolicy and fill.Policy.SimulatorTies);
 	// kube's own profiles as kube-scheduler v1.37.2 runs them.
 	fs.Lookup("tie-break").DefValue = ""
-	fs.Lookup("tie-break").Usage = "how to choose among equally scored nodes: kube, random (seeded by --seed) or name; default: name for the research policies (the paper's simulator), kube for kube and most-allocated"
+	fs.Lookup("tie-break").Usage = "how to choose among equally scored nodes: kube, random (seeded by --seed), name (the smallest node name) or simulator (the smallest of the names the paper's simulator gives the nodes: a permutation drawn from --seed after the inflation, then the name); default: simulator for the research policies, kube for kube and most-allocated"
 	fs.Lookup("seed").Usage = "seed of the order, the inflation and the tie-break (the paper's runs use 42 to 51)"
 	_ = fs.MarkHidden("arrival")
 	fs.StringVar(&f.Nodes, "nodes", "", "the cluster's nodes from an openb node list (openb_node_list_gpu_node.csv), added to -f's")
@@ -90,8 +99,10 @@ docs/policies.md describes the protocol and how it matches the paper.`,
 	markInput(fs, "nodes")
 	markInput(fs, "trace")
 	fs.StringVar(&f.Chart, "output-chart", "", "write the allocation chart (every policy's curve, bands over seeds) as SVG to FILE")
+	fs.StringVar(&f.Placements, "output-placements", "", "write where each submitted pod went, per policy and seed, as CSV to FILE (policy,seed,index,pod,node,devices; node empty for a pod that did not fit)")
 	markOutput(fs, "output-html")
 	markOutput(fs, "output-chart")
+	markOutput(fs, "output-placements")
 	return setFormats(cmd, fillFormats().names()...)
 }
 
@@ -121,7 +132,19 @@ func parseSeeds(s string) ([]int64, error) {
 }
 
 func (f *fillFlags) options(files []string) (fill.Options, error) {
-	base := f.engine
+	// --tie-break simulator is name with the simulator's node ranks.
+	switch schedule.TieBreak(f.engine.TieBreak) {
+	case "", schedule.TieBreakKube, schedule.TieBreakRandom, schedule.TieBreakName, tieBreakSimulator:
+	default:
+		return fill.Options{}, usageErrorf("%s %q: use kube, random, name or simulator", flagSource(f.engine.fs, "tie-break"), f.engine.TieBreak)
+	}
+	engine := f.engine
+	simulatorTies := schedule.TieBreak(engine.TieBreak) == tieBreakSimulator
+	if simulatorTies {
+		engine.TieBreak = string(schedule.TieBreakName)
+	}
+	tieBreakGiven := flagGiven(engine.fs, "tie-break")
+	base := engine
 	base.Policy = string(policy.Kube)
 	simOpts, err := base.options(files)
 	if err != nil {
@@ -144,7 +167,7 @@ func (f *fillFlags) options(files []string) (fill.Options, error) {
 	// are kube's options changed.
 	for _, name := range strings.Split(f.engine.Policy, ",") {
 		name = strings.TrimSpace(name)
-		e := f.engine
+		e := engine
 		kube := slices.Contains(fill.KubePolicies(), name)
 		if kube {
 			e.Policy = string(policy.Kube)
@@ -162,7 +185,9 @@ func (f *fillFlags) options(files []string) (fill.Options, error) {
 				return fill.Options{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--policy: %w", err)}
 			}
 		}
-		opts.Policies = append(opts.Policies, fill.Policy{Name: name, Sim: so})
+		// The research policies break ties as the paper's simulator
+		// unless --tie-break says otherwise.
+		opts.Policies = append(opts.Policies, fill.Policy{Name: name, Sim: so, SimulatorTies: simulatorTies || !kube && !tieBreakGiven})
 	}
 	return opts, nil
 }
@@ -243,10 +268,17 @@ func runFill(ctx context.Context, streams Streams, g *GlobalOptions, f *fillFlag
 	if err != nil {
 		return err
 	}
+	var placements []fill.Placement
+	if g.files.isSet("output-placements") {
+		opts.Placed = func(p fill.Placement) { placements = append(placements, p) }
+	}
 	start := time.Now()
 	res, err := fill.Run(ctx, in, opts)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if err := g.files.write("output-placements", func(w io.Writer) error { return writePlacements(w, placements) }); err != nil {
+		return err
 	}
 	if g.Verbosity >= 1 {
 		fmt.Fprintf(streams.Err, "filled %d device(s) with %d run(s) in %s\n", res.Devices, len(res.Curves), time.Since(start).Round(time.Millisecond))
@@ -264,6 +296,23 @@ func writeFillResult(streams Streams, g *GlobalOptions, res *fill.Result) error 
 		return err
 	}
 	return fillFormats().write(streams.Out, g.Output, res)
+}
+
+// writePlacements writes fill's placements as CSV, devices separated by
+// spaces.
+func writePlacements(w io.Writer, ps []fill.Placement) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"policy", "seed", "index", "pod", "node", "devices"}); err != nil {
+		return err
+	}
+	for _, p := range ps {
+		row := []string{p.Policy, strconv.FormatInt(p.Seed, 10), strconv.Itoa(p.Index), p.Pod, p.Node, strings.Join(p.Devices, " ")}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // mergeFills reads fill results (JSON) and merges them.

@@ -1,8 +1,11 @@
 package app
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -146,5 +149,61 @@ func TestDocsFillSweep(t *testing.T) {
 		if !cmp.Equal(want, row.Metrics) {
 			t.Errorf("run %d: the sweep's row has %v, drasim fill by hand %v", row.Run, row.Metrics, want)
 		}
+	}
+}
+
+// TestFillPlacements checks --output-placements (one row per submitted
+// pod, in submission order, devices on the pod's node) and that the
+// research policies break ties as the paper's simulator by default
+// (--tie-break simulator), not by the nodes' own names.
+func TestFillPlacements(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	nodes, pods := writeFile(t, dir, "nodes.csv", fillNodes), writeFile(t, dir, "pods.csv", fillPods)
+	placements := func(tieBreak ...string) [][]string {
+		t.Helper()
+		path := filepath.Join(dir, "placements.csv")
+		args := append([]string{"fill", "--nodes", nodes, "--trace", pods, "--policy", "gpu-packing", "--seed", "3", "-o", "json", "--output-placements", path}, tieBreak...)
+		code, out, errOut := runDrasim(t, args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", tieBreak, code, errOut)
+		}
+		var res fill.Result
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(strings.NewReader(readText(t, path))).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"policy", "seed", "index", "pod", "node", "devices"}; !slices.Equal(rows[0], want) {
+			t.Fatalf("header %v, want %v", rows[0], want)
+		}
+		rows = rows[1:]
+		if c := res.Curves[0]; len(rows) != c.Submitted {
+			t.Fatalf("%v: %d rows for %d submitted pods", tieBreak, len(rows), c.Submitted)
+		}
+		for i, r := range rows {
+			if r[0] != "gpu-packing" || r[1] != "3" || r[2] != strconv.Itoa(i) {
+				t.Fatalf("row %d: %v, want gpu-packing, seed 3, index %d", i, r, i)
+			}
+			for _, d := range strings.Fields(r[5]) {
+				if !strings.HasPrefix(d, "openb.alibaba.com/"+r[4]+"/") {
+					t.Errorf("row %d: device %s is not on node %s", i, d, r[4])
+				}
+			}
+		}
+		return rows
+	}
+	byDefault, simulator, byName := placements(), placements("--tie-break", "simulator"), placements("--tie-break", "name")
+	if !slices.EqualFunc(byDefault, simulator, slices.Equal) {
+		t.Error("the default tie-break of a research policy is not --tie-break simulator")
+	}
+	if slices.EqualFunc(byDefault, byName, slices.Equal) {
+		t.Error("--tie-break simulator placed every pod as --tie-break name: the simulator's node names are not used")
+	}
+	code, _, errOut := runDrasim(t, "fill", "--nodes", nodes, "--trace", pods, "--tie-break", "first")
+	if want := `--tie-break "first": use kube, random, name or simulator`; code != ExitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("--tie-break first: exit %d, stderr %q; want exit %d and %q", code, errOut, ExitUsage, want)
 	}
 }
