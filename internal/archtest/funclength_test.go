@@ -37,7 +37,6 @@ var longFuncAllowlist = map[string]bool{
 	"sim/analysis/gates.go evaluateGate":       true,
 	"sim/analysis/packing.go maxPacking":       true,
 	"sim/analysis/packing.go packComponent":    true,
-	"sim/capture/anonymize.go Anonymize":       true,
 	"sim/capture/capture.go Capture":           true,
 	"sim/kube/workloads.go ExpandWorkloads":    true,
 	"sim/load/loader.go addObject":             true,
