@@ -40,7 +40,6 @@ var longFuncAllowlist = map[string]bool{
 	"sim/capture/capture.go Capture":           true,
 	"sim/kube/workloads.go ExpandWorkloads":    true,
 	"sim/load/loader.go addObject":             true,
-	"sim/nodegroup/group.go Resolve":           true,
 	"sim/schedconfig.go LoadSchedulerConfig":   true,
 	"sim/sweep/run.go Execute":                 true,
 	"sim/validate/podgroups.go checkPodGroups": true,
