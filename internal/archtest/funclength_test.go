@@ -32,7 +32,6 @@ var longFuncAllowlist = map[string]bool{
 	"sim/timeline/summary.go summarize":       true,
 	// Being split on this branch (issue 28); each leaves the list with its split.
 	"internal/invariants/invariants.go Check":  true,
-	"internal/oraclelog/parse.go line":         true,
 	"sim/analysis/gates.go ParseGates":         true,
 	"sim/analysis/gates.go evaluateGate":       true,
 	"sim/analysis/packing.go maxPacking":       true,
