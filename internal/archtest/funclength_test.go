@@ -34,8 +34,6 @@ var longFuncAllowlist = map[string]bool{
 	"internal/invariants/invariants.go Check":  true,
 	"sim/analysis/gates.go ParseGates":         true,
 	"sim/analysis/gates.go evaluateGate":       true,
-	"sim/analysis/packing.go maxPacking":       true,
-	"sim/analysis/packing.go packComponent":    true,
 	"sim/capture/capture.go Capture":           true,
 	"sim/kube/workloads.go ExpandWorkloads":    true,
 	"sim/load/loader.go addObject":             true,
