@@ -31,7 +31,6 @@ var longFuncAllowlist = map[string]bool{
 	"sim/autoscale/provreq.go provision":      true,
 	"sim/timeline/summary.go summarize":       true,
 	// Being split on this branch (issue 28); each leaves the list with its split.
-	"sim/capture/capture.go Capture":           true,
 	"sim/load/loader.go addObject":             true,
 	"sim/sweep/run.go Execute":                 true,
 	"sim/validate/podgroups.go checkPodGroups": true,
