@@ -35,7 +35,6 @@ var longFuncAllowlist = map[string]bool{
 	"sim/sweep/run.go Execute":                 true,
 	"sim/validate/podgroups.go checkPodGroups": true,
 	"sim/validate/pools.go checkPool":          true,
-	"sim/whatif/flags.go ParseFlag":            true,
 	"tools/ca-recorder/schedule.go Schedule":   true,
 }
 
