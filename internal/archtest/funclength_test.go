@@ -32,7 +32,6 @@ var longFuncAllowlist = map[string]bool{
 	"sim/timeline/summary.go summarize":       true,
 	// Being split on this branch (issue 28); each leaves the list with its split.
 	"sim/load/loader.go addObject":             true,
-	"sim/sweep/run.go Execute":                 true,
 	"sim/validate/podgroups.go checkPodGroups": true,
 	"sim/validate/pools.go checkPool":          true,
 	"tools/ca-recorder/schedule.go Schedule":   true,
