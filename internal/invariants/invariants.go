@@ -118,6 +118,8 @@ func (ck *checker) tallyAllocations(devices map[devKey]*resourceapi.Device) (map
 	return consumed, counters
 }
 
+// checkConsumedCapacity checks that no shared device gives out more of a
+// capacity than it has.
 func (ck *checker) checkConsumedCapacity(devices map[devKey]*resourceapi.Device, consumed map[devKey]map[resourceapi.QualifiedName]resource.Quantity) {
 	for k, used := range consumed {
 		dev := devices[k]

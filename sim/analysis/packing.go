@@ -347,6 +347,8 @@ type packSearch struct {
 	exhausted  bool
 }
 
+// suffixBounds precomputes, once per search, what bound needs for every
+// suffix of the kinds.
 func (ps *packSearch) suffixBounds(dims int) {
 	kinds, n := ps.kinds, len(ps.kinds)
 	remaining := make([]int, n+1)
@@ -385,6 +387,9 @@ func (ps *packSearch) bound(t int) int {
 	return b
 }
 
+// search tries, for kind t, from the most devices that fit down to none,
+// so the first leaf is the greedy choice; it stops after maxPackingSteps
+// and then the answer is not known to be the best.
 func (ps *packSearch) search(t, count int) {
 	ps.steps++
 	if ps.steps > maxPackingSteps {

@@ -109,6 +109,8 @@ func (e *expander) add(ownerRef snapshot.Ref, pod *v1.Pod) {
 	e.s.Generated[ref] = true
 }
 
+// expandDeployments makes the pods of each Deployment's current
+// ReplicaSet, named as the ReplicaSet controller would name them.
 func (e *expander) expandDeployments() {
 	for _, d := range e.s.Deployments {
 		want := replicas(d.Spec.Replicas)
@@ -133,6 +135,8 @@ func (e *expander) expandDeployments() {
 	}
 }
 
+// expandReplicaSets makes the pods of the ReplicaSets no Deployment in the
+// snapshot speaks for.
 func (e *expander) expandReplicaSets() {
 	for _, rs := range e.s.ReplicaSets {
 		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" && e.deployments[ownerKey{"Deployment", rs.Namespace, ref.Name}] {
@@ -204,6 +208,8 @@ func (e *expander) expandJobs() {
 	}
 }
 
+// expandDaemonSets makes one pod per node that should run it and has
+// none yet, pinned to that node.
 func (e *expander) expandDaemonSets() {
 	for _, ds := range e.s.DaemonSets {
 		ref := snapshot.Ref{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name}
