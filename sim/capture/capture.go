@@ -151,7 +151,10 @@ func Capture(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot.Sna
 
 // listClusterScoped reads the cluster-scoped kinds, whole; namespaces
 // only when the capture is not limited to one.
-func listClusterScoped(ctx context.Context, r *reader, c kubernetes.Interface, s *snapshot.Snapshot, namespaces bool) {
+// The client is the concrete *kubernetes.Clientset on purpose: passed as
+// kubernetes.Interface, the linker must keep every typed client of
+// client-go, which adds 11 MB to drasim's binary.
+func listClusterScoped(ctx context.Context, r *reader, c *kubernetes.Clientset, s *snapshot.Snapshot, namespaces bool) {
 	lo := metav1.ListOptions{}
 	list(r, "nodes", func() ([]v1.Node, error) {
 		l, err := c.CoreV1().Nodes().List(ctx, lo)
@@ -183,7 +186,7 @@ func listClusterScoped(ctx context.Context, r *reader, c kubernetes.Interface, s
 
 // listNamespaced reads the namespaced kinds in the namespace asked for
 // (all when ns is empty); pods and workloads by label (sl).
-func listNamespaced(ctx context.Context, r *reader, c kubernetes.Interface, s *snapshot.Snapshot, ns string, sl metav1.ListOptions) {
+func listNamespaced(ctx context.Context, r *reader, c *kubernetes.Clientset, s *snapshot.Snapshot, ns string, sl metav1.ListOptions) {
 	lo := metav1.ListOptions{}
 	list(r, "pods", func() ([]v1.Pod, error) {
 		l, err := c.CoreV1().Pods(ns).List(ctx, sl)
