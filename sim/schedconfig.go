@@ -23,19 +23,9 @@ import (
 // kube-scheduler.
 func LoadSchedulerConfig(path string) (schedule.PluginConfig, error) {
 	var out schedule.PluginConfig
-	data, err := os.ReadFile(path)
+	cfg, err := readSchedulerConfig(path)
 	if err != nil {
-		return out, fmt.Errorf("scheduler config: %w", err)
-	}
-	var cfg schedv1.KubeSchedulerConfiguration
-	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
-		return out, fmt.Errorf("scheduler config %s: %w", path, err)
-	}
-	if cfg.Kind != "" && cfg.Kind != "KubeSchedulerConfiguration" {
-		return out, fmt.Errorf("scheduler config %s: kind is %q, want KubeSchedulerConfiguration", path, cfg.Kind)
-	}
-	if cfg.APIVersion != "" && cfg.APIVersion != schedv1.SchemeGroupVersion.String() {
-		return out, fmt.Errorf("scheduler config %s: apiVersion %q is not supported, use %s", path, cfg.APIVersion, schedv1.SchemeGroupVersion)
+		return out, err
 	}
 	if cfg.PercentageOfNodesToScore != nil {
 		out.PercentageOfNodesToScore = *cfg.PercentageOfNodesToScore
@@ -61,90 +51,127 @@ func LoadSchedulerConfig(path string) (schedule.PluginConfig, error) {
 	out.Disabled = map[string]bool{}
 	policyEnabled := false
 	if pl := profile.Plugins; pl != nil {
-		for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Score} {
-			for _, p := range set.Enabled {
-				if p.Weight != nil {
-					out.Weights[p.Name] = int64(*p.Weight)
-				}
-				if p.Name == policy.PluginName {
-					policyEnabled = true
-				}
-			}
-		}
-		for _, p := range pl.Score.Disabled {
-			if p.Name == "*" {
-				out.DisableDefaultScores = true
-			}
-		}
-		for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Filter, pl.Score, pl.PreFilter, pl.PreScore, pl.PostFilter} {
-			for _, p := range set.Disabled {
-				if p.Name == "*" && out.DisableDefaultScores {
-					continue
-				}
-				out.Disabled[p.Name] = true
-			}
-		}
+		policyEnabled = applyPluginSets(&out, pl)
 	}
 	if w, ok := out.Weights[policy.PluginName]; ok && (w < 1 || w > 100) {
 		return out, fmt.Errorf("scheduler config %s: plugins.score.enabled %s: weight %d: not in valid range [1, 100]", path, policy.PluginName, w)
 	}
 	for _, pc := range profile.PluginConfig {
-		raw := pc.Args.Raw
-		if len(raw) == 0 {
-			continue
-		}
-		var err error
-		switch pc.Name {
-		case "NodeResourcesFit":
-			var a schedv1.NodeResourcesFitArgs
-			if err = json.Unmarshal(raw, &a); err == nil {
-				out.NodeResourcesFit = convertFitArgs(a)
-			}
-		case "NodeResourcesBalancedAllocation":
-			var a schedv1.NodeResourcesBalancedAllocationArgs
-			if err = json.Unmarshal(raw, &a); err == nil {
-				out.BalancedAllocation.Resources = convertResources(a.Resources)
-			}
-		case "PodTopologySpread":
-			var a schedv1.PodTopologySpreadArgs
-			if err = json.Unmarshal(raw, &a); err == nil {
-				out.PodTopologySpread = config.PodTopologySpreadArgs{DefaultConstraints: a.DefaultConstraints, DefaultingType: config.PodTopologySpreadConstraintsDefaulting(a.DefaultingType)}
-			}
-		case "InterPodAffinity":
-			var a schedv1.InterPodAffinityArgs
-			if err = json.Unmarshal(raw, &a); err == nil {
-				out.InterPodAffinity = config.InterPodAffinityArgs{HardPodAffinityWeight: a.HardPodAffinityWeight}
-				if a.IgnorePreferredTermsOfExistingPods {
-					out.InterPodAffinity.IgnorePreferredTermsOfExistingPods = true
-				}
-			}
-		case policy.PluginName:
-			var a policy.Args
-			if err = yaml.UnmarshalStrict(raw, &a); err == nil {
-				err = a.Validate()
-			}
-			if err == nil {
-				if !policyEnabled {
-					return out, fmt.Errorf("scheduler config %s: pluginConfig %s: the plugin is not enabled in plugins.score (or multiPoint)", path, pc.Name)
-				}
-				out.Policy = &a
-			}
-		case "NodeAffinity":
-			var a schedv1.NodeAffinityArgs
-			if err = json.Unmarshal(raw, &a); err == nil {
-				out.NodeAffinity = config.NodeAffinityArgs{AddedAffinity: a.AddedAffinity}
-			}
-		default:
-			continue // args of plugins drasim does not model are ignored
-		}
-		if err != nil {
-			return out, fmt.Errorf("scheduler config %s: pluginConfig %s: %w", path, pc.Name, err)
+		if err := applyPluginArgs(path, &out, pc, policyEnabled); err != nil {
+			return out, err
 		}
 	}
 	if policyEnabled && out.Policy == nil {
 		return out, fmt.Errorf("scheduler config %s: plugins.score.enabled names %s but no pluginConfig gives its args (args.policy: one of random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd)", path, policy.PluginName)
 	}
 	return out, nil
+}
+
+// readSchedulerConfig reads the file strictly and checks that it is a
+// KubeSchedulerConfiguration of the version drasim reads.
+func readSchedulerConfig(path string) (*schedv1.KubeSchedulerConfiguration, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler config: %w", err)
+	}
+	var cfg schedv1.KubeSchedulerConfiguration
+	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
+	}
+	if cfg.Kind != "" && cfg.Kind != "KubeSchedulerConfiguration" {
+		return nil, fmt.Errorf("scheduler config %s: kind is %q, want KubeSchedulerConfiguration", path, cfg.Kind)
+	}
+	if cfg.APIVersion != "" && cfg.APIVersion != schedv1.SchemeGroupVersion.String() {
+		return nil, fmt.Errorf("scheduler config %s: apiVersion %q is not supported, use %s", path, cfg.APIVersion, schedv1.SchemeGroupVersion)
+	}
+	return &cfg, nil
+}
+
+// applyPluginSets takes the score weights and the disabled plugins from
+// the profile's plugin sets, and reports whether the placement-policy
+// plugin is enabled.
+func applyPluginSets(out *schedule.PluginConfig, pl *schedv1.Plugins) (policyEnabled bool) {
+	for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Score} {
+		for _, p := range set.Enabled {
+			if p.Weight != nil {
+				out.Weights[p.Name] = int64(*p.Weight)
+			}
+			if p.Name == policy.PluginName {
+				policyEnabled = true
+			}
+		}
+	}
+	for _, p := range pl.Score.Disabled {
+		if p.Name == "*" {
+			out.DisableDefaultScores = true
+		}
+	}
+	for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Filter, pl.Score, pl.PreFilter, pl.PreScore, pl.PostFilter} {
+		for _, p := range set.Disabled {
+			if p.Name == "*" && out.DisableDefaultScores {
+				continue
+			}
+			out.Disabled[p.Name] = true
+		}
+	}
+	return policyEnabled
+}
+
+// applyPluginArgs reads one pluginConfig entry's args into out; args of
+// plugins drasim does not model are ignored.
+func applyPluginArgs(path string, out *schedule.PluginConfig, pc schedv1.PluginConfig, policyEnabled bool) error {
+	raw := pc.Args.Raw
+	if len(raw) == 0 {
+		return nil
+	}
+	var err error
+	switch pc.Name {
+	case "NodeResourcesFit":
+		var a schedv1.NodeResourcesFitArgs
+		if err = json.Unmarshal(raw, &a); err == nil {
+			out.NodeResourcesFit = convertFitArgs(a)
+		}
+	case "NodeResourcesBalancedAllocation":
+		var a schedv1.NodeResourcesBalancedAllocationArgs
+		if err = json.Unmarshal(raw, &a); err == nil {
+			out.BalancedAllocation.Resources = convertResources(a.Resources)
+		}
+	case "PodTopologySpread":
+		var a schedv1.PodTopologySpreadArgs
+		if err = json.Unmarshal(raw, &a); err == nil {
+			out.PodTopologySpread = config.PodTopologySpreadArgs{DefaultConstraints: a.DefaultConstraints, DefaultingType: config.PodTopologySpreadConstraintsDefaulting(a.DefaultingType)}
+		}
+	case "InterPodAffinity":
+		var a schedv1.InterPodAffinityArgs
+		if err = json.Unmarshal(raw, &a); err == nil {
+			out.InterPodAffinity = config.InterPodAffinityArgs{HardPodAffinityWeight: a.HardPodAffinityWeight}
+			if a.IgnorePreferredTermsOfExistingPods {
+				out.InterPodAffinity.IgnorePreferredTermsOfExistingPods = true
+			}
+		}
+	case policy.PluginName:
+		var a policy.Args
+		if err = yaml.UnmarshalStrict(raw, &a); err == nil {
+			err = a.Validate()
+		}
+		if err == nil {
+			if !policyEnabled {
+				return fmt.Errorf("scheduler config %s: pluginConfig %s: the plugin is not enabled in plugins.score (or multiPoint)", path, pc.Name)
+			}
+			out.Policy = &a
+		}
+	case "NodeAffinity":
+		var a schedv1.NodeAffinityArgs
+		if err = json.Unmarshal(raw, &a); err == nil {
+			out.NodeAffinity = config.NodeAffinityArgs{AddedAffinity: a.AddedAffinity}
+		}
+	default:
+		return nil // args of plugins drasim does not model are ignored
+	}
+	if err != nil {
+		return fmt.Errorf("scheduler config %s: pluginConfig %s: %w", path, pc.Name, err)
+	}
+	return nil
 }
 
 func convertResources(rs []schedv1.ResourceSpec) []config.ResourceSpec {

@@ -19,24 +19,53 @@ import (
 // Check returns every violated invariant, as sentences; none means the run
 // is consistent.
 func Check(run *sim.Run) []string {
-	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	ck := &checker{run: run}
+	devices := deviceIndex(run)
+	consumed, counters := ck.tallyAllocations(devices)
+	ck.checkConsumedCapacity(devices, consumed)
+	ck.checkCounters(counters)
+	ck.checkNodes()
+	ck.checkScheduledPods()
+	return ck.problems
+}
 
-	type devKey struct{ driver, pool, device string }
+// checker gathers the problems Check finds.
+type checker struct {
+	run      *sim.Run
+	problems []string
+}
+
+func (ck *checker) add(format string, args ...any) {
+	ck.problems = append(ck.problems, fmt.Sprintf(format, args...))
+}
+
+type devKey struct{ driver, pool, device string }
+
+// counterKey is a driver, a pool and counter set ("pool/set"), and a counter.
+type counterKey = [3]string
+
+// deviceIndex finds every published device by driver, pool and name.
+func deviceIndex(run *sim.Run) map[devKey]*resourceapi.Device {
 	devices := map[devKey]*resourceapi.Device{}
-	sliceOf := map[devKey]*resourceapi.ResourceSlice{}
 	for _, sl := range run.Cluster.DRA().Slices() {
 		for i := range sl.Spec.Devices {
 			k := devKey{sl.Spec.Driver, sl.Spec.Pool.Name, sl.Spec.Devices[i].Name}
 			devices[k] = &sl.Spec.Devices[i]
-			sliceOf[k] = sl
 		}
 	}
+	return devices
+}
+
+// tallyAllocations walks the allocated claims: it reports devices that do
+// not exist or are taken twice exclusively, and sums what shared devices
+// give out (consumed capacity) and what every device takes from its
+// pool's counters.
+func (ck *checker) tallyAllocations(devices map[devKey]*resourceapi.Device) (map[devKey]map[resourceapi.QualifiedName]resource.Quantity, map[counterKey]resource.Quantity) {
 	// Allocations that came with the snapshot may name devices the dump
 	// does not hold (a partial dump); validate reports those. Only
 	// allocations drasim made must name real devices.
 	fromInput := map[string]bool{}
-	for _, c := range run.Cluster.Snapshot().ResourceClaims {
+	for _, c := range ck.run.Cluster.Snapshot().ResourceClaims {
 		if c.Status.Allocation != nil {
 			fromInput[c.Namespace+"/"+c.Name] = true
 		}
@@ -44,7 +73,7 @@ func Check(run *sim.Run) []string {
 	exclusive := map[devKey]string{}
 	consumed := map[devKey]map[resourceapi.QualifiedName]resource.Quantity{}
 	counters := map[[3]string]resource.Quantity{} // driver, pool+set, counter
-	for _, c := range run.Cluster.DRA().Claims() {
+	for _, c := range ck.run.Cluster.DRA().Claims() {
 		if c.Status.Allocation == nil {
 			continue
 		}
@@ -54,7 +83,7 @@ func Check(run *sim.Run) []string {
 			dev := devices[k]
 			if dev == nil {
 				if !fromInput[claim] {
-					add("claim %s: allocated device %s/%s/%s does not exist", claim, r.Driver, r.Pool, r.Device)
+					ck.add("claim %s: allocated device %s/%s/%s does not exist", claim, r.Driver, r.Pool, r.Device)
 				}
 				continue
 			}
@@ -72,7 +101,7 @@ func Check(run *sim.Run) []string {
 				}
 			} else {
 				if other, taken := exclusive[k]; taken {
-					add("device %s/%s/%s allocated twice: to %s and %s", r.Driver, r.Pool, r.Device, other, claim)
+					ck.add("device %s/%s/%s allocated twice: to %s and %s", r.Driver, r.Pool, r.Device, other, claim)
 				}
 				exclusive[k] = claim
 			}
@@ -86,17 +115,28 @@ func Check(run *sim.Run) []string {
 			}
 		}
 	}
+	return consumed, counters
+}
+
+// checkConsumedCapacity checks that no shared device gives out more of a
+// capacity than it has.
+func (ck *checker) checkConsumedCapacity(devices map[devKey]*resourceapi.Device, consumed map[devKey]map[resourceapi.QualifiedName]resource.Quantity) {
 	for k, used := range consumed {
 		dev := devices[k]
 		for name, q := range used {
 			capQ, ok := dev.Capacity[name]
 			if ok && q.Cmp(capQ.Value) > 0 {
-				add("device %s/%s/%s: capacity %s over-consumed: %s of %s", k.driver, k.pool, k.device, name, q.String(), capQ.Value.String())
+				ck.add("device %s/%s/%s: capacity %s over-consumed: %s of %s", k.driver, k.pool, k.device, name, q.String(), capQ.Value.String())
 			}
 		}
 	}
+}
+
+// checkCounters compares what the devices take from each shared counter
+// with what its slice publishes, in a fixed order.
+func (ck *checker) checkCounters(counters map[counterKey]resource.Quantity) {
 	available := map[[3]string]resource.Quantity{}
-	for _, sl := range run.Cluster.DRA().Slices() {
+	for _, sl := range ck.run.Cluster.DRA().Slices() {
 		for _, cs := range sl.Spec.SharedCounters {
 			for name, ctr := range cs.Counters {
 				available[[3]string{sl.Spec.Driver, sl.Spec.Pool.Name + "/" + cs.Name, name}] = ctr.Value
@@ -111,43 +151,53 @@ func Check(run *sim.Run) []string {
 	for _, k := range keys {
 		q := counters[k]
 		if avail, ok := available[k]; ok && q.Cmp(avail) > 0 {
-			add("counter %s in %s of driver %s over-consumed: %s of %s", k[2], k[1], k[0], q.String(), avail.String())
+			ck.add("counter %s in %s of driver %s over-consumed: %s of %s", k[2], k[1], k[0], q.String(), avail.String())
 		}
 	}
 
-	for _, ni := range run.Cluster.Nodes() {
+}
+
+// checkNodes checks that no node that received pods in this run holds more
+// than it can.
+func (ck *checker) checkNodes() {
+	for _, ni := range ck.run.Cluster.Nodes() {
 		name := ni.Node().Name
-		if ni.Requested.MilliCPU > ni.Allocatable.MilliCPU && scheduledOn(run, name) {
-			add("node %s: cpu requested %dm exceeds allocatable %dm", name, ni.Requested.MilliCPU, ni.Allocatable.MilliCPU)
+		if ni.Requested.MilliCPU > ni.Allocatable.MilliCPU && scheduledOn(ck.run, name) {
+			ck.add("node %s: cpu requested %dm exceeds allocatable %dm", name, ni.Requested.MilliCPU, ni.Allocatable.MilliCPU)
 		}
-		if ni.Requested.Memory > ni.Allocatable.Memory && scheduledOn(run, name) {
-			add("node %s: memory requested %d exceeds allocatable %d", name, ni.Requested.Memory, ni.Allocatable.Memory)
+		if ni.Requested.Memory > ni.Allocatable.Memory && scheduledOn(ck.run, name) {
+			ck.add("node %s: memory requested %d exceeds allocatable %d", name, ni.Requested.Memory, ni.Allocatable.Memory)
 		}
-		if len(ni.Pods) > ni.Allocatable.AllowedPodNumber && scheduledOn(run, name) {
-			add("node %s: %d pods exceed the %d allowed", name, len(ni.Pods), ni.Allocatable.AllowedPodNumber)
+		if len(ni.Pods) > ni.Allocatable.AllowedPodNumber && scheduledOn(ck.run, name) {
+			ck.add("node %s: %d pods exceed the %d allowed", name, len(ni.Pods), ni.Allocatable.AllowedPodNumber)
 		}
 	}
 
+}
+
+// checkScheduledPods checks that every scheduled pod is in the cluster
+// with its claims allocated and reserved for it.
+func (ck *checker) checkScheduledPods() {
 	byKey := map[string]*v1.Pod{}
-	for _, p := range run.Cluster.Pods() {
+	for _, p := range ck.run.Cluster.Pods() {
 		byKey[p.Namespace+"/"+p.Name] = p
 	}
-	for _, out := range run.Result.Pods {
+	for _, out := range ck.run.Result.Pods {
 		if out.Phase != "Scheduled" {
 			continue
 		}
 		pod := byKey[out.Key()]
 		if pod == nil {
-			add("scheduled pod %s is not in the cluster", out.Key())
+			ck.add("scheduled pod %s is not in the cluster", out.Key())
 			continue
 		}
-		claims, err := run.DRA.PodClaims(pod)
+		claims, err := ck.run.DRA.PodClaims(pod)
 		if err != nil {
-			add("scheduled pod %s: %v", out.Key(), err)
+			ck.add("scheduled pod %s: %v", out.Key(), err)
 		}
 		for _, c := range claims {
 			if c.Status.Allocation == nil {
-				add("scheduled pod %s: claim %s is not allocated", out.Key(), c.Name)
+				ck.add("scheduled pod %s: claim %s is not allocated", out.Key(), c.Name)
 			}
 			reserved := false
 			for _, r := range c.Status.ReservedFor {
@@ -156,11 +206,10 @@ func Check(run *sim.Run) []string {
 				}
 			}
 			if !reserved {
-				add("scheduled pod %s: claim %s is not reserved for it", out.Key(), c.Name)
+				ck.add("scheduled pod %s: claim %s is not reserved for it", out.Key(), c.Name)
 			}
 		}
 	}
-	return problems
 }
 
 // scheduledOn reports whether drasim placed a pod on the node; a dump may

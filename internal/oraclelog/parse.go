@@ -121,7 +121,31 @@ func (p *parser) latestFor(l Line) *attempt {
 	return p.latest[l.KV["pod"]]
 }
 
+// line hands one log line to the step of the scheduler it records; lines
+// of no interest are skipped.
 func (p *parser) line(l Line) error {
+	switch l.Msg {
+	case "Attempting to schedule pod", "Attempting to schedule pod group", "Attempting to schedule a pod belonging to a pod group", "OpportunisticBatch provided node hint", "OpportunisticBatch set cycle state":
+		return p.cycleLine(l)
+	case "Plugin scored node for pod", "Calculated node's final score for pod":
+		return p.scoreLine(l)
+	case "Successfully bound pod to node", "Unable to schedule pod; no fit; waiting", "Unable to schedule pod belonging to a pod group; waiting", "Error scheduling pod; retrying":
+		return p.outcomeLine(l)
+	case "Updating pod condition and nominated node name", "Update event for unscheduled pod":
+		return p.nominationLine(l)
+	case "Successfully scheduled a pod group", "Unable to schedule a pod group", "Pod group is waiting for preemption", "Error scheduling pod group":
+		return p.groupLine(l)
+	case "Start the preemption asynchronously", "Preemptor Pod preempted victim Pod", "Victim Pod is already being deleted, skipping the API call for it":
+		return p.preemptionLine(l)
+	case "pod resource claims", "Delete event for scheduled pod", "Observed device deallocation":
+		return p.lifecycleLine(l)
+	}
+	return nil
+}
+
+// cycleLine follows the start of a scheduling cycle, a pod's own or a
+// pod group's, and the node hints of the opportunistic batch.
+func (p *parser) cycleLine(l Line) error {
 	pod := l.KV["pod"]
 	switch l.Msg {
 	case "Attempting to schedule pod":
@@ -160,6 +184,15 @@ func (p *parser) line(l Line) error {
 			// A pod's own cycle: what follows is its binding.
 			p.binding[pod] = a
 		}
+	}
+	return nil
+}
+
+// scoreLine records the per-plugin and final node scores of the latest
+// attempt.
+func (p *parser) scoreLine(l Line) error {
+	pod := l.KV["pod"]
+	switch l.Msg {
 	case "Plugin scored node for pod":
 		a := p.latestFor(l)
 		if a == nil {
@@ -186,6 +219,15 @@ func (p *parser) line(l Line) error {
 		}
 		a.Order = append(a.Order, l.KV["node"])
 		a.Totals = append(a.Totals, v)
+	}
+	return nil
+}
+
+// outcomeLine records how a pod's attempt ended: bound, unschedulable,
+// or failed (in scheduling or in binding).
+func (p *parser) outcomeLine(l Line) error {
+	pod := l.KV["pod"]
+	switch l.Msg {
 	case "Successfully bound pod to node":
 		a := p.binding[pod]
 		if a == nil {
@@ -212,6 +254,15 @@ func (p *parser) line(l Line) error {
 			return nil
 		}
 		p.failed(pod, l, Error)
+	}
+	return nil
+}
+
+// nominationLine follows the nominated node name kube writes and the
+// informer's copy of it coming back.
+func (p *parser) nominationLine(l Line) error {
+	pod := l.KV["pod"]
+	switch l.Msg {
 	case "Updating pod condition and nominated node name":
 		node, ok := l.KV["nominatedNodeName"]
 		if !ok {
@@ -235,12 +286,13 @@ func (p *parser) line(l Line) error {
 			p.objNominated[pod] = *node
 			p.pending = append(p.pending, Event{Kind: EventNominatedSeen, Pod: pod, Node: *node})
 		}
-	case "pod resource claims":
-		for _, claim := range parseList(l.KV["resourceclaims"]) {
-			if !slices.Contains(p.claimPods[claim], pod) {
-				p.claimPods[claim] = append(p.claimPods[claim], pod)
-			}
-		}
+	}
+	return nil
+}
+
+// groupLine closes a pod group's cycle.
+func (p *parser) groupLine(l Line) error {
+	switch l.Msg {
 	case "Successfully scheduled a pod group":
 		if g := p.closeGroup(l, Bound); g != nil {
 			for _, m := range g.members {
@@ -253,6 +305,13 @@ func (p *parser) line(l Line) error {
 		p.closeGroup(l, Unschedulable)
 	case "Error scheduling pod group":
 		p.closeGroup(l, Error)
+	}
+	return nil
+}
+
+// preemptionLine records a preemption and its victims.
+func (p *parser) preemptionLine(l Line) error {
+	switch l.Msg {
 	case "Start the preemption asynchronously":
 		pre := p.preemption(l.KV["preemptor"], l.KV["node"])
 		if pre == nil {
@@ -267,6 +326,21 @@ func (p *parser) line(l Line) error {
 	case "Victim Pod is already being deleted, skipping the API call for it":
 		if pre := p.preemption(l.KV["preemptor"], l.KV["node"]); pre != nil {
 			pre.Victims = append(pre.Victims, l.KV["victim"])
+		}
+	}
+	return nil
+}
+
+// lifecycleLine follows which pods own which claims, and the deletions
+// and device deallocations that free room for pending pods.
+func (p *parser) lifecycleLine(l Line) error {
+	pod := l.KV["pod"]
+	switch l.Msg {
+	case "pod resource claims":
+		for _, claim := range parseList(l.KV["resourceclaims"]) {
+			if !slices.Contains(p.claimPods[claim], pod) {
+				p.claimPods[claim] = append(p.claimPods[claim], pod)
+			}
 		}
 	case "Delete event for scheduled pod":
 		p.deleted[pod] = true

@@ -316,97 +316,106 @@ func ParseGates(file string, data []byte) (*Gates, error) {
 			fail(i, "", "want exactly one of %s, got %d", strings.Join(gateTypes(), ", "), len(set))
 			continue
 		}
-		switch {
-		case gate.MaxPendingPods != nil:
-			a := gate.MaxPendingPods
-			if a.Max == nil {
-				fail(i, GateMaxPendingPods+".max", "required")
-			} else if *a.Max < 0 {
-				fail(i, GateMaxPendingPods+".max", "must not be negative, got %d", *a.Max)
-			}
-			if a.Selector != nil {
-				if _, err := metav1.LabelSelectorAsSelector(a.Selector); err != nil {
-					fail(i, GateMaxPendingPods+".selector", "%v", err)
-				}
-			}
-		case gate.MinHeadroom != nil:
-			a := gate.MinHeadroom
-			if a.Shape == "" {
-				fail(i, GateMinHeadroom+".shape", "required: the name of a shape of the mix")
-			}
-			if a.Min == nil {
-				fail(i, GateMinHeadroom+".min", "required")
-			} else if *a.Min < 0 {
-				fail(i, GateMinHeadroom+".min", "must not be negative, got %d", *a.Min)
-			}
-		case gate.MaxFragmentationRate != nil:
-			checkShare(gate.MaxFragmentationRate.Max, func(msg string) { fail(i, GateMaxFragmentationRate+".max", "%s", msg) })
-		case gate.MinFirstChoiceShare != nil:
-			checkShare(gate.MinFirstChoiceShare.Min, func(msg string) { fail(i, GateMinFirstChoiceShare+".min", "%s", msg) })
-		case gate.MaxUtilization != nil:
-			a := gate.MaxUtilization
-			checkShare(a.Max, func(msg string) { fail(i, GateMaxUtilization+".max", "%s", msg) })
-			targets := 0
-			for _, s := range []string{a.Class, a.Driver, a.Group} {
-				if s != "" {
-					targets++
-				}
-			}
-			if targets > 1 {
-				fail(i, GateMaxUtilization, "set at most one of class, driver and group")
-			}
-			switch a.Resource {
-			case "", UtilizationDevices, UtilizationCPU, UtilizationMemory, UtilizationPods:
-			default:
-				fail(i, GateMaxUtilization+".resource", "%q is not one of devices, cpu, memory, pods", a.Resource)
-			}
-		case gate.DomainLoss != nil:
-			for _, p := range gate.DomainLoss.problems() {
-				fail(i, GateDomainLoss+"."+p.field, "%s", p.msg)
-			}
-		case gate.MaxPreemptedPods != nil:
-			a := gate.MaxPreemptedPods
-			if a.Max == nil {
-				fail(i, GateMaxPreemptedPods+".max", "required")
-			} else if *a.Max < 0 {
-				fail(i, GateMaxPreemptedPods+".max", "must not be negative, got %d", *a.Max)
-			}
-		case gate.MaxPendingPodGroups != nil:
-			a := gate.MaxPendingPodGroups
-			if a.Max == nil {
-				fail(i, GateMaxPendingPodGroups+".max", "required")
-			} else if *a.Max < 0 {
-				fail(i, GateMaxPendingPodGroups+".max", "must not be negative, got %d", *a.Max)
-			}
-		case gate.MaxWait != nil:
-			a := gate.MaxWait
-			if a.Percentile <= 0 || a.Percentile > 100 {
-				fail(i, GateMaxWait+".percentile", "want a percentile above 0 and at most 100 (e.g. 95), got %g", a.Percentile)
-			}
-			if a.Max == nil {
-				fail(i, GateMaxWait+".max", "required: a duration such as 10m")
-			} else if a.Max.Duration < 0 {
-				fail(i, GateMaxWait+".max", "must not be negative, got %s", a.Max.Duration)
-			}
-		case gate.MaxCost != nil:
-			if a := gate.MaxCost; a.Max == nil {
-				fail(i, GateMaxCost+".max", "required")
-			} else if *a.Max < 0 {
-				fail(i, GateMaxCost+".max", "must not be negative, got %g", *a.Max)
-			}
-		case gate.MaxNeverPlaced != nil:
-			if a := gate.MaxNeverPlaced; a.Max == nil {
-				fail(i, GateMaxNeverPlaced+".max", "required")
-			} else if *a.Max < 0 {
-				fail(i, GateMaxNeverPlaced+".max", "must not be negative, got %d", *a.Max)
-			}
-		}
+		checkGate(gate, func(field, format string, args ...any) { fail(i, field, format, args...) })
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	g.File, g.doc = file, doc
 	return &g, nil
+}
+
+// checkGate checks the one assertion a gate sets; fail records a problem
+// with a field of the gate.
+func checkGate(gate Gate, fail func(field, format string, args ...any)) {
+	switch {
+	case gate.MaxPendingPods != nil:
+		a := gate.MaxPendingPods
+		if a.Max == nil {
+			fail(GateMaxPendingPods+".max", "required")
+		} else if *a.Max < 0 {
+			fail(GateMaxPendingPods+".max", "must not be negative, got %d", *a.Max)
+		}
+		if a.Selector != nil {
+			if _, err := metav1.LabelSelectorAsSelector(a.Selector); err != nil {
+				fail(GateMaxPendingPods+".selector", "%v", err)
+			}
+		}
+	case gate.MinHeadroom != nil:
+		a := gate.MinHeadroom
+		if a.Shape == "" {
+			fail(GateMinHeadroom+".shape", "required: the name of a shape of the mix")
+		}
+		if a.Min == nil {
+			fail(GateMinHeadroom+".min", "required")
+		} else if *a.Min < 0 {
+			fail(GateMinHeadroom+".min", "must not be negative, got %d", *a.Min)
+		}
+	case gate.MaxFragmentationRate != nil:
+		checkShare(gate.MaxFragmentationRate.Max, func(msg string) { fail(GateMaxFragmentationRate+".max", "%s", msg) })
+	case gate.MinFirstChoiceShare != nil:
+		checkShare(gate.MinFirstChoiceShare.Min, func(msg string) { fail(GateMinFirstChoiceShare+".min", "%s", msg) })
+	case gate.MaxUtilization != nil:
+		checkUtilizationGate(gate.MaxUtilization, fail)
+	case gate.DomainLoss != nil:
+		for _, p := range gate.DomainLoss.problems() {
+			fail(GateDomainLoss+"."+p.field, "%s", p.msg)
+		}
+	case gate.MaxPreemptedPods != nil:
+		a := gate.MaxPreemptedPods
+		if a.Max == nil {
+			fail(GateMaxPreemptedPods+".max", "required")
+		} else if *a.Max < 0 {
+			fail(GateMaxPreemptedPods+".max", "must not be negative, got %d", *a.Max)
+		}
+	case gate.MaxPendingPodGroups != nil:
+		a := gate.MaxPendingPodGroups
+		if a.Max == nil {
+			fail(GateMaxPendingPodGroups+".max", "required")
+		} else if *a.Max < 0 {
+			fail(GateMaxPendingPodGroups+".max", "must not be negative, got %d", *a.Max)
+		}
+	case gate.MaxWait != nil:
+		a := gate.MaxWait
+		if a.Percentile <= 0 || a.Percentile > 100 {
+			fail(GateMaxWait+".percentile", "want a percentile above 0 and at most 100 (e.g. 95), got %g", a.Percentile)
+		}
+		if a.Max == nil {
+			fail(GateMaxWait+".max", "required: a duration such as 10m")
+		} else if a.Max.Duration < 0 {
+			fail(GateMaxWait+".max", "must not be negative, got %s", a.Max.Duration)
+		}
+	case gate.MaxCost != nil:
+		if a := gate.MaxCost; a.Max == nil {
+			fail(GateMaxCost+".max", "required")
+		} else if *a.Max < 0 {
+			fail(GateMaxCost+".max", "must not be negative, got %g", *a.Max)
+		}
+	case gate.MaxNeverPlaced != nil:
+		if a := gate.MaxNeverPlaced; a.Max == nil {
+			fail(GateMaxNeverPlaced+".max", "required")
+		} else if *a.Max < 0 {
+			fail(GateMaxNeverPlaced+".max", "must not be negative, got %d", *a.Max)
+		}
+	}
+}
+
+func checkUtilizationGate(a *UtilizationGate, fail func(field, format string, args ...any)) {
+	checkShare(a.Max, func(msg string) { fail(GateMaxUtilization+".max", "%s", msg) })
+	targets := 0
+	for _, s := range []string{a.Class, a.Driver, a.Group} {
+		if s != "" {
+			targets++
+		}
+	}
+	if targets > 1 {
+		fail(GateMaxUtilization, "set at most one of class, driver and group")
+	}
+	switch a.Resource {
+	case "", UtilizationDevices, UtilizationCPU, UtilizationMemory, UtilizationPods:
+	default:
+		fail(GateMaxUtilization+".resource", "%q is not one of devices, cpu, memory, pods", a.Resource)
+	}
 }
 
 // gateTypes are the assertion fields of a Gate, in the file's words.
@@ -493,70 +502,13 @@ func evaluateGate(gate Gate, rep *Report, run *sim.Run) (GateResult, error) {
 		}
 		return atMost(GateMaxPendingPods, target, float64(n), float64(*a.Max), "pending pods"), nil
 	case gate.MinHeadroom != nil:
-		a := gate.MinHeadroom
-		for _, h := range rep.Headroom {
-			if h.Shape == a.Shape {
-				r := atLeast(GateMinHeadroom, "shape "+a.Shape, float64(h.Fits), float64(*a.Min), "headroom")
-				if h.Capped {
-					r.Message += " (counting stopped at the bound)"
-				}
-				return r, nil
-			}
-		}
-		return GateResult{}, fmt.Errorf("%s.shape: no shape %q in the mix; shapes: %s", GateMinHeadroom, a.Shape, strings.Join(shapeNames(rep), ", "))
+		return evaluateHeadroom(gate.MinHeadroom, rep)
 	case gate.MaxFragmentationRate != nil:
-		a := gate.MaxFragmentationRate
-		if a.Class == "" {
-			return atMost(GateMaxFragmentationRate, "all classes", rep.Fragmentation.Rate, *a.Max, "fragmentation rate"), nil
-		}
-		for _, c := range rep.Fragmentation.Classes {
-			if c.Class == a.Class {
-				return atMost(GateMaxFragmentationRate, "class "+a.Class, c.Rate, *a.Max, "fragmentation rate"), nil
-			}
-		}
-		return GateResult{}, fmt.Errorf("%s.class: no DeviceClass %q in the snapshot", GateMaxFragmentationRate, a.Class)
+		return evaluateFragmentation(gate.MaxFragmentationRate, rep)
 	case gate.MinFirstChoiceShare != nil:
-		a := gate.MinFirstChoiceShare
-		if a.Workload == "" {
-			return atLeast(GateMinFirstChoiceShare, "all workloads", rep.PrioritizedList.FirstChoiceShare, *a.Min, "first-choice share"), nil
-		}
-		first, allocated, found := 0, 0, false
-		for _, o := range rep.PrioritizedList.Requests {
-			if o.Workload != a.Workload {
-				continue
-			}
-			found = true
-			first += o.Allocated[0]
-			for _, n := range o.Allocated {
-				allocated += n
-			}
-		}
-		if !found {
-			return GateResult{}, fmt.Errorf("%s.workload: workload %q has no prioritized-list requests", GateMinFirstChoiceShare, a.Workload)
-		}
-		return atLeast(GateMinFirstChoiceShare, "workload "+a.Workload, firstChoiceShare(first, allocated), *a.Min, "first-choice share"), nil
+		return evaluateFirstChoiceShare(gate.MinFirstChoiceShare, rep)
 	case gate.MaxUtilization != nil:
-		a := gate.MaxUtilization
-		resource := a.Resource
-		if resource == "" {
-			resource = UtilizationDevices
-		}
-		u, target, err := utilizationTarget(a, rep)
-		if err != nil {
-			return GateResult{}, err
-		}
-		var v float64
-		switch resource {
-		case UtilizationDevices:
-			v = u.Devices.Share
-		case UtilizationCPU:
-			v = u.CPU.Share
-		case UtilizationMemory:
-			v = u.Memory.Share
-		case UtilizationPods:
-			v = u.Pods.Share
-		}
-		return atMost(GateMaxUtilization, target+" "+resource, v, *a.Max, resource+" utilization"), nil
+		return evaluateUtilization(gate.MaxUtilization, rep)
 	case gate.DomainLoss != nil:
 		return evaluateDomainLoss(gate.DomainLoss, rep)
 	case gate.MaxPreemptedPods != nil:
@@ -564,27 +516,103 @@ func evaluateGate(gate Gate, rep *Report, run *sim.Run) (GateResult, error) {
 		n, target := preemptedPods(a, run)
 		return atMost(GateMaxPreemptedPods, target, float64(n), float64(*a.Max), "preempted pods"), nil
 	case gate.MaxPendingPodGroups != nil:
-		a := gate.MaxPendingPodGroups
-		n, target, names := 0, "all pod groups", []string(nil)
-		if a.Namespace != "" {
-			target = "namespace " + a.Namespace
-		}
-		for i := range run.Result.PodGroups {
-			g := &run.Result.PodGroups[i]
-			if (a.Namespace == "" || g.Namespace == a.Namespace) && g.NotPlaced() {
-				n++
-				names = append(names, g.Namespace+"/"+g.Name)
-			}
-		}
-		r := atMost(GateMaxPendingPodGroups, target, float64(n), float64(*a.Max), "pod groups not placed whole")
-		if len(names) > 0 && !r.Passed {
-			r.Message += ": " + strings.Join(names, ", ")
-		}
-		return r, nil
+		return evaluatePendingPodGroups(gate.MaxPendingPodGroups, run), nil
 	case gate.MaxWait != nil, gate.MaxCost != nil, gate.MaxNeverPlaced != nil:
 		return GateResult{}, fmt.Errorf("%s is a gate on timelines: check it with drasim timeline --gates or drasim check --timeline", gate.types()[0])
 	}
 	return GateResult{}, errors.New("no assertion")
+}
+
+func evaluateHeadroom(a *HeadroomGate, rep *Report) (GateResult, error) {
+	for _, h := range rep.Headroom {
+		if h.Shape == a.Shape {
+			r := atLeast(GateMinHeadroom, "shape "+a.Shape, float64(h.Fits), float64(*a.Min), "headroom")
+			if h.Capped {
+				r.Message += " (counting stopped at the bound)"
+			}
+			return r, nil
+		}
+	}
+	return GateResult{}, fmt.Errorf("%s.shape: no shape %q in the mix; shapes: %s", GateMinHeadroom, a.Shape, strings.Join(shapeNames(rep), ", "))
+}
+
+func evaluateFragmentation(a *FragmentationGate, rep *Report) (GateResult, error) {
+	if a.Class == "" {
+		return atMost(GateMaxFragmentationRate, "all classes", rep.Fragmentation.Rate, *a.Max, "fragmentation rate"), nil
+	}
+	for _, c := range rep.Fragmentation.Classes {
+		if c.Class == a.Class {
+			return atMost(GateMaxFragmentationRate, "class "+a.Class, c.Rate, *a.Max, "fragmentation rate"), nil
+		}
+	}
+	return GateResult{}, fmt.Errorf("%s.class: no DeviceClass %q in the snapshot", GateMaxFragmentationRate, a.Class)
+}
+
+// evaluateFirstChoiceShare checks the share overall, or of one workload's
+// prioritized-list requests.
+func evaluateFirstChoiceShare(a *FirstChoiceGate, rep *Report) (GateResult, error) {
+	if a.Workload == "" {
+		return atLeast(GateMinFirstChoiceShare, "all workloads", rep.PrioritizedList.FirstChoiceShare, *a.Min, "first-choice share"), nil
+	}
+	first, allocated, found := 0, 0, false
+	for _, o := range rep.PrioritizedList.Requests {
+		if o.Workload != a.Workload {
+			continue
+		}
+		found = true
+		first += o.Allocated[0]
+		for _, n := range o.Allocated {
+			allocated += n
+		}
+	}
+	if !found {
+		return GateResult{}, fmt.Errorf("%s.workload: workload %q has no prioritized-list requests", GateMinFirstChoiceShare, a.Workload)
+	}
+	return atLeast(GateMinFirstChoiceShare, "workload "+a.Workload, firstChoiceShare(first, allocated), *a.Min, "first-choice share"), nil
+}
+
+func evaluateUtilization(a *UtilizationGate, rep *Report) (GateResult, error) {
+	resource := a.Resource
+	if resource == "" {
+		resource = UtilizationDevices
+	}
+	u, target, err := utilizationTarget(a, rep)
+	if err != nil {
+		return GateResult{}, err
+	}
+	var v float64
+	switch resource {
+	case UtilizationDevices:
+		v = u.Devices.Share
+	case UtilizationCPU:
+		v = u.CPU.Share
+	case UtilizationMemory:
+		v = u.Memory.Share
+	case UtilizationPods:
+		v = u.Pods.Share
+	}
+	return atMost(GateMaxUtilization, target+" "+resource, v, *a.Max, resource+" utilization"), nil
+}
+
+// evaluatePendingPodGroups counts the pod groups not placed whole and,
+// when the gate fails, names them.
+func evaluatePendingPodGroups(a *PendingPodGroupsGate, run *sim.Run) GateResult {
+	n, target, names := 0, "all pod groups", []string(nil)
+	if a.Namespace != "" {
+		target = "namespace " + a.Namespace
+	}
+	for i := range run.Result.PodGroups {
+		g := &run.Result.PodGroups[i]
+		if (a.Namespace == "" || g.Namespace == a.Namespace) && g.NotPlaced() {
+			n++
+			names = append(names, g.Namespace+"/"+g.Name)
+		}
+	}
+	r := atMost(GateMaxPendingPodGroups, target, float64(n), float64(*a.Max), "pod groups not placed whole")
+	if len(names) > 0 && !r.Passed {
+		r.Message += ": " + strings.Join(names, ", ")
+	}
+	return r
 }
 
 func utilizationTarget(a *UtilizationGate, rep *Report) (Usage, string, error) {

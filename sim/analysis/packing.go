@@ -68,10 +68,67 @@ type packing struct {
 // counter sets have left, up to limit. A device that consumes from a set
 // or counter its pool does not publish cannot be taken.
 func maxPacking(devs []*device, sets map[counterSetKey]*counterSet, limit int) packing {
-	// A counter below zero (allocations overdrew it) blocks every device
-	// of its pool that consumes counters, as in the allocator, which checks
-	// all of a pool's counters whenever it takes such a device.
-	type poolKey struct{ driver, pool string }
+	items, free, ok := packItems(devs, sets)
+	if !ok {
+		return packing{}
+	}
+	comps, chosen, total := counterComponents(items)
+	exact := true
+	for _, c := range comps {
+		if total >= limit {
+			break
+		}
+		counts, compExact := c.pack(free, limit-total)
+		exact = exact && compExact
+		for i, it := range c.items {
+			if counts[i] {
+				chosen[it.d] = true
+				total++
+			}
+		}
+	}
+	out := packing{exact: exact, modelled: true}
+	for _, it := range items {
+		if chosen[it.d] && len(out.chosen) < limit {
+			out.chosen = append(out.chosen, it.d)
+		}
+	}
+	return out
+}
+
+// packItem is a device that can be taken, with what it consumes from
+// each counter (in milli-units).
+type packItem struct {
+	d    *device
+	cons map[counterKey]int64
+}
+
+type poolKey struct{ driver, pool string }
+
+// packItems lists the devices that can be taken and what each consumes,
+// and what every counter they touch has left. ok is false when an amount
+// cannot be compared exactly.
+func packItems(devs []*device, sets map[counterSetKey]*counterSet) (items []packItem, free map[counterKey]int64, ok bool) {
+	overdrawn := overdrawnPools(sets)
+	free = map[counterKey]int64{}
+	items = make([]packItem, 0, len(devs))
+	for _, d := range devs {
+		it, usable, ok := packItemFor(d, sets, overdrawn, free)
+		if !ok {
+			return nil, nil, false
+		}
+		if usable {
+			items = append(items, it)
+		}
+	}
+	return items, free, true
+}
+
+// overdrawnPools finds the pools with a counter below zero (allocations
+// overdrew it). Such a counter blocks every device of its pool that
+// consumes counters, as in the allocator, which checks all of a pool's
+// counters whenever it takes such a device.
+func overdrawnPools(sets map[counterSetKey]*counterSet) map[poolKey]bool {
 	overdrawn := map[poolKey]bool{}
 	for k, set := range sets {
 		for name, total := range set.total {
@@ -80,61 +137,68 @@ func maxPacking(devs []*device, sets map[counterSetKey]*counterSet, limit int) p
 			}
 		}
 	}
-	free := map[counterKey]int64{}
-	type item struct {
-		d    *device
-		cons map[counterKey]int64
-	}
-	items := make([]item, 0, len(devs))
-	for _, d := range devs {
-		it := item{d: d}
-		usable := len(d.dev.ConsumesCounters) == 0 || !overdrawn[poolKey{d.key.Driver, d.key.Pool}]
-		for _, cc := range d.dev.ConsumesCounters {
-			if !usable {
-				break
-			}
-			sk := counterSetKey{d.key.Driver, d.key.Pool, cc.CounterSet}
-			set := sets[sk]
-			if set == nil {
+	return overdrawn
+}
+
+// packItemFor reads what one device consumes, filling in free for the
+// counters met the first time. usable is false for a device that consumes
+// from an overdrawn pool or from a set or counter its pool does not
+// publish; ok is false when an amount cannot be compared exactly.
+func packItemFor(d *device, sets map[counterSetKey]*counterSet, overdrawn map[poolKey]bool, free map[counterKey]int64) (it packItem, usable, ok bool) {
+	it = packItem{d: d}
+	usable = len(d.dev.ConsumesCounters) == 0 || !overdrawn[poolKey{d.key.Driver, d.key.Pool}]
+	for _, cc := range d.dev.ConsumesCounters {
+		if !usable {
+			break
+		}
+		sk := counterSetKey{d.key.Driver, d.key.Pool, cc.CounterSet}
+		set := sets[sk]
+		if set == nil {
+			usable = false
+			break
+		}
+		for name, c := range cc.Counters {
+			total, ok := set.total[name]
+			if !ok {
 				usable = false
 				break
 			}
-			for name, c := range cc.Counters {
-				total, ok := set.total[name]
+			k := counterKey{sk, name}
+			if _, seen := free[k]; !seen {
+				left := total.DeepCopy()
+				left.Sub(set.consumed[name])
+				v, ok := milli(left)
 				if !ok {
-					usable = false
-					break
+					return packItem{}, false, false
 				}
-				k := counterKey{sk, name}
-				if _, seen := free[k]; !seen {
-					left := total.DeepCopy()
-					left.Sub(set.consumed[name])
-					v, ok := milli(left)
-					if !ok {
-						return packing{}
-					}
-					free[k] = v
-				}
-				v, ok := milli(c.Value)
-				if !ok {
-					return packing{}
-				}
-				if it.cons == nil {
-					it.cons = map[counterKey]int64{}
-				}
-				it.cons[k] += v
+				free[k] = v
 			}
-			if !usable {
-				break
+			v, ok := milli(c.Value)
+			if !ok {
+				return packItem{}, false, false
 			}
+			if it.cons == nil {
+				it.cons = map[counterKey]int64{}
+			}
+			it.cons[k] += v
 		}
-		if usable {
-			items = append(items, it)
+		if !usable {
+			break
 		}
 	}
+	return it, usable, true
+}
 
-	// Components: union-find over counters; a device joins the counters it
-	// consumes.
+// packGroup is a set of items linked by the counters they share; groups
+// share no counter, so each is packed on its own.
+type packGroup struct {
+	items []packItem
+}
+
+// counterComponents groups the items by shared counters (union-find over
+// counters; a device joins the counters it consumes). Items that consume
+// nothing always fit: they are chosen at once, and total counts them.
+func counterComponents(items []packItem) (comps []*packGroup, chosen map[*device]bool, total int) {
 	parent := map[counterKey]counterKey{}
 	var find func(counterKey) counterKey
 	find = func(k counterKey) counterKey {
@@ -160,16 +224,10 @@ func maxPacking(devs []*device, sets map[counterSetKey]*counterSet, limit int) p
 			}
 		}
 	}
-	type component struct {
-		items []item
-	}
-	var comps []*component
-	byRoot := map[counterKey]*component{}
-	chosen := map[*device]bool{}
-	total := 0
+	byRoot := map[counterKey]*packGroup{}
+	chosen = map[*device]bool{}
 	for _, it := range items {
 		if len(it.cons) == 0 {
-			// Consumes nothing: always fits.
 			chosen[it.d] = true
 			total++
 			continue
@@ -177,64 +235,70 @@ func maxPacking(devs []*device, sets map[counterSetKey]*counterSet, limit int) p
 		r := find(sortedKeys(it.cons)[0])
 		c := byRoot[r]
 		if c == nil {
-			c = &component{}
+			c = &packGroup{}
 			byRoot[r] = c
 			comps = append(comps, c)
 		}
 		c.items = append(c.items, it)
 	}
-	exact := true
-	for _, c := range comps {
-		if total >= limit {
-			break
+	return comps, chosen, total
+}
+
+// pack turns the group into vectors over its counters and packs them
+// into what the counters have left, up to limit.
+func (c *packGroup) pack(free map[counterKey]int64, limit int) ([]bool, bool) {
+	keys := map[counterKey]bool{}
+	for _, it := range c.items {
+		for k := range it.cons {
+			keys[k] = true
 		}
-		keys := map[counterKey]bool{}
-		for _, it := range c.items {
-			for k := range it.cons {
-				keys[k] = true
-			}
-		}
-		keyList := sortedKeys(keys)
-		vecs := make([][]int64, len(c.items))
-		for i, it := range c.items {
-			v := make([]int64, len(keyList))
-			for j, k := range keyList {
-				v[j] = it.cons[k]
-			}
-			vecs[i] = v
-		}
-		left := make([]int64, len(keyList))
+	}
+	keyList := sortedKeys(keys)
+	vecs := make([][]int64, len(c.items))
+	for i, it := range c.items {
+		v := make([]int64, len(keyList))
 		for j, k := range keyList {
-			left[j] = free[k]
+			v[j] = it.cons[k]
 		}
-		counts, compExact := packComponent(vecs, left, limit-total)
-		exact = exact && compExact
-		for i, it := range c.items {
-			if counts[i] {
-				chosen[it.d] = true
-				total++
-			}
-		}
+		vecs[i] = v
 	}
-	out := packing{exact: exact, modelled: true}
-	for _, it := range items {
-		if chosen[it.d] && len(out.chosen) < limit {
-			out.chosen = append(out.chosen, it.d)
-		}
+	left := make([]int64, len(keyList))
+	for j, k := range keyList {
+		left[j] = free[k]
 	}
-	return out
+	return packComponent(vecs, left, limit)
 }
 
 // packComponent finds the most items (consumption vectors over the
 // component's counters) that fit together in left, up to limit; it
 // returns which items it takes and whether the search was exhaustive.
 func packComponent(vecs [][]int64, left []int64, limit int) ([]bool, bool) {
-	// Types: items with the same vector, in order of first appearance.
-	type kind struct {
-		vec     []int64
-		members []int
+	kinds := packKinds(vecs, left)
+	n := len(kinds)
+	ps := &packSearch{kinds: kinds, limit: limit, best: -1, bestCounts: make([]int, n), counts: make([]int, n), rem: slices.Clone(left)}
+	ps.suffixBounds(len(left))
+	ps.search(0, 0)
+	taken := make([]bool, len(vecs))
+	for t, k := range kinds {
+		for _, i := range k.members[:ps.bestCounts[t]] {
+			taken[i] = true
+		}
 	}
-	var kinds []*kind
+	return taken, !ps.exhausted
+}
+
+// packKind is the items with the same vector.
+type packKind struct {
+	vec     []int64
+	members []int
+}
+
+// packKinds groups the items by vector, in order of first appearance,
+// then puts smaller devices first: the first branches of the search are
+// then the greedy choice, which is usually the best, and the bound prunes
+// the rest.
+func packKinds(vecs [][]int64, left []int64) []*packKind {
+	var kinds []*packKind
 	for i, v := range vecs {
 		found := false
 		for _, k := range kinds {
@@ -245,12 +309,10 @@ func packComponent(vecs [][]int64, left []int64, limit int) ([]bool, bool) {
 			}
 		}
 		if !found {
-			kinds = append(kinds, &kind{vec: v, members: []int{i}})
+			kinds = append(kinds, &packKind{vec: v, members: []int{i}})
 		}
 	}
-	// Smaller devices first: the first branches are then the greedy
-	// choice, which is usually the best, and the bound prunes the rest.
-	size := func(k *kind) float64 {
+	size := func(k *packKind) float64 {
 		s := 0.0
 		for j, c := range k.vec {
 			if left[j] > 0 {
@@ -262,11 +324,33 @@ func packComponent(vecs [][]int64, left []int64, limit int) ([]bool, bool) {
 		return s
 	}
 	sort.SliceStable(kinds, func(i, j int) bool { return size(kinds[i]) < size(kinds[j]) })
+	return kinds
+}
 
-	n, dims := len(kinds), len(left)
-	// Per suffix of the types: how many devices remain, and per counter
+// packSearch is packComponent's branch and bound over how many of each
+// kind to take.
+type packSearch struct {
+	kinds []*packKind
+	limit int
+	// Per suffix of the kinds: how many devices remain, and per counter
 	// how many of them consume none of it and the smallest amount the
 	// others take.
+	remaining []int
+	zero      [][]int
+	minPos    [][]int64
+
+	best       int
+	bestCounts []int
+	counts     []int
+	rem        []int64
+	steps      int
+	exhausted  bool
+}
+
+// suffixBounds precomputes, once per search, what bound needs for every
+// suffix of the kinds.
+func (ps *packSearch) suffixBounds(dims int) {
+	kinds, n := ps.kinds, len(ps.kinds)
 	remaining := make([]int, n+1)
 	zero := make([][]int, n+1)
 	minPos := make([][]int64, n+1)
@@ -283,74 +367,66 @@ func packComponent(vecs [][]int64, left []int64, limit int) ([]bool, bool) {
 			}
 		}
 	}
-	bound := func(t int, rem []int64) int {
-		b := remaining[t]
-		for j := 0; j < dims; j++ {
-			if minPos[t][j] == 0 {
-				continue
-			}
-			fit := zero[t][j]
-			if rem[j] > 0 {
-				fit += int(min(rem[j]/minPos[t][j], int64(remaining[t])))
-			}
-			b = min(b, fit)
-		}
-		return b
-	}
+	ps.remaining, ps.zero, ps.minPos = remaining, zero, minPos
+}
 
-	best := -1
-	bestCounts := make([]int, n)
-	counts := make([]int, n)
-	rem := slices.Clone(left)
-	steps := 0
-	exhausted := false
-	var search func(t, count int)
-	search = func(t, count int) {
-		steps++
-		if steps > maxPackingSteps {
-			exhausted = true
-			return
+// bound is the most devices the kinds from t on could still add within
+// what is left.
+func (ps *packSearch) bound(t int) int {
+	b := ps.remaining[t]
+	for j := 0; j < len(ps.rem); j++ {
+		if ps.minPos[t][j] == 0 {
+			continue
 		}
-		if count > best {
-			best = count
-			copy(bestCounts, counts)
+		fit := ps.zero[t][j]
+		if ps.rem[j] > 0 {
+			fit += int(min(ps.rem[j]/ps.minPos[t][j], int64(ps.remaining[t])))
 		}
-		if best >= limit || t == n || count+bound(t, rem) <= best {
-			return
-		}
-		k := kinds[t]
-		most := len(k.members)
-		for j, c := range k.vec {
-			if c <= 0 {
-				continue
-			}
-			if rem[j] < 0 {
-				most = 0
-				break
-			}
-			most = min(most, int(min(rem[j]/c, int64(most))))
-		}
-		most = min(most, limit-count)
-		for c := most; c >= 0 && !exhausted; c-- {
-			counts[t] = c
-			for j, v := range k.vec {
-				rem[j] -= int64(c) * v
-			}
-			search(t+1, count+c)
-			for j, v := range k.vec {
-				rem[j] += int64(c) * v
-			}
-		}
-		counts[t] = 0
+		b = min(b, fit)
 	}
-	search(0, 0)
-	taken := make([]bool, len(vecs))
-	for t, k := range kinds {
-		for _, i := range k.members[:bestCounts[t]] {
-			taken[i] = true
+	return b
+}
+
+// search tries, for kind t, from the most devices that fit down to none,
+// so the first leaf is the greedy choice; it stops after maxPackingSteps
+// and then the answer is not known to be the best.
+func (ps *packSearch) search(t, count int) {
+	ps.steps++
+	if ps.steps > maxPackingSteps {
+		ps.exhausted = true
+		return
+	}
+	if count > ps.best {
+		ps.best = count
+		copy(ps.bestCounts, ps.counts)
+	}
+	if ps.best >= ps.limit || t == len(ps.kinds) || count+ps.bound(t) <= ps.best {
+		return
+	}
+	k := ps.kinds[t]
+	most := len(k.members)
+	for j, c := range k.vec {
+		if c <= 0 {
+			continue
+		}
+		if ps.rem[j] < 0 {
+			most = 0
+			break
+		}
+		most = min(most, int(min(ps.rem[j]/c, int64(most))))
+	}
+	most = min(most, ps.limit-count)
+	for c := most; c >= 0 && !ps.exhausted; c-- {
+		ps.counts[t] = c
+		for j, v := range k.vec {
+			ps.rem[j] -= int64(c) * v
+		}
+		ps.search(t+1, count+c)
+		for j, v := range k.vec {
+			ps.rem[j] += int64(c) * v
 		}
 	}
-	return taken, !exhausted
+	ps.counts[t] = 0
 }
 
 // milli is q in thousandths, when that is exact and fits in an int64

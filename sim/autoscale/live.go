@@ -216,22 +216,7 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	defer c.Revert()
 	res := &LoopResult{}
 
-	// Upcoming nodes join the loop's picture as template nodes, so that
-	// pods that will fit there trigger no second scale-up; they are
-	// neither scale-down candidates nor destinations.
-	upcoming := map[string]bool{}
-	for _, g := range a.groups {
-		for _, name := range in.Upcoming[g.Name] {
-			node, sl, pods := g.NewNode(name)
-			c.AddNode(node, sl)
-			ni := c.Node(name)
-			for _, p := range pods {
-				p.Spec.NodeName = name
-				ni.AddPod(p)
-			}
-			upcoming[name] = true
-		}
-	}
+	upcoming := a.addUpcoming(in.Upcoming)
 
 	// CA's pod list processors: expendable pods out, pods that fit
 	// somewhere packed (and left there for the rest of the loop),
@@ -266,24 +251,8 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 	}
 	var request *liveProvReq
 	if provReqs {
-		// The ProvisioningRequest processors come after the default ones:
-		// pods consuming a request never trigger a scale-up
-		// (ProvisioningRequestPodsFilter), the next request's pods join
-		// (the injector; filterOutYoungPods applies to them too), booked
-		// capacity takes its place in the loop's picture.
-		help = slices.DeleteFunc(help, func(p *v1.Pod) bool {
-			_, consumes := p.Annotations[snapshot.ProvisioningRequestPodAnnotation]
-			return consumes
-		})
-		if request = a.nextProvReq(in.Now); request != nil {
-			for _, p := range request.pods {
-				if in.Now.Sub(p.CreationTimestamp.Time) > 0 {
-					help = append(help, p)
-				}
-			}
-		}
-		if err := a.bookCapacity(in.Now); err != nil {
-			return nil, fmt.Errorf("booking capacity for ProvisioningRequests: %w", err)
+		if help, request, err = a.provReqPods(help, in.Now); err != nil {
+			return nil, err
 		}
 	}
 
@@ -317,6 +286,50 @@ func (a *Autoscaler) RunOnce(in LoopInput) (*LoopResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// addUpcoming puts the upcoming nodes into the loop's picture as template
+// nodes, so that pods that will fit there trigger no second scale-up;
+// they are neither scale-down candidates nor destinations.
+func (a *Autoscaler) addUpcoming(names map[string][]string) map[string]bool {
+	upcoming := map[string]bool{}
+	for _, g := range a.groups {
+		for _, name := range names[g.Name] {
+			node, sl, pods := g.NewNode(name)
+			a.c.AddNode(node, sl)
+			ni := a.c.Node(name)
+			for _, p := range pods {
+				p.Spec.NodeName = name
+				ni.AddPod(p)
+			}
+			upcoming[name] = true
+		}
+	}
+	return upcoming
+}
+
+// provReqPods runs the ProvisioningRequest processors, which come after
+// the default ones: pods consuming a request never trigger a scale-up
+// (ProvisioningRequestPodsFilter), the next request's pods join (the
+// injector; filterOutYoungPods applies to them too), booked capacity
+// takes its place in the loop's picture.
+func (a *Autoscaler) provReqPods(help []*v1.Pod, now time.Time) ([]*v1.Pod, *liveProvReq, error) {
+	help = slices.DeleteFunc(help, func(p *v1.Pod) bool {
+		_, consumes := p.Annotations[snapshot.ProvisioningRequestPodAnnotation]
+		return consumes
+	})
+	request := a.nextProvReq(now)
+	if request != nil {
+		for _, p := range request.pods {
+			if now.Sub(p.CreationTimestamp.Time) > 0 {
+				help = append(help, p)
+			}
+		}
+	}
+	if err := a.bookCapacity(now); err != nil {
+		return nil, nil, fmt.Errorf("booking capacity for ProvisioningRequests: %w", err)
+	}
+	return help, request, nil
 }
 
 // orchestrate is the scale-up orchestrator: with ProvisioningRequests,

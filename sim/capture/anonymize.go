@@ -81,6 +81,22 @@ type anonymizer struct {
 // DeviceClasses, PriorityClasses, requests and priorities stay: they
 // decide where pods fit, so a replay decides the same, name for name.
 func Anonymize(s *snapshot.Snapshot) Mapping {
+	a := newAnonymizer(s)
+	// Names first, in a fixed order, so that references resolve and the
+	// same input gives the same names. The rewrites below then look the
+	// names up; their order matters as well, since a name first met there
+	// (an image, a label value) is numbered when it is met.
+	a.nameObjects(s)
+	a.scrubNamespacesAndNodes(s)
+	a.scrubPods(s)
+	a.scrubWorkloads(s)
+	a.scrubPolicies(s)
+	a.scrubDRA(s)
+	a.scrubNodeGroups(s)
+	return a.mapping()
+}
+
+func newAnonymizer(s *snapshot.Snapshot) *anonymizer {
 	a := &anonymizer{
 		nodes: newNamer("node"), namespaces: newNamer("ns"), images: newNamer("image"), keys: newNamer("example.com/label"),
 		values: newNamer("value"), claims: newNamer("claim"), templates: newNamer("template"), slices: newNamer("slice"),
@@ -90,10 +106,13 @@ func Anonymize(s *snapshot.Snapshot) Mapping {
 	for _, rs := range s.ReplicaSets {
 		a.replicaSets[rs.Namespace+"/"+rs.Name] = rs
 	}
-	// Names first, in a fixed order, so that references resolve and the
-	// same input gives the same names. Nodes keep their order by name:
-	// kube-scheduler's node order, and so its choice among equally scored
-	// nodes, follows it.
+	return a
+}
+
+// nameObjects numbers nodes, workloads and pods before anything is
+// rewritten. Nodes keep their order by name: kube-scheduler's node order,
+// and so its choice among equally scored nodes, follows it.
+func (a *anonymizer) nameObjects(s *snapshot.Snapshot) {
 	a.nodes.width = len(fmt.Sprint(len(s.Nodes)))
 	for _, n := range sortedNames(s.Nodes, func(n *v1.Node) string { return n.Name }) {
 		a.nodes.get(n)
@@ -116,7 +135,9 @@ func Anonymize(s *snapshot.Snapshot) Mapping {
 	for _, p := range pods {
 		a.pod(p)
 	}
+}
 
+func (a *anonymizer) scrubNamespacesAndNodes(s *snapshot.Snapshot) {
 	for _, o := range s.Namespaces {
 		o.Name = a.namespace(o.Name)
 		a.meta(&o.ObjectMeta, "")
@@ -138,6 +159,9 @@ func Anonymize(s *snapshot.Snapshot) Mapping {
 			}
 		}
 	}
+}
+
+func (a *anonymizer) scrubPods(s *snapshot.Snapshot) {
 	for _, o := range s.Pods {
 		ns := o.Namespace
 		a.meta(&o.ObjectMeta, ns)
@@ -146,6 +170,9 @@ func Anonymize(s *snapshot.Snapshot) Mapping {
 		o.Name = a.pods[ns+"/"+o.Name]
 		o.Namespace = a.namespace(ns)
 	}
+}
+
+func (a *anonymizer) scrubWorkloads(s *snapshot.Snapshot) {
 	for _, o := range s.Deployments {
 		ns := o.Namespace
 		a.renameWorkload(&o.ObjectMeta, "Deployment")
@@ -178,6 +205,11 @@ func Anonymize(s *snapshot.Snapshot) Mapping {
 		o.Spec.Selector = a.selector(o.Spec.Selector)
 		a.template(&o.Spec.Template, ns)
 	}
+}
+
+// scrubPolicies rewrites the cluster-wide policy objects: disruption
+// budgets, priority classes and device classes.
+func (a *anonymizer) scrubPolicies(s *snapshot.Snapshot) {
 	for _, o := range s.PodDisruptionBudgets {
 		a.meta(&o.ObjectMeta, o.Namespace)
 		o.Name = a.pdbs.get(o.Namespace + "/" + o.Name)
@@ -194,6 +226,9 @@ func Anonymize(s *snapshot.Snapshot) Mapping {
 	for _, o := range s.DeviceClasses {
 		a.meta(&o.ObjectMeta, "")
 	}
+}
+
+func (a *anonymizer) scrubDRA(s *snapshot.Snapshot) {
 	for _, o := range s.ResourceSlices {
 		a.meta(&o.ObjectMeta, "")
 		o.Name = a.slices.get(o.Name)
@@ -247,6 +282,9 @@ func Anonymize(s *snapshot.Snapshot) Mapping {
 		}
 		o.Status.Devices = nil
 	}
+}
+
+func (a *anonymizer) scrubNodeGroups(s *snapshot.Snapshot) {
 	for _, ng := range s.NodeGroups {
 		ng.Spec.TemplateFrom = a.nodes.get(ng.Spec.TemplateFrom)
 		ng.Spec.NodeSelector = a.selector(ng.Spec.NodeSelector)
@@ -259,7 +297,6 @@ func Anonymize(s *snapshot.Snapshot) Mapping {
 			t.Node.Spec.Taints = a.taints(t.Node.Spec.Taints)
 		}
 	}
-	return a.mapping()
 }
 
 func sortedNames[T any](list []*T, name func(*T) string) []string {

@@ -30,103 +30,144 @@ type ownerKey struct {
 // that the snapshot does not already hold. It returns warnings for what it
 // cannot model.
 func ExpandWorkloads(s *snapshot.Snapshot) ([]snapshot.Warning, snapshot.Errors) {
-	var warnings []snapshot.Warning
-	var errs snapshot.Errors
-	budget := MaxGeneratedPods
-	// tooMany reports (once per controller) a controller that asks for more
-	// pods than drasim will make; the budget keeps a typo such as
-	// replicas: 100000000 from exhausting memory.
-	tooMany := func(ref snapshot.Ref, field string, want int) bool {
-		if want <= budget {
-			budget -= want
-			return false
-		}
-		errs = append(errs, &snapshot.Error{Source: s.Sources[ref], Object: ref.String(), Field: field,
-			Msg: fmt.Sprintf("asks for %d pods; drasim makes at most %d pods from workload controllers in one snapshot", want, MaxGeneratedPods)})
-		return true
-	}
-	owned := map[ownerKey]int{}
-	ownedNames := map[string]bool{}
+	e := &expander{s: s, budget: MaxGeneratedPods}
+	e.countOwned()
+	// The order matters: DaemonSets look at every pod made before them.
+	e.expandDeployments()
+	e.expandReplicaSets()
+	e.expandStatefulSets()
+	e.expandJobs()
+	e.expandDaemonSets()
+	return e.warnings, e.errs
+}
+
+// expander is ExpandWorkloads' state: the snapshot it adds pods to, the
+// pods each controller already has, and how many more pods drasim may
+// still make.
+type expander struct {
+	s        *snapshot.Snapshot
+	budget   int
+	warnings []snapshot.Warning
+	errs     snapshot.Errors
+
+	owned      map[ownerKey]int
+	ownedNames map[string]bool
 	// rsOfDeployment counts pods whose ReplicaSet is missing from the dump
 	// but whose name and pod-template-hash say which Deployment made it.
-	rsOfDeployment := map[ownerKey]int{}
+	rsOfDeployment map[ownerKey]int
+	deployments    map[ownerKey]bool
+}
+
+// countOwned counts the pods each controller already has in the snapshot.
+func (e *expander) countOwned() {
+	s := e.s
+	e.owned = map[ownerKey]int{}
+	e.ownedNames = map[string]bool{}
+	e.rsOfDeployment = map[ownerKey]int{}
 	for _, p := range s.Pods {
-		ownedNames[p.Namespace+"/"+p.Name] = true
+		e.ownedNames[p.Namespace+"/"+p.Name] = true
 		if ref := metav1.GetControllerOf(p); ref != nil {
-			owned[ownerKey{ref.Kind, p.Namespace, ref.Name}]++
+			e.owned[ownerKey{ref.Kind, p.Namespace, ref.Name}]++
 			hash := p.Labels["pod-template-hash"]
 			if _, listed := s.Sources[snapshot.Ref{Kind: "ReplicaSet", Namespace: p.Namespace, Name: ref.Name}]; ref.Kind == "ReplicaSet" && !listed && hash != "" && strings.HasSuffix(ref.Name, "-"+hash) {
-				rsOfDeployment[ownerKey{"Deployment", p.Namespace, strings.TrimSuffix(ref.Name, "-"+hash)}]++
+				e.rsOfDeployment[ownerKey{"Deployment", p.Namespace, strings.TrimSuffix(ref.Name, "-"+hash)}]++
 			}
 		}
 	}
 	// ReplicaSets owned by a Deployment in the snapshot count toward it.
-	deployments := map[ownerKey]bool{}
+	e.deployments = map[ownerKey]bool{}
 	for _, d := range s.Deployments {
-		deployments[ownerKey{"Deployment", d.Namespace, d.Name}] = true
+		e.deployments[ownerKey{"Deployment", d.Namespace, d.Name}] = true
 	}
 	for _, rs := range s.ReplicaSets {
 		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" {
-			owned[ownerKey{"Deployment", rs.Namespace, ref.Name}] += owned[ownerKey{"ReplicaSet", rs.Namespace, rs.Name}]
+			e.owned[ownerKey{"Deployment", rs.Namespace, ref.Name}] += e.owned[ownerKey{"ReplicaSet", rs.Namespace, rs.Name}]
 		}
 	}
+}
 
-	add := func(ownerRef snapshot.Ref, pod *v1.Pod) {
-		DefaultPod(pod)
-		ref := snapshot.Ref{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name}
-		s.Pods = append(s.Pods, pod)
-		s.Sources[ref] = s.Sources[ownerRef]
-		s.Generated[ref] = true
+// tooMany reports (once per controller) a controller that asks for more
+// pods than drasim will make; the budget keeps a typo such as
+// replicas: 100000000 from exhausting memory.
+func (e *expander) tooMany(ref snapshot.Ref, field string, want int) bool {
+	if want <= e.budget {
+		e.budget -= want
+		return false
 	}
+	e.errs = append(e.errs, &snapshot.Error{Source: e.s.Sources[ref], Object: ref.String(), Field: field,
+		Msg: fmt.Sprintf("asks for %d pods; drasim makes at most %d pods from workload controllers in one snapshot", want, MaxGeneratedPods)})
+	return true
+}
 
-	for _, d := range s.Deployments {
+// add puts a pod made for ownerRef into the snapshot, defaulted as the
+// API server would, and marks it generated.
+func (e *expander) add(ownerRef snapshot.Ref, pod *v1.Pod) {
+	DefaultPod(pod)
+	ref := snapshot.Ref{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name}
+	e.s.Pods = append(e.s.Pods, pod)
+	e.s.Sources[ref] = e.s.Sources[ownerRef]
+	e.s.Generated[ref] = true
+}
+
+// expandDeployments makes the pods of each Deployment's current
+// ReplicaSet, named as the ReplicaSet controller would name them.
+func (e *expander) expandDeployments() {
+	for _, d := range e.s.Deployments {
 		want := replicas(d.Spec.Replicas)
-		have := owned[ownerKey{"Deployment", d.Namespace, d.Name}]
+		have := e.owned[ownerKey{"Deployment", d.Namespace, d.Name}]
 		ref := snapshot.Ref{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name}
 		hash := templateHash(ref.String(), &d.Spec.Template)
 		rsName := d.Name + "-" + hash
-		if tooMany(ref, "spec.replicas", want) {
+		if e.tooMany(ref, "spec.replicas", want) {
 			continue
 		}
 		// Pods of ReplicaSets the dump does not list (including those drasim
 		// made in an earlier run) still count toward their Deployment.
-		have += rsOfDeployment[ownerKey{"Deployment", d.Namespace, d.Name}]
+		have += e.rsOfDeployment[ownerKey{"Deployment", d.Namespace, d.Name}]
 		for i := 0; have < want; i++ {
 			name := rsName + "-" + kubenames.Suffix(fmt.Sprintf("%s/%d", rsName, i), 5)
-			if ownedNames[d.Namespace+"/"+name] {
+			if e.ownedNames[d.Namespace+"/"+name] {
 				continue
 			}
-			add(ref, podFromTemplate(&d.Spec.Template, d.Namespace, name, "ReplicaSet", rsName, map[string]string{"pod-template-hash": hash}))
+			e.add(ref, podFromTemplate(&d.Spec.Template, d.Namespace, name, "ReplicaSet", rsName, map[string]string{"pod-template-hash": hash}))
 			have++
 		}
 	}
-	for _, rs := range s.ReplicaSets {
-		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" && deployments[ownerKey{"Deployment", rs.Namespace, ref.Name}] {
+}
+
+// expandReplicaSets makes the pods of the ReplicaSets no Deployment in the
+// snapshot speaks for.
+func (e *expander) expandReplicaSets() {
+	for _, rs := range e.s.ReplicaSets {
+		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" && e.deployments[ownerKey{"Deployment", rs.Namespace, ref.Name}] {
 			continue // the Deployment speaks for it
 		}
 		want := replicas(rs.Spec.Replicas)
-		have := owned[ownerKey{"ReplicaSet", rs.Namespace, rs.Name}]
+		have := e.owned[ownerKey{"ReplicaSet", rs.Namespace, rs.Name}]
 		ref := snapshot.Ref{Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}
-		if tooMany(ref, "spec.replicas", want) {
+		if e.tooMany(ref, "spec.replicas", want) {
 			continue
 		}
 		for i := 0; have < want; i++ {
 			name := rs.Name + "-" + kubenames.Suffix(fmt.Sprintf("%s/%d", rs.Name, i), 5)
-			if ownedNames[rs.Namespace+"/"+name] {
+			if e.ownedNames[rs.Namespace+"/"+name] {
 				continue
 			}
-			add(ref, podFromTemplate(&rs.Spec.Template, rs.Namespace, name, "ReplicaSet", rs.Name, nil))
+			e.add(ref, podFromTemplate(&rs.Spec.Template, rs.Namespace, name, "ReplicaSet", rs.Name, nil))
 			have++
 		}
 	}
-	for _, ss := range s.StatefulSets {
+}
+
+func (e *expander) expandStatefulSets() {
+	for _, ss := range e.s.StatefulSets {
 		want := replicas(ss.Spec.Replicas)
 		ref := snapshot.Ref{Kind: "StatefulSet", Namespace: ss.Namespace, Name: ss.Name}
-		if tooMany(ref, "spec.replicas", want) {
+		if e.tooMany(ref, "spec.replicas", want) {
 			continue
 		}
 		if len(ss.Spec.VolumeClaimTemplates) > 0 {
-			warnings = append(warnings, snapshot.Warning{Source: s.Sources[ref], Message: fmt.Sprintf("%s: volumeClaimTemplates are not modelled; its pods are scheduled without volumes", ref)})
+			e.warnings = append(e.warnings, snapshot.Warning{Source: e.s.Sources[ref], Message: fmt.Sprintf("%s: volumeClaimTemplates are not modelled; its pods are scheduled without volumes", ref)})
 		}
 		start := 0
 		if ss.Spec.Ordinals != nil {
@@ -134,43 +175,51 @@ func ExpandWorkloads(s *snapshot.Snapshot) ([]snapshot.Warning, snapshot.Errors)
 		}
 		for i := start; i < start+want; i++ {
 			name := fmt.Sprintf("%s-%d", ss.Name, i)
-			if ownedNames[ss.Namespace+"/"+name] {
+			if e.ownedNames[ss.Namespace+"/"+name] {
 				continue
 			}
 			pod := podFromTemplate(&ss.Spec.Template, ss.Namespace, name, "StatefulSet", ss.Name,
 				map[string]string{"statefulset.kubernetes.io/pod-name": name, "apps.kubernetes.io/pod-index": fmt.Sprint(i)})
-			add(ref, pod)
+			e.add(ref, pod)
 		}
 	}
-	for _, j := range s.Jobs {
+}
+
+func (e *expander) expandJobs() {
+	for _, j := range e.s.Jobs {
 		ref := snapshot.Ref{Kind: "Job", Namespace: j.Namespace, Name: j.Name}
 		want := JobActive(j)
-		if tooMany(ref, "spec.parallelism", want) {
+		if e.tooMany(ref, "spec.parallelism", want) {
 			continue
 		}
-		have := owned[ownerKey{"Job", j.Namespace, j.Name}]
+		have := e.owned[ownerKey{"Job", j.Namespace, j.Name}]
 		for i := 0; have < want; i++ {
 			name := j.Name + "-" + kubenames.Suffix(fmt.Sprintf("%s/%d", j.Name, i), 5)
-			if ownedNames[j.Namespace+"/"+name] {
+			if e.ownedNames[j.Namespace+"/"+name] {
 				continue
 			}
 			labels := map[string]string{"batch.kubernetes.io/job-name": j.Name, "job-name": j.Name}
 			if j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == batchv1.IndexedCompletion {
 				labels["batch.kubernetes.io/job-completion-index"] = fmt.Sprint(i)
 			}
-			add(ref, podFromTemplate(&j.Spec.Template, j.Namespace, name, "Job", j.Name, labels))
+			e.add(ref, podFromTemplate(&j.Spec.Template, j.Namespace, name, "Job", j.Name, labels))
 			have++
 		}
 	}
-	for _, ds := range s.DaemonSets {
+}
+
+// expandDaemonSets makes one pod per node that should run it and has
+// none yet, pinned to that node.
+func (e *expander) expandDaemonSets() {
+	for _, ds := range e.s.DaemonSets {
 		ref := snapshot.Ref{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name}
 		onNode := map[string]bool{}
-		for _, p := range s.Pods {
+		for _, p := range e.s.Pods {
 			if c := metav1.GetControllerOf(p); c != nil && c.Kind == "DaemonSet" && c.Name == ds.Name && p.Namespace == ds.Namespace {
 				onNode[daemonPodNode(p)] = true
 			}
 		}
-		for _, n := range s.Nodes {
+		for _, n := range e.s.Nodes {
 			if onNode[n.Name] || !DaemonShouldRun(ds, n) {
 				continue
 			}
@@ -178,10 +227,9 @@ func ExpandWorkloads(s *snapshot.Snapshot) ([]snapshot.Warning, snapshot.Errors)
 			pod := podFromTemplate(&ds.Spec.Template, ds.Namespace, name, "DaemonSet", ds.Name, nil)
 			PinToNode(pod, n.Name)
 			AddDaemonTolerations(pod)
-			add(ref, pod)
+			e.add(ref, pod)
 		}
 	}
-	return warnings, errs
 }
 
 // MaxGeneratedPods bounds the pods drasim makes from workload controllers.

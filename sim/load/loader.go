@@ -332,35 +332,9 @@ func (l *loader) addObject(src snapshot.Source, obj object) {
 		l.snap.Written[src] = apiVersion
 	}
 	if group == "resource.k8s.io" && resourceKinds[kind] {
-		// The conversions below work on the generic map.
-		if obj.tree != nil && (version == "v1beta1" || version == "v1beta2" ||
-			version == "v1" && kind == "ResourceSlice" && obj.tree.hasBasicWrapper(obj.node)) {
-			var err error
-			if obj, err = obj.toGeneric(); err != nil {
-				l.errorf(src, display, "", "cannot encode: %v", err)
-				return
-			}
-		}
-		switch version {
-		case "v1":
-			if kind == "ResourceSlice" && obj.generic != nil {
-				l.rejectBasicWrapper(src, display, obj.generic)
-			}
-		case "v1beta2":
-			// v1beta2 has the shape of v1.
-		case "v1beta1":
-			if err := convertV1beta1(kind, obj.generic); err != nil {
-				l.errorf(src, display, "", "cannot convert from resource.k8s.io/v1beta1: %v", err)
-				return
-			}
-		default:
-			l.errorf(src, display, "apiVersion", "resource.k8s.io/%s is not supported: drasim models resource.k8s.io/v1 "+
-				"(and converts v1beta1 and v1beta2); %s objects of the classic DRA API were removed in Kubernetes 1.32, "+
-				"rewrite this object for resource.k8s.io/v1", version, version)
+		var ok bool
+		if obj, ok = l.toResourceV1(src, display, kind, version, obj); !ok {
 			return
-		}
-		if obj.generic != nil {
-			obj.generic["apiVersion"] = "resource.k8s.io/v1"
 		}
 	}
 	kd, ok := decoders[kindKey{group, kind}]
@@ -387,6 +361,49 @@ func (l *loader) addObject(src snapshot.Source, obj object) {
 		l.snap.Skipped[key]++
 		return
 	}
+	l.enqueue(src, display, kd, kind, group, obj)
+}
+
+// toResourceV1 brings a resource.k8s.io object of any version drasim
+// reads to v1; ok is false when it cannot (the error is recorded).
+func (l *loader) toResourceV1(src snapshot.Source, display, kind, version string, obj object) (object, bool) {
+	// The conversions below work on the generic map.
+	if obj.tree != nil && (version == "v1beta1" || version == "v1beta2" ||
+		version == "v1" && kind == "ResourceSlice" && obj.tree.hasBasicWrapper(obj.node)) {
+		var err error
+		if obj, err = obj.toGeneric(); err != nil {
+			l.errorf(src, display, "", "cannot encode: %v", err)
+			return obj, false
+		}
+	}
+	switch version {
+	case "v1":
+		if kind == "ResourceSlice" && obj.generic != nil {
+			l.rejectBasicWrapper(src, display, obj.generic)
+		}
+	case "v1beta2":
+		// v1beta2 has the shape of v1.
+	case "v1beta1":
+		if err := convertV1beta1(kind, obj.generic); err != nil {
+			l.errorf(src, display, "", "cannot convert from resource.k8s.io/v1beta1: %v", err)
+			return obj, false
+		}
+	default:
+		l.errorf(src, display, "apiVersion", "resource.k8s.io/%s is not supported: drasim models resource.k8s.io/v1 "+
+			"(and converts v1beta1 and v1beta2); %s objects of the classic DRA API were removed in Kubernetes 1.32, "+
+			"rewrite this object for resource.k8s.io/v1", version, version)
+		return obj, false
+	}
+	if obj.generic != nil {
+		obj.generic["apiVersion"] = "resource.k8s.io/v1"
+	}
+	return obj, true
+}
+
+// enqueue adds the object to the current batch for decoding: a v1
+// ResourceSlice the fast reader can decode at once, anything else as
+// JSON.
+func (l *loader) enqueue(src snapshot.Source, display string, kd *kindDecoder, kind, group string, obj object) {
 	b := l.batch()
 	if obj.tree != nil && group == "resource.k8s.io" && kind == "ResourceSlice" {
 		// A v1 slice the fast reader read (the others are generic maps by

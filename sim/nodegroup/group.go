@@ -226,169 +226,230 @@ func sanitizeTaints(taints []v1.Taint) []v1.Taint {
 // the NodeGroup and the field; warnings are for things cluster-autoscaler
 // tolerates (a group below its minimum size).
 func Resolve(snap *snapshot.Snapshot) ([]*Group, []string, error) {
-	var errs snapshot.Errors
-	var warnings []string
-	nodes := map[string]*v1.Node{}
+	r := &resolver{snap: snap, nodes: map[string]*v1.Node{}, owner: map[string]string{}, seen: map[string]bool{}}
 	for _, n := range snap.Nodes {
-		nodes[n.Name] = n
+		r.nodes[n.Name] = n
 	}
-	taken := func(name string) bool { return nodes[name] != nil }
-	owner := map[string]string{}
-	seen := map[string]bool{}
 	var groups []*Group
 	for _, ng := range snap.NodeGroups {
-		ref := snapshot.Ref{Kind: "NodeGroup", Name: ng.Name}
-		src, _ := snap.SourceOf(ref)
-		fail := func(field, format string, args ...any) {
-			errs = append(errs, &snapshot.Error{Source: src, Object: ref.String(), Field: field, Msg: fmt.Sprintf(format, args...)})
+		if g := r.resolve(ng); g != nil {
+			groups = append(groups, g)
 		}
-		before := len(errs)
-		if ng.Name == "" {
-			fail("metadata.name", "required")
-			continue
-		}
-		if seen[ng.Name] {
-			fail("metadata.name", "another NodeGroup has the same name")
-			continue
-		}
-		seen[ng.Name] = true
-		s := ng.Spec
-		if s.MinSize < 0 {
-			fail("spec.minSize", "must not be negative, got %d", s.MinSize)
-		}
-		if s.MaxSize < 0 {
-			fail("spec.maxSize", "must not be negative, got %d", s.MaxSize)
-		}
-		if s.MinSize > s.MaxSize {
-			fail("spec.minSize", "%d is larger than spec.maxSize %d", s.MinSize, s.MaxSize)
-		}
-		if s.PricePerHour != nil && *s.PricePerHour < 0 {
-			fail("spec.pricePerHour", "must not be negative, got %g", *s.PricePerHour)
-		}
-		delay := DefaultProvisioningDelay
-		if s.ProvisioningDelay != nil {
-			if delay = s.ProvisioningDelay.Duration; delay < 0 {
-				fail("spec.provisioningDelay", "must not be negative, got %s", delay)
-			}
-		}
-		if (s.Template == nil) == (s.TemplateFrom == "") {
-			fail("spec", "set exactly one of template and templateFrom")
-		}
-		var sel labels.Selector
-		if s.NodeSelector != nil {
-			var err error
-			if sel, err = metav1.LabelSelectorAsSelector(s.NodeSelector); err != nil {
-				fail("spec.nodeSelector", "%v", err)
-			}
-		}
-		g := &Group{Name: ng.Name, MinSize: int(s.MinSize), MaxSize: int(s.MaxSize), PricePerHour: s.PricePerHour, TemplateFrom: s.TemplateFrom, ProvisioningDelay: delay, next: 1, taken: taken}
-		var tmplNode *v1.Node
-		var tmplSlices []*resourceapi.ResourceSlice
-		switch {
-		case s.TemplateFrom != "" && s.Template == nil:
-			src := nodes[s.TemplateFrom]
-			if src == nil {
-				fail("spec.templateFrom", "node %q is not in the snapshot", s.TemplateFrom)
-				break
-			}
-			tmplNode = src
-			tmplSlices = nodeSlices(snap, src.Name)
-			g.oldName = src.Name
-			g.daemonPods = staticAndOrphanDaemonPods(snap, src.Name)
-		case s.Template != nil && s.TemplateFrom == "":
-			tmplNode = &s.Template.Node
-			g.oldName = tmplNode.Name
-			for i := range s.Template.ResourceSlices {
-				sl := s.Template.ResourceSlices[i].DeepCopy()
-				field := fmt.Sprintf("spec.template.resourceSlices[%d]", i)
-				switch {
-				case sl.Spec.NodeName != nil && *sl.Spec.NodeName != "" && *sl.Spec.NodeName != tmplNode.Name:
-					fail(field+".spec.nodeName", "%q is not the template node's name %q", *sl.Spec.NodeName, tmplNode.Name)
-				case sl.Spec.NodeSelector != nil || (sl.Spec.AllNodes != nil && *sl.Spec.AllNodes) || (sl.Spec.PerDeviceNodeSelection != nil && *sl.Spec.PerDeviceNodeSelection):
-					fail(field+".spec", "a template's ResourceSlices must be node-local (spec.nodeName)")
-				case sl.Spec.Driver == "":
-					fail(field+".spec.driver", "required")
-				}
-				kube.DefaultResourceSlice(sl)
-				if sl.Spec.Pool.Name == "" {
-					sl.Spec.Pool.Name = tmplNode.Name
-				}
-				if sl.Spec.Pool.ResourceSliceCount == 0 {
-					sl.Spec.Pool.ResourceSliceCount = 1
-				}
-				if sl.Name == "" {
-					sl.Name = fmt.Sprintf("%s-%d", sl.Spec.Driver, i)
-				}
-				tmplSlices = append(tmplSlices, sl)
-			}
-			if len(tmplNode.Status.Allocatable) == 0 && len(tmplNode.Status.Capacity) == 0 {
-				fail("spec.template.node.status", "set allocatable (or capacity): cpu, memory and pods")
-			}
-		}
-		if tmplNode != nil {
-			g.Template = sanitizeNode(tmplNode, ng)
-			g.Slices = tmplSlices
-			g.daemonPods = append(daemonSetPods(snap, g.Template), g.daemonPods...)
-			if sel != nil && !sel.Matches(labels.Set(g.Template.Labels)) {
-				field := "spec.template.node.metadata.labels"
-				if s.TemplateFrom != "" {
-					field = "spec.templateFrom"
-				}
-				fail(field, "the template's labels do not match spec.nodeSelector %s: new nodes would not belong to the group", sel)
-			}
-		}
-		if sel != nil && !sel.Empty() {
-			for _, n := range snap.Nodes {
-				if sel.Matches(labels.Set(n.Labels)) {
-					g.Nodes = append(g.Nodes, n.Name)
-				}
-			}
-			sort.Strings(g.Nodes)
-		}
-		for _, n := range g.Nodes {
-			if other, ok := owner[n]; ok {
-				fail("spec.nodeSelector", "selects node %q, which NodeGroup %q selects too: a node belongs to one group", n, other)
-				continue
-			}
-			owner[n] = g.Name
-		}
-		if len(g.Nodes) > g.MaxSize && s.MinSize <= s.MaxSize {
-			fail("spec.maxSize", "the group already has %d node(s) (selected by spec.nodeSelector), more than maxSize %d", len(g.Nodes), g.MaxSize)
-		}
-		if len(errs) > before {
-			continue
-		}
-		if len(g.Nodes) < g.MinSize {
-			warnings = append(warnings, fmt.Sprintf("%s: NodeGroup %q has %d node(s), fewer than minSize %d; like cluster-autoscaler (without --enforce-node-group-min-size), drasim scales it up only for pending pods", src, g.Name, len(g.Nodes), g.MinSize))
-		}
-		if ex := exampleNode(g, nodes, s.TemplateFrom); ex != nil && ex.Name != s.TemplateFrom {
-			g.made = g.planned()
-			g.Template = sanitizeNode(ex, ng)
-			g.Slices = nodeSlices(snap, ex.Name)
-			g.oldName = ex.Name
-			g.daemonPods = append(daemonSetPods(snap, g.Template), staticAndOrphanDaemonPods(snap, ex.Name)...)
-			g.TemplateFrom = ex.Name
-			if differ := templatesDiffer(g.made, g.planned()); differ != "" {
-				what := "spec.template"
-				if s.TemplateFrom != "" {
-					what = "the spec.templateFrom node " + s.TemplateFrom
-				}
-				warnings = append(warnings, fmt.Sprintf("%s: NodeGroup %q: as cluster-autoscaler, drasim plans with the group's ready node %s, which differs from %s (%s); new nodes are made from %s", src, g.Name, ex.Name, what, differ, what))
-			}
-		}
-		for _, t := range []*nodeTemplate{g.planned(), g.made} {
-			if t != nil {
-				t.node.Name = g.NextNames(1)[0]
-				t.node.Labels[v1.LabelHostname] = t.node.Name
-			}
-		}
-		groups = append(groups, g)
 	}
-	if len(errs) > 0 {
-		return nil, warnings, errs
+	if len(r.errs) > 0 {
+		return nil, r.warnings, r.errs
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Name < groups[j].Name })
-	return groups, warnings, nil
+	return groups, r.warnings, nil
+}
+
+// resolver carries what Resolve learns across groups: the snapshot's
+// nodes by name, which group owns which node, the names already used, and
+// the problems found so far.
+type resolver struct {
+	snap     *snapshot.Snapshot
+	nodes    map[string]*v1.Node
+	owner    map[string]string
+	seen     map[string]bool
+	errs     snapshot.Errors
+	warnings []string
+}
+
+// failFunc records a problem with one field of the NodeGroup at hand.
+type failFunc func(field, format string, args ...any)
+
+// resolve checks one NodeGroup and builds its group; it returns nil when
+// the NodeGroup has errors (recorded in r.errs).
+func (r *resolver) resolve(ng *snapshot.NodeGroup) *Group {
+	ref := snapshot.Ref{Kind: "NodeGroup", Name: ng.Name}
+	src, _ := r.snap.SourceOf(ref)
+	fail := func(field, format string, args ...any) {
+		r.errs = append(r.errs, &snapshot.Error{Source: src, Object: ref.String(), Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	before := len(r.errs)
+	if ng.Name == "" {
+		fail("metadata.name", "required")
+		return nil
+	}
+	if r.seen[ng.Name] {
+		fail("metadata.name", "another NodeGroup has the same name")
+		return nil
+	}
+	r.seen[ng.Name] = true
+	s := ng.Spec
+	delay := checkSpec(s, fail)
+	var sel labels.Selector
+	if s.NodeSelector != nil {
+		var err error
+		if sel, err = metav1.LabelSelectorAsSelector(s.NodeSelector); err != nil {
+			fail("spec.nodeSelector", "%v", err)
+		}
+	}
+	taken := func(name string) bool { return r.nodes[name] != nil }
+	g := &Group{Name: ng.Name, MinSize: int(s.MinSize), MaxSize: int(s.MaxSize), PricePerHour: s.PricePerHour, TemplateFrom: s.TemplateFrom, ProvisioningDelay: delay, next: 1, taken: taken}
+	r.buildTemplate(g, ng, sel, fail)
+	r.selectMembers(g, sel, fail)
+	if len(g.Nodes) > g.MaxSize && s.MinSize <= s.MaxSize {
+		fail("spec.maxSize", "the group already has %d node(s) (selected by spec.nodeSelector), more than maxSize %d", len(g.Nodes), g.MaxSize)
+	}
+	if len(r.errs) > before {
+		return nil
+	}
+	if len(g.Nodes) < g.MinSize {
+		r.warnings = append(r.warnings, fmt.Sprintf("%s: NodeGroup %q has %d node(s), fewer than minSize %d; like cluster-autoscaler (without --enforce-node-group-min-size), drasim scales it up only for pending pods", src, g.Name, len(g.Nodes), g.MinSize))
+	}
+	r.planWithExampleNode(g, ng, src)
+	for _, t := range []*nodeTemplate{g.planned(), g.made} {
+		if t != nil {
+			t.node.Name = g.NextNames(1)[0]
+			t.node.Labels[v1.LabelHostname] = t.node.Name
+		}
+	}
+	return g
+}
+
+// checkSpec checks the sizes, price and delay of a NodeGroup's spec and
+// returns the provisioning delay to use.
+func checkSpec(s snapshot.NodeGroupSpec, fail failFunc) time.Duration {
+	if s.MinSize < 0 {
+		fail("spec.minSize", "must not be negative, got %d", s.MinSize)
+	}
+	if s.MaxSize < 0 {
+		fail("spec.maxSize", "must not be negative, got %d", s.MaxSize)
+	}
+	if s.MinSize > s.MaxSize {
+		fail("spec.minSize", "%d is larger than spec.maxSize %d", s.MinSize, s.MaxSize)
+	}
+	if s.PricePerHour != nil && *s.PricePerHour < 0 {
+		fail("spec.pricePerHour", "must not be negative, got %g", *s.PricePerHour)
+	}
+	delay := DefaultProvisioningDelay
+	if s.ProvisioningDelay != nil {
+		if delay = s.ProvisioningDelay.Duration; delay < 0 {
+			fail("spec.provisioningDelay", "must not be negative, got %s", delay)
+		}
+	}
+	if (s.Template == nil) == (s.TemplateFrom == "") {
+		fail("spec", "set exactly one of template and templateFrom")
+	}
+	return delay
+}
+
+// buildTemplate gives the group its template node and slices, copied from
+// spec.templateFrom's node or taken from spec.template, and checks that
+// new nodes made from it would belong to the group.
+func (r *resolver) buildTemplate(g *Group, ng *snapshot.NodeGroup, sel labels.Selector, fail failFunc) {
+	s := ng.Spec
+	var tmplNode *v1.Node
+	var tmplSlices []*resourceapi.ResourceSlice
+	switch {
+	case s.TemplateFrom != "" && s.Template == nil:
+		src := r.nodes[s.TemplateFrom]
+		if src == nil {
+			fail("spec.templateFrom", "node %q is not in the snapshot", s.TemplateFrom)
+			break
+		}
+		tmplNode = src
+		tmplSlices = nodeSlices(r.snap, src.Name)
+		g.oldName = src.Name
+		g.daemonPods = staticAndOrphanDaemonPods(r.snap, src.Name)
+	case s.Template != nil && s.TemplateFrom == "":
+		tmplNode = &s.Template.Node
+		g.oldName = tmplNode.Name
+		tmplSlices = inlineTemplateSlices(s.Template, fail)
+		if len(tmplNode.Status.Allocatable) == 0 && len(tmplNode.Status.Capacity) == 0 {
+			fail("spec.template.node.status", "set allocatable (or capacity): cpu, memory and pods")
+		}
+	}
+	if tmplNode == nil {
+		return
+	}
+	g.Template = sanitizeNode(tmplNode, ng)
+	g.Slices = tmplSlices
+	g.daemonPods = append(daemonSetPods(r.snap, g.Template), g.daemonPods...)
+	if sel != nil && !sel.Matches(labels.Set(g.Template.Labels)) {
+		field := "spec.template.node.metadata.labels"
+		if s.TemplateFrom != "" {
+			field = "spec.templateFrom"
+		}
+		fail(field, "the template's labels do not match spec.nodeSelector %s: new nodes would not belong to the group", sel)
+	}
+}
+
+// inlineTemplateSlices checks spec.template's ResourceSlices, which must be
+// local to the template node, and fills in the defaults the API server
+// and a driver would.
+func inlineTemplateSlices(t *snapshot.NodeTemplate, fail failFunc) []*resourceapi.ResourceSlice {
+	tmplNode := &t.Node
+	var out []*resourceapi.ResourceSlice
+	for i := range t.ResourceSlices {
+		sl := t.ResourceSlices[i].DeepCopy()
+		field := fmt.Sprintf("spec.template.resourceSlices[%d]", i)
+		switch {
+		case sl.Spec.NodeName != nil && *sl.Spec.NodeName != "" && *sl.Spec.NodeName != tmplNode.Name:
+			fail(field+".spec.nodeName", "%q is not the template node's name %q", *sl.Spec.NodeName, tmplNode.Name)
+		case sl.Spec.NodeSelector != nil || (sl.Spec.AllNodes != nil && *sl.Spec.AllNodes) || (sl.Spec.PerDeviceNodeSelection != nil && *sl.Spec.PerDeviceNodeSelection):
+			fail(field+".spec", "a template's ResourceSlices must be node-local (spec.nodeName)")
+		case sl.Spec.Driver == "":
+			fail(field+".spec.driver", "required")
+		}
+		kube.DefaultResourceSlice(sl)
+		if sl.Spec.Pool.Name == "" {
+			sl.Spec.Pool.Name = tmplNode.Name
+		}
+		if sl.Spec.Pool.ResourceSliceCount == 0 {
+			sl.Spec.Pool.ResourceSliceCount = 1
+		}
+		if sl.Name == "" {
+			sl.Name = fmt.Sprintf("%s-%d", sl.Spec.Driver, i)
+		}
+		out = append(out, sl)
+	}
+	return out
+}
+
+// selectMembers lists the snapshot's nodes that the group's selector
+// picks; a node may belong to one group only.
+func (r *resolver) selectMembers(g *Group, sel labels.Selector, fail failFunc) {
+	if sel != nil && !sel.Empty() {
+		for _, n := range r.snap.Nodes {
+			if sel.Matches(labels.Set(n.Labels)) {
+				g.Nodes = append(g.Nodes, n.Name)
+			}
+		}
+		sort.Strings(g.Nodes)
+	}
+	for _, n := range g.Nodes {
+		if other, ok := r.owner[n]; ok {
+			fail("spec.nodeSelector", "selects node %q, which NodeGroup %q selects too: a node belongs to one group", n, other)
+			continue
+		}
+		r.owner[n] = g.Name
+	}
+}
+
+// planWithExampleNode makes the group plan with one of its ready nodes, as
+// cluster-autoscaler does, while new nodes are still made from the
+// template; a warning says when the two differ.
+func (r *resolver) planWithExampleNode(g *Group, ng *snapshot.NodeGroup, src snapshot.Source) {
+	s := ng.Spec
+	ex := exampleNode(g, r.nodes, s.TemplateFrom)
+	if ex == nil || ex.Name == s.TemplateFrom {
+		return
+	}
+	g.made = g.planned()
+	g.Template = sanitizeNode(ex, ng)
+	g.Slices = nodeSlices(r.snap, ex.Name)
+	g.oldName = ex.Name
+	g.daemonPods = append(daemonSetPods(r.snap, g.Template), staticAndOrphanDaemonPods(r.snap, ex.Name)...)
+	g.TemplateFrom = ex.Name
+	if differ := templatesDiffer(g.made, g.planned()); differ != "" {
+		what := "spec.template"
+		if s.TemplateFrom != "" {
+			what = "the spec.templateFrom node " + s.TemplateFrom
+		}
+		r.warnings = append(r.warnings, fmt.Sprintf("%s: NodeGroup %q: as cluster-autoscaler, drasim plans with the group's ready node %s, which differs from %s (%s); new nodes are made from %s", src, g.Name, ex.Name, what, differ, what))
+	}
 }
 
 // exampleNode is the node cluster-autoscaler builds a group's template

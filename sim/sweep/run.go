@@ -120,10 +120,32 @@ func Execute(ctx context.Context, p *Plan, in *Inputs, store *Store, opts Option
 	}
 	out.Workers = workers
 
+	var werr error
+	runParallel(ctx, min(workers, len(todo)), todo, exec, func(row Row) {
+		if werr != nil {
+			return // drain: the workers must not block
+		}
+		if werr = record(store, row, out); werr == nil {
+			report()
+		}
+	})
+	if werr != nil {
+		return nil, fmt.Errorf("writing the results: %w", werr)
+	}
+	out.Elapsed = clock().Sub(start)
+	out.Complete = out.Done == out.Total
+	return out, nil
+}
+
+// runParallel runs exec on every index of todo with the given number of
+// workers and hands each row to each, on the caller's goroutine, in the
+// order they finish. When ctx is done no new run starts; the rows of the
+// runs under way are still handed over.
+func runParallel(ctx context.Context, workers int, todo []int, exec func(int) Row, each func(Row)) {
 	jobs := make(chan int)
 	rows := make(chan Row)
 	var wg sync.WaitGroup
-	for w := 0; w < min(workers, len(todo)); w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -146,21 +168,9 @@ func Execute(ctx context.Context, p *Plan, in *Inputs, store *Store, opts Option
 		wg.Wait()
 		close(rows)
 	}()
-	var werr error
 	for row := range rows {
-		if werr != nil {
-			continue // drain: the workers must not block
-		}
-		if werr = record(store, row, out); werr == nil {
-			report()
-		}
+		each(row)
 	}
-	if werr != nil {
-		return nil, fmt.Errorf("writing the results: %w", werr)
-	}
-	out.Elapsed = clock().Sub(start)
-	out.Complete = out.Done == out.Total
-	return out, nil
 }
 
 func record(store *Store, row Row, out *Outcome) error {

@@ -250,25 +250,7 @@ func traceRow(t *table, i int, snap *snapshot.Snapshot, templates, classes map[s
 			fail("replicas", "%q: want a whole number from 1 to 10000", v)
 		}
 	}
-	var prio int32
-	if v := t.get(i, "priority"); v != "" {
-		if p, err := strconv.ParseInt(v, 10, 32); err != nil {
-			fail("priority", "%q is not a whole number", v)
-		} else {
-			prio = int32(p)
-		}
-	}
-	requests := v1.ResourceList{}
-	for _, col := range []string{"cpu", "memory"} {
-		if v := t.get(i, col); v != "" {
-			q, err := resource.ParseQuantity(v)
-			if err != nil || q.Sign() < 0 {
-				fail(col, "%q is not a quantity (4, 500m, 16Gi)", v)
-				continue
-			}
-			requests[v1.ResourceName(col)] = q
-		}
-	}
+	prio, requests := traceResources(t, i, fail)
 	consumes := t.get(i, "provisioning_request")
 	if consumes != "" && !hasRequest(snap, ns, consumes) {
 		fail("provisioning_request", "ProvisioningRequest %s/%s is not in the snapshot", ns, consumes)
@@ -322,6 +304,31 @@ func traceRow(t *table, i int, snap *snapshot.Snapshot, templates, classes map[s
 	}
 	a.Pod = pod
 	return a, replicas, nil
+}
+
+// traceResources reads row i's priority and its CPU and memory requests,
+// reporting each bad value through fail.
+func traceResources(t *table, i int, fail func(col, format string, args ...any)) (int32, v1.ResourceList) {
+	var prio int32
+	if v := t.get(i, "priority"); v != "" {
+		if p, err := strconv.ParseInt(v, 10, 32); err != nil {
+			fail("priority", "%q is not a whole number", v)
+		} else {
+			prio = int32(p)
+		}
+	}
+	requests := v1.ResourceList{}
+	for _, col := range []string{"cpu", "memory"} {
+		if v := t.get(i, col); v != "" {
+			q, err := resource.ParseQuantity(v)
+			if err != nil || q.Sign() < 0 {
+				fail(col, "%q is not a quantity (4, 500m, 16Gi)", v)
+				continue
+			}
+			requests[v1.ResourceName(col)] = q
+		}
+	}
+	return prio, requests
 }
 
 // validationName checks a workload name for use in pod names (a DNS

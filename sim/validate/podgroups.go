@@ -18,6 +18,14 @@ const (
 // alpha gates around it (CompositePodGroup, TopologyAwareWorkloadScheduling,
 // PodGroupPreemptionPolicy) off.
 func (v *validator) checkPodGroups() {
+	groups := v.checkPodGroupObjects()
+	v.checkWorkloadObjects()
+	v.checkPodGroupMembers(groups)
+}
+
+// checkPodGroupObjects checks each PodGroup as the API server would and
+// returns them by namespace and name.
+func (v *validator) checkPodGroupObjects() map[nsName]*schedulingv1beta1.PodGroup {
 	groups := map[nsName]*schedulingv1beta1.PodGroup{}
 	for _, pg := range v.s.PodGroups {
 		if pg == nil {
@@ -46,6 +54,12 @@ func (v *validator) checkPodGroups() {
 			v.errorf(t, "spec.disruptionMode", CodeOneOf, "exactly one of `single` or `all` is required")
 		}
 	}
+	return groups
+}
+
+// checkWorkloadObjects checks each Workload and its pod group templates as the
+// API server would.
+func (v *validator) checkWorkloadObjects() {
 	for _, w := range v.s.Workloads {
 		if w == nil {
 			continue
@@ -92,6 +106,11 @@ func (v *validator) checkPodGroups() {
 			}
 		}
 	}
+}
+
+// checkPodGroupMembers checks that each pod that names a pod group finds
+// it, with the same priority.
+func (v *validator) checkPodGroupMembers(groups map[nsName]*schedulingv1beta1.PodGroup) {
 	for _, p := range v.s.Pods {
 		if p == nil || p.Spec.SchedulingGroup == nil {
 			continue

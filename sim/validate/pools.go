@@ -57,6 +57,24 @@ func (v *validator) checkPools() {
 }
 
 func (v *validator) checkPool(p *pool) {
+	v.checkPoolSlices(p)
+	// The allocator declares a pool invalid (and fails every claim that
+	// could use it) on duplicate device names, duplicate counter sets and
+	// consumed counters it cannot find. Duplicates inside one slice are
+	// reported by the slice check.
+	counterSets, counterSetAt := v.checkPoolDuplicates(p)
+	if !p.complete() {
+		// A missing slice may hold the counter sets; the pool is not used
+		// anyway, which PoolIncomplete already says.
+		return
+	}
+	v.checkPoolCounters(p, counterSets, counterSetAt)
+}
+
+// checkPoolSlices checks that the pool's slices agree on the generation
+// and on how many slices the pool has, and that the snapshot holds them
+// all.
+func (v *validator) checkPoolSlices(p *pool) {
 	for _, s := range p.Slices {
 		if s.Spec.Pool.Generation < p.Generation {
 			v.warnf(v.sliceTarget(s), "spec.pool.generation", CodePoolStaleGeneration,
@@ -86,14 +104,15 @@ func (v *validator) checkPool(p *pool) {
 			"pool %q (driver %s, generation %d) has %d slices (%s) but resourceSliceCount is %d: the allocator treats the pool as incomplete, so its devices are unallocatable",
 			p.ID.Pool, p.ID.Driver, p.Generation, have, sliceNames(p.Current), p.wantSlices)
 	}
+}
 
-	// The allocator declares a pool invalid (and fails every claim that
-	// could use it) on duplicate device names, duplicate counter sets and
-	// consumed counters it cannot find. Duplicates inside one slice are
-	// reported by the slice check.
+// checkPoolDuplicates reports device names and counter sets that two
+// slices of the pool both publish, and returns the pool's counter sets
+// with the slice that defines each.
+func (v *validator) checkPoolDuplicates(p *pool) (counterSets map[string]resourceapi.CounterSet, counterSetAt map[string]string) {
 	deviceAt := map[string]string{}
-	counterSets := map[string]resourceapi.CounterSet{}
-	counterSetAt := map[string]string{}
+	counterSets = map[string]resourceapi.CounterSet{}
+	counterSetAt = map[string]string{}
 	for _, s := range p.Current {
 		t := v.sliceTarget(s)
 		inSlice := map[string]bool{}
@@ -126,11 +145,12 @@ func (v *validator) checkPool(p *pool) {
 			}
 		}
 	}
-	if !p.complete() {
-		// A missing slice may hold the counter sets; the pool is not used
-		// anyway, which PoolIncomplete already says.
-		return
-	}
+	return counterSets, counterSetAt
+}
+
+// checkPoolCounters reports devices that consume counter sets or counters
+// the pool does not define.
+func (v *validator) checkPoolCounters(p *pool, counterSets map[string]resourceapi.CounterSet, counterSetAt map[string]string) {
 	for _, s := range p.Current {
 		t := v.sliceTarget(s)
 		for i, d := range s.Spec.Devices {

@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -79,24 +80,10 @@ func ParseFlag(flag, value string) (Edit, error) {
 			e.AddNodes.FromNode = name
 		}
 	case FlagTaintDevices:
-		parts := strings.Split(value, ":")
-		if len(parts) != 3 {
-			return bad("not three parts separated by ':'")
+		t, err := parseTaintDevices(value)
+		if err != nil {
+			return bad("%v", err)
 		}
-		sel := strings.Split(parts[0], "/")
-		if len(sel) > 3 || sel[0] == "" {
-			return bad("the selector is not DRIVER[/POOL[/DEVICE]]")
-		}
-		t := &TaintDevices{}
-		t.DeviceSelector.Driver = &sel[0]
-		if len(sel) > 1 && sel[1] != "" {
-			t.DeviceSelector.Pool = &sel[1]
-		}
-		if len(sel) > 2 && sel[2] != "" {
-			t.DeviceSelector.Device = &sel[2]
-		}
-		key, val, _ := strings.Cut(parts[1], "=")
-		t.Taint = resourceapi.DeviceTaint{Key: key, Value: val, Effect: resourceapi.DeviceTaintEffect(parts[2])}
 		e.TaintDevices = t
 	case FlagRemoveDriver:
 		driver, pool, _ := strings.Cut(value, "/")
@@ -114,22 +101,11 @@ func ParseFlag(flag, value string) (Edit, error) {
 		r := int32(replicas)
 		e.Scale = &Scale{Workload: w, Replicas: &r}
 	case FlagSetRequests:
-		target, list, ok := strings.Cut(value, "=")
-		target, container, _ := strings.Cut(target, ":")
-		w, err := parseWorkload(target)
-		if !ok || err != nil {
-			return bad("not KIND/[NAMESPACE/]NAME[:CONTAINER]=RESOURCE=QUANTITY[,...]")
+		sr, err := parseSetRequests(value)
+		if err != nil {
+			return bad("%v", err)
 		}
-		reqs := v1.ResourceList{}
-		for _, item := range strings.Split(list, ",") {
-			name, q, ok := strings.Cut(item, "=")
-			qty, err := resource.ParseQuantity(q)
-			if !ok || name == "" || err != nil {
-				return bad("%q is not RESOURCE=QUANTITY", item)
-			}
-			reqs[v1.ResourceName(name)] = qty
-		}
-		e.SetRequests = &SetRequests{Workload: w, Container: container, Requests: reqs}
+		e.SetRequests = sr
 	case FlagSetPriority:
 		target, p, ok := strings.Cut(value, "=")
 		w, err := parseWorkload(target)
@@ -150,6 +126,49 @@ func ParseFlag(flag, value string) (Edit, error) {
 		return bad("%v", errs[0].(*Error).Msg)
 	}
 	return e, nil
+}
+
+// parseTaintDevices reads DRIVER[/POOL[/DEVICE]]:KEY[=VALUE]:EFFECT.
+func parseTaintDevices(value string) (*TaintDevices, error) {
+	parts := strings.Split(value, ":")
+	if len(parts) != 3 {
+		return nil, errors.New("not three parts separated by ':'")
+	}
+	sel := strings.Split(parts[0], "/")
+	if len(sel) > 3 || sel[0] == "" {
+		return nil, errors.New("the selector is not DRIVER[/POOL[/DEVICE]]")
+	}
+	t := &TaintDevices{}
+	t.DeviceSelector.Driver = &sel[0]
+	if len(sel) > 1 && sel[1] != "" {
+		t.DeviceSelector.Pool = &sel[1]
+	}
+	if len(sel) > 2 && sel[2] != "" {
+		t.DeviceSelector.Device = &sel[2]
+	}
+	key, val, _ := strings.Cut(parts[1], "=")
+	t.Taint = resourceapi.DeviceTaint{Key: key, Value: val, Effect: resourceapi.DeviceTaintEffect(parts[2])}
+	return t, nil
+}
+
+// parseSetRequests reads KIND/[NAMESPACE/]NAME[:CONTAINER]=RESOURCE=QUANTITY[,...].
+func parseSetRequests(value string) (*SetRequests, error) {
+	target, list, ok := strings.Cut(value, "=")
+	target, container, _ := strings.Cut(target, ":")
+	w, err := parseWorkload(target)
+	if !ok || err != nil {
+		return nil, errors.New("not KIND/[NAMESPACE/]NAME[:CONTAINER]=RESOURCE=QUANTITY[,...]")
+	}
+	reqs := v1.ResourceList{}
+	for _, item := range strings.Split(list, ",") {
+		name, q, ok := strings.Cut(item, "=")
+		qty, err := resource.ParseQuantity(q)
+		if !ok || name == "" || err != nil {
+			return nil, fmt.Errorf("%q is not RESOURCE=QUANTITY", item)
+		}
+		reqs[v1.ResourceName(name)] = qty
+	}
+	return &SetRequests{Workload: w, Container: container, Requests: reqs}, nil
 }
 
 // parseNodes reads "a,b,c" as node names and anything with a selector

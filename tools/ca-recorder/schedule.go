@@ -25,10 +25,33 @@ import (
 // snapshot order; pods it does not list (daemon pods of new nodes) come
 // after them.
 func Schedule(ctx context.Context, client kubernetes.Interface, order []types.UID, seed int64) (placed int, err error) {
-	snap := snapshot.New()
-	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	snap, allocated, pending, err := readCluster(ctx, client, order)
 	if err != nil {
 		return 0, err
+	}
+	if len(pending) == 0 {
+		return 0, nil
+	}
+
+	run, err := sim.Simulate(ctx, snap, sim.Options{Seed: seed})
+	if err != nil {
+		return 0, fmt.Errorf("replay: %w", err)
+	}
+	if err := writeClaims(ctx, client, run, allocated); err != nil {
+		return 0, err
+	}
+	return bindPods(ctx, client, run, pending)
+}
+
+// readCluster lists the cluster into a snapshot, nodes, slices, classes
+// and claims by name and pods in the order given (the rest after them, by
+// name). allocated says, per existing claim, whether it is allocated;
+// pending holds the pods without a node.
+func readCluster(ctx context.Context, client kubernetes.Interface, order []types.UID) (snap *snapshot.Snapshot, allocated map[string]bool, pending map[types.UID]bool, err error) {
+	snap = snapshot.New()
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	for i := range nodes.Items {
 		snap.Nodes = append(snap.Nodes, &nodes.Items[i])
@@ -36,7 +59,7 @@ func Schedule(ctx context.Context, client kubernetes.Interface, order []types.UI
 	sort.Slice(snap.Nodes, func(i, j int) bool { return snap.Nodes[i].Name < snap.Nodes[j].Name })
 	slices, err := client.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, err
+		return nil, nil, nil, err
 	}
 	for i := range slices.Items {
 		snap.ResourceSlices = append(snap.ResourceSlices, &slices.Items[i])
@@ -44,7 +67,7 @@ func Schedule(ctx context.Context, client kubernetes.Interface, order []types.UI
 	sort.Slice(snap.ResourceSlices, func(i, j int) bool { return snap.ResourceSlices[i].Name < snap.ResourceSlices[j].Name })
 	classes, err := client.ResourceV1().DeviceClasses().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, err
+		return nil, nil, nil, err
 	}
 	for i := range classes.Items {
 		snap.DeviceClasses = append(snap.DeviceClasses, &classes.Items[i])
@@ -52,10 +75,9 @@ func Schedule(ctx context.Context, client kubernetes.Interface, order []types.UI
 	sort.Slice(snap.DeviceClasses, func(i, j int) bool { return snap.DeviceClasses[i].Name < snap.DeviceClasses[j].Name })
 	claims, err := client.ResourceV1().ResourceClaims("").List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, err
+		return nil, nil, nil, err
 	}
-	// allocated says, per existing claim, whether it is allocated.
-	allocated := map[string]bool{}
+	allocated = map[string]bool{}
 	for i := range claims.Items {
 		c := &claims.Items[i]
 		snap.ResourceClaims = append(snap.ResourceClaims, c)
@@ -67,13 +89,13 @@ func Schedule(ctx context.Context, client kubernetes.Interface, order []types.UI
 	})
 	pods, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, err
+		return nil, nil, nil, err
 	}
 	rank := map[types.UID]int{}
 	for i, uid := range order {
 		rank[uid] = i
 	}
-	pending := map[types.UID]bool{}
+	pending = map[types.UID]bool{}
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		snap.Pods = append(snap.Pods, p)
@@ -92,14 +114,12 @@ func Schedule(ctx context.Context, client kubernetes.Interface, order []types.UI
 		}
 		return snap.Pods[i].Namespace+"/"+snap.Pods[i].Name < snap.Pods[j].Namespace+"/"+snap.Pods[j].Name
 	})
-	if len(pending) == 0 {
-		return 0, nil
-	}
+	return snap, allocated, pending, nil
+}
 
-	run, err := sim.Simulate(ctx, snap, sim.Options{Seed: seed})
-	if err != nil {
-		return 0, fmt.Errorf("replay: %w", err)
-	}
+// writeClaims writes the allocations the replay made back to the
+// cluster, creating the claims kube-scheduler would create itself.
+func writeClaims(ctx context.Context, client kubernetes.Interface, run *sim.Run, allocated map[string]bool) error {
 	for _, c := range run.Cluster.DRA.Claims() {
 		key := c.Namespace + "/" + c.Name
 		if c.Status.Allocation == nil || allocated[key] {
@@ -110,13 +130,18 @@ func Schedule(ctx context.Context, client kubernetes.Interface, order []types.UI
 			// The scheduler's own claim for extended resources backed by
 			// DRA: kube-scheduler creates it when it binds the pod.
 			if _, err := claims.Create(ctx, claimForUpdate(c), metav1.CreateOptions{}); err != nil {
-				return 0, fmt.Errorf("claim %s: %w", key, err)
+				return fmt.Errorf("claim %s: %w", key, err)
 			}
 		}
 		if _, err := claims.UpdateStatus(ctx, claimForUpdate(c), metav1.UpdateOptions{}); err != nil {
-			return 0, fmt.Errorf("claim %s: %w", key, err)
+			return fmt.Errorf("claim %s: %w", key, err)
 		}
 	}
+	return nil
+}
+
+// bindPods binds the pods that were pending and that the replay placed.
+func bindPods(ctx context.Context, client kubernetes.Interface, run *sim.Run, pending map[types.UID]bool) (placed int, err error) {
 	for _, p := range run.Cluster.Pods {
 		if !pending[p.UID] || p.Spec.NodeName == "" {
 			continue
