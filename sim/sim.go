@@ -101,10 +101,11 @@ func (o Options) WithRelease() Options {
 // ForRelease refuses a snapshot that holds objects the options' release
 // would not take as written (kubeversion.Release.Check) and returns it as
 // an API server of an older release, with the options' gates, would store
-// it (kubeversion.DropDisabledFields: fields of features off there are
-// dropped). For the newest release the snapshot is returned unchanged:
-// there, --feature-gates asks what the scheduler does with the objects as
-// they are. Call it with the options WithRelease has completed.
+// it (Release.DropDisabledFields: fields of features off there are
+// dropped), or refuses it when that release's API server would refuse an
+// object once those fields are gone. For the newest release the snapshot
+// is returned unchanged: there, --feature-gates asks what the scheduler
+// does with the objects as they are. Call it with the options WithRelease has completed.
 func (o Options) ForRelease(snap *snapshot.Snapshot) (*snapshot.Snapshot, error) {
 	rel := o.Release()
 	if err := rel.Check(snap); err != nil {
@@ -113,7 +114,7 @@ func (o Options) ForRelease(snap *snapshot.Snapshot) (*snapshot.Snapshot, error)
 	if rel.IsLatest() {
 		return snap, nil
 	}
-	return kubeversion.DropDisabledFields(snap, o.Gates), nil
+	return rel.DropDisabledFields(snap, o.Gates)
 }
 
 // setup admits the snapshot and builds its cluster state and engine, for
