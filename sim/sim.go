@@ -134,7 +134,7 @@ func setup(snap *snapshot.Snapshot, opts Options) (*Engine, error) {
 // ScheduleOptions are the scheduler options of a replay with these
 // options; every replay of a run (autoscaler loops included) uses them.
 func (o Options) ScheduleOptions() schedule.Options {
-	return schedule.Options{QuietPreemption: !o.Release().PreemptionMessage, TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival, Resume: o.Resume}
+	return schedule.Options{QuietPreemption: !o.Release().PreemptionMessage, NowVictimOrder: o.Release().NowVictimOrder, TieBreak: o.TieBreak, Seed: o.Seed, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival, Resume: o.Resume}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself
