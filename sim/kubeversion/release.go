@@ -51,6 +51,12 @@ type Release struct {
 	// of which took its start time once when made, in node order, so that
 	// equal pods keep the node's order.
 	NowVictimOrder bool
+	// OlderAllocatorErrors: the allocator words two errors as before
+	// k8s.io/dynamic-resource-allocation v0.37: the claim limit as the
+	// claim's total ("number of requested devices N exceeds the claim
+	// limit of 32"), a CEL runtime error without the device and without
+	// the "no such key" hint of v0.37's cel.EnhanceRuntimeError. 1.34-1.36.
+	OlderAllocatorErrors bool
 	// Served lists, for the kinds whose API versions changed between 1.34
 	// and 1.37, the versions this release serves ("group/Kind" ->
 	// versions). A kind missing here is one the release does not serve at
@@ -124,6 +130,7 @@ var releases = []*Release{
 		DRAPostFilterReasons: true,
 		RandomTies:           true,
 		NowVictimOrder:       true,
+		OlderAllocatorErrors: true,
 		DRAScore:             false,
 		BalancedWithPodOnly:  true,
 		Served: map[string][]string{
@@ -141,6 +148,7 @@ var releases = []*Release{
 		}),
 		DRAPostFilterReasons: true,
 		NowVictimOrder:       true,
+		OlderAllocatorErrors: true,
 		DRAScore:             true,
 		BalancedWithPodOnly:  true,
 		Served: map[string][]string{
@@ -169,6 +177,7 @@ var releases = []*Release{
 		}),
 		DRAPostFilterReasons: true,
 		NowVictimOrder:       true,
+		OlderAllocatorErrors: true,
 		DRAScore:             true,
 		Served: map[string][]string{
 			DeviceTaintRule: {"v1beta2", "v1alpha3"},
