@@ -30,7 +30,7 @@ type Engine struct {
 // (TieBreak, Seed, ...) that ScheduleOptions derives.
 func NewEngine(c *cluster.Cluster, opts Options) (*Engine, error) {
 	opts = opts.WithRelease()
-	return NewEngineOn(c, opts, dra.New(c.DRA(), dra.Options{Reference: opts.Reference, PostFilterReasons: opts.Release().DRAPostFilterReasons}))
+	return NewEngineOn(c, opts, dra.New(c.DRA(), dra.Options{Reference: opts.Reference, PostFilterReasons: opts.Release().DRAPostFilterReasons, OlderErrorWording: opts.Release().OlderAllocatorErrors}))
 }
 
 // NewEngineOn is NewEngine with a DynamicResources plugin that already

@@ -104,10 +104,11 @@ func (o Options) WithRelease() Options {
 // ForRelease refuses a snapshot that holds objects the options' release
 // would not take as written (kubeversion.Release.Check) and returns it as
 // an API server of an older release, with the options' gates, would store
-// it (kubeversion.DropDisabledFields: fields of features off there are
-// dropped). For the newest release the snapshot is returned unchanged:
-// there, --feature-gates asks what the scheduler does with the objects as
-// they are. Call it with the options WithRelease has completed.
+// it (Release.DropDisabledFields: fields of features off there are
+// dropped), or refuses it when that release's API server would refuse an
+// object once those fields are gone. For the newest release the snapshot
+// is returned unchanged: there, --feature-gates asks what the scheduler
+// does with the objects as they are. Call it with the options WithRelease has completed.
 func (o Options) ForRelease(snap *snapshot.Snapshot) (*snapshot.Snapshot, error) {
 	rel := o.Release()
 	if err := rel.Check(snap); err != nil {
@@ -116,7 +117,7 @@ func (o Options) ForRelease(snap *snapshot.Snapshot) (*snapshot.Snapshot, error)
 	if rel.IsLatest() {
 		return snap, nil
 	}
-	return kubeversion.DropDisabledFields(snap, o.Gates), nil
+	return rel.DropDisabledFields(snap, o.Gates)
 }
 
 // setup admits the snapshot and builds its cluster state and engine, for
@@ -136,7 +137,7 @@ func setup(snap *snapshot.Snapshot, opts Options) (*Engine, error) {
 // ScheduleOptions are the scheduler options of a replay with these
 // options; every replay of a run (autoscaler loops included) uses them.
 func (o Options) ScheduleOptions() schedule.Options {
-	return schedule.Options{QuietPreemption: !o.Release().PreemptionMessage, TieBreak: o.TieBreak, Seed: o.Seed, TieRank: o.TieRank, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival, Resume: o.Resume}
+	return schedule.Options{QuietPreemption: !o.Release().PreemptionMessage, NowVictimOrder: o.Release().NowVictimOrder, TieBreak: o.TieBreak, Seed: o.Seed, TieRank: o.TieRank, ScoreAllNodes: o.ScoreAllNodes, Parallelism: o.Parallelism, Progress: o.Progress, Reference: o.Reference, OnlyQueued: o.OnlyQueued, Arrival: o.Arrival, Resume: o.Resume}
 }
 
 // Simulate replays every pending pod of the snapshot. The snapshot itself

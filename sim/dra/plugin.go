@@ -36,6 +36,7 @@ const (
 // the chosen node's allocation in the claims.
 type Plugin struct {
 	postFilterReasons bool
+	olderWording      bool
 	state             *State
 	celCache          *cel.Cache
 	// reference asks the allocator on every node, without the node
@@ -91,6 +92,9 @@ type Options struct {
 	// PostFilterReasons gives kube-scheduler's reasons before 1.37 when
 	// PostFilter frees no claim (PostFilterReason).
 	PostFilterReasons bool
+	// OlderErrorWording words the allocator's errors as the allocator of
+	// kube-scheduler before 1.37 does (olderWording).
+	OlderErrorWording bool
 }
 
 var (
@@ -111,6 +115,7 @@ func New(state *State, opts ...Options) *Plugin {
 	return &Plugin{
 		reference:         o.Reference,
 		postFilterReasons: o.PostFilterReasons,
+		olderWording:      o.OlderErrorWording,
 		answers:           map[uint64]*answerSet{},
 		staticFails:       map[staticKey]*classAnswer{},
 		state:             state,
@@ -506,6 +511,9 @@ func (p *Plugin) allocate(ctx context.Context, d *cycleData, ni *framework.NodeI
 	case errors.Is(err, structured.ErrFailedAllocationOnNode):
 		st = framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
 	case err != nil:
+		if p.olderWording {
+			err = olderWording(err)
+		}
 		return nil, nil, framework.AsStatus(err) // broken input: never cached
 	case len(res) != len(claims):
 		st = framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonCannotAllocate)

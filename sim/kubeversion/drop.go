@@ -1,6 +1,8 @@
 package kubeversion
 
 import (
+	"fmt"
+
 	"github.com/drasim/drasim/sim/snapshot"
 	resourceapi "k8s.io/api/resource/v1"
 )
@@ -17,7 +19,23 @@ import (
 // changes nothing. With every gate of these features on (1.37's and
 // 1.36's defaults) the snapshot is returned unchanged. Objects are never
 // changed in place: a changed one is a copy in a copied snapshot.
-func DropDisabledFields(s *snapshot.Snapshot, gates map[string]bool) *snapshot.Snapshot {
+//
+// The API server validates an object after dropping its fields, so an
+// object that is valid only with them is refused: a constraint that had
+// only distinctAttribute has neither attribute left, a slice that chose
+// its nodes per device (perDeviceNodeSelection) has no node selection
+// left. Those are returned as *Problems, each naming file, object and
+// field, and the snapshot is not returned: the release would not create
+// the objects, so there is nothing to simulate.
+func (r *Release) DropDisabledFields(s *snapshot.Snapshot, gates map[string]bool) (*snapshot.Snapshot, error) {
+	out := dropDisabledFields(s, gates)
+	if ps := r.invalidAfterDrop(s, out, gates); len(ps) > 0 {
+		return nil, &Problems{Release: r.Name, List: ps}
+	}
+	return out, nil
+}
+
+func dropDisabledFields(s *snapshot.Snapshot, gates map[string]bool) *snapshot.Snapshot {
 	taints := gates["DRADeviceTaints"]
 	partitionable := gates["DRAPartitionableDevices"]
 	binding := gates["DRADeviceBindingConditions"] && gates["DRAResourceClaimDeviceStatus"]
@@ -165,4 +183,60 @@ func dropSpec(spec *resourceapi.ResourceClaimSpec, taints, consumable bool) {
 			}
 		}
 	}
+}
+
+// invalidAfterDrop lists the objects of dropped (s with the disabled
+// fields dropped) that the API server's validation refuses, where the
+// object in s was valid: kube's validateDeviceConstraint and
+// validateResourceSliceSpec (pkg/apis/resource/validation) on what
+// dropDisabledFields left. Only the rules a drop can break are checked.
+func (r *Release) invalidAfterDrop(s, dropped *snapshot.Snapshot, gates map[string]bool) []Problem {
+	if dropped == s {
+		return nil
+	}
+	var ps []Problem
+	source := func(kind, namespace, name string) snapshot.Source {
+		return s.Sources[snapshot.Ref{Kind: kind, Namespace: namespace, Name: name}]
+	}
+	constraints := func(kind, namespace, name, path string, before, after *resourceapi.ResourceClaimSpec) {
+		for i, c := range after.Devices.Constraints {
+			if c.MatchAttribute != nil || c.DistinctAttribute != nil || before.Devices.Constraints[i].DistinctAttribute == nil {
+				continue
+			}
+			ps = append(ps, Problem{
+				Source: source(kind, namespace, name),
+				Object: fmt.Sprintf("%s %q", kind, namespace+"/"+name),
+				Field:  fmt.Sprintf("%s.devices.constraints[%d].matchAttribute", path, i),
+				Msg: fmt.Sprintf("Required value: Kubernetes v%s drops distinctAttribute (feature gate DRAConsumableCapacity is off) and then refuses the constraint, which names no attribute",
+					r.Name),
+			})
+		}
+	}
+	for i, cl := range dropped.ResourceClaims {
+		if cl != s.ResourceClaims[i] {
+			constraints("ResourceClaim", cl.Namespace, cl.Name, "spec", &s.ResourceClaims[i].Spec, &cl.Spec)
+		}
+	}
+	for i, t := range dropped.ResourceClaimTemplates {
+		if t != s.ResourceClaimTemplates[i] {
+			constraints("ResourceClaimTemplate", t.Namespace, t.Name, "spec.spec", &s.ResourceClaimTemplates[i].Spec.Spec, &t.Spec.Spec)
+		}
+	}
+	for i, sl := range dropped.ResourceSlices {
+		before := s.ResourceSlices[i]
+		if sl == before || before.Spec.PerDeviceNodeSelection == nil || sl.Spec.PerDeviceNodeSelection != nil {
+			continue
+		}
+		if sl.Spec.NodeName != nil || sl.Spec.NodeSelector != nil || sl.Spec.AllNodes != nil {
+			continue
+		}
+		ps = append(ps, Problem{
+			Source: source("ResourceSlice", "", sl.Name),
+			Object: fmt.Sprintf("ResourceSlice %q", sl.Name),
+			Field:  "spec",
+			Msg: fmt.Sprintf("Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required: Kubernetes v%s drops perDeviceNodeSelection (feature gate DRAPartitionableDevices is off) and then refuses the slice",
+				r.Name),
+		})
+	}
+	return ps
 }

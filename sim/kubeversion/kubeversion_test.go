@@ -179,10 +179,14 @@ func TestDropDisabledFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := res.Snapshot.ResourceSlices[0]
-	if got := kubeversion.DropDisabledFields(res.Snapshot, kubeversion.MustGet("1.36").DefaultGates()); got != res.Snapshot {
-		t.Errorf("1.36's defaults: the snapshot was copied, want it unchanged")
+	if got, err := kubeversion.MustGet("1.36").DropDisabledFields(res.Snapshot, kubeversion.MustGet("1.36").DefaultGates()); err != nil || got != res.Snapshot {
+		t.Errorf("1.36's defaults: want the snapshot unchanged, got a copy or %v", err)
 	}
-	got := kubeversion.DropDisabledFields(res.Snapshot, kubeversion.MustGet("1.34").DefaultGates())
+	r134 := kubeversion.MustGet("1.34")
+	got, err := r134.DropDisabledFields(res.Snapshot, r134.DefaultGates())
+	if err != nil {
+		t.Fatalf("1.34's defaults: want the slice kept without its partitions, got %v", err)
+	}
 	sl := got.ResourceSlices[0]
 	if sl == orig {
 		t.Fatal("1.34's defaults: the slice was not copied")
@@ -193,5 +197,70 @@ func TestDropDisabledFields(t *testing.T) {
 	}
 	if o := orig.Spec.Devices[0]; len(orig.Spec.SharedCounters) != 1 || len(o.ConsumesCounters) != 1 || o.AllowMultipleAllocations == nil || len(o.Taints) != 1 {
 		t.Errorf("the loaded slice was changed: %+v", orig.Spec)
+	}
+}
+
+const distinctTemplate = `apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: spread, namespace: ml}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpus
+        exactly: {deviceClassName: gpu, count: 2}
+      constraints:
+      - matchAttribute: gpu.example.com/model
+      - distinctAttribute: resource.kubernetes.io/pcieRoot
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: per-device}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  perDeviceNodeSelection: true
+  devices:
+  - name: gpu-0
+    nodeName: n1
+`
+
+// TestDropDisabledFieldsRefuses: the API server validates what is left
+// after dropping; 1.34's and 1.35's refuse a constraint that had only
+// distinctAttribute and a slice that chose its nodes per device (as
+// kube-apiserver v1.37.2 emulating 1.34 did with 02-constraints), while
+// 1.36's keep both. drasim must refuse them too, naming file, object and
+// field, instead of replaying objects the release never stored.
+func TestDropDisabledFieldsRefuses(t *testing.T) {
+	res, err := load.LoadBytes("in.yaml", []byte(distinctTemplate), load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubeversion.MustGet("1.36").DropDisabledFields(res.Snapshot, kubeversion.MustGet("1.36").DefaultGates()); err != nil {
+		t.Errorf("1.36: want both objects taken, got %v", err)
+	}
+	for _, v := range []string{"1.34", "1.35"} {
+		r := kubeversion.MustGet(v)
+		got, err := r.DropDisabledFields(res.Snapshot, r.DefaultGates())
+		want := "--kube-version " + v + ": the input holds 2 object(s) that Kubernetes v" + v + " would not take as written:\n" +
+			"  in.yaml:1 (document 1): ResourceClaimTemplate \"ml/spread\": spec.spec.devices.constraints[1].matchAttribute: Required value: Kubernetes v" + v +
+			" drops distinctAttribute (feature gate DRAConsumableCapacity is off) and then refuses the constraint, which names no attribute\n" +
+			"  in.yaml:14 (document 2): ResourceSlice \"per-device\": spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required: Kubernetes v" + v +
+			" drops perDeviceNodeSelection (feature gate DRAPartitionableDevices is off) and then refuses the slice"
+		if err == nil || got != nil {
+			t.Fatalf("%s: want the template and the slice refused, got %v, %v", v, got, err)
+		}
+		if diff := cmp.Diff(want, err.Error()); diff != "" {
+			t.Errorf("%s: error (-want +got):\n%s", v, diff)
+		}
+	}
+	// With the gates on, 1.35 keeps the fields and takes the objects.
+	r := kubeversion.MustGet("1.35")
+	g, err := r.ParseGates("DRAConsumableCapacity=true,DRAPartitionableDevices=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.DropDisabledFields(res.Snapshot, g); err != nil {
+		t.Errorf("1.35 with the gates on: want both objects taken, got %v", err)
 	}
 }

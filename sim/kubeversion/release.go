@@ -40,6 +40,23 @@ type Release struct {
 	// replay could follow. 1.34; since 1.35 the host is the root of a
 	// score heap over the feasible nodes, which drasim follows.
 	RandomTies bool
+	// NowVictimOrder: DefaultPreemption's SelectVictimsOnNode sorts the
+	// potential victims with sort.Slice and MoreImportantPod, whose
+	// GetPodStartTime gives a pod without a start time (no kubelet set
+	// one) time.Now() at every comparison: of two such pods of equal
+	// priority the first argument is always the more important, and the
+	// order that comes out is what the sort's comparisons make of that
+	// (reversed, for the up to 12 victims insertion sort handles). Before
+	// 1.37; 1.37 sorts Victims (pkg/scheduler/framework/preemption), each
+	// of which took its start time once when made, in node order, so that
+	// equal pods keep the node's order.
+	NowVictimOrder bool
+	// OlderAllocatorErrors: the allocator words two errors as before
+	// k8s.io/dynamic-resource-allocation v0.37: the claim limit as the
+	// claim's total ("number of requested devices N exceeds the claim
+	// limit of 32"), a CEL runtime error without the device and without
+	// the "no such key" hint of v0.37's cel.EnhanceRuntimeError. 1.34-1.36.
+	OlderAllocatorErrors bool
 	// Served lists, for the kinds whose API versions changed between 1.34
 	// and 1.37, the versions this release serves ("group/Kind" ->
 	// versions). A kind missing here is one the release does not serve at
@@ -112,6 +129,8 @@ var releases = []*Release{
 		Gates:                baseGates(),
 		DRAPostFilterReasons: true,
 		RandomTies:           true,
+		NowVictimOrder:       true,
+		OlderAllocatorErrors: true,
 		DRAScore:             false,
 		BalancedWithPodOnly:  true,
 		Served: map[string][]string{
@@ -128,6 +147,8 @@ var releases = []*Release{
 			"GenericWorkload":     gate(off),
 		}),
 		DRAPostFilterReasons: true,
+		NowVictimOrder:       true,
+		OlderAllocatorErrors: true,
 		DRAScore:             true,
 		BalancedWithPodOnly:  true,
 		Served: map[string][]string{
@@ -155,6 +176,8 @@ var releases = []*Release{
 			"GenericWorkload":            gate(off),
 		}),
 		DRAPostFilterReasons: true,
+		NowVictimOrder:       true,
+		OlderAllocatorErrors: true,
 		DRAScore:             true,
 		Served: map[string][]string{
 			DeviceTaintRule: {"v1beta2", "v1alpha3"},

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -372,7 +371,7 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, cycleState *framewo
 	if st := s.filterNode(ctx, state, pod, ni); !st.IsSuccess() {
 		return nil, nil, st, nil
 	}
-	sort.SliceStable(potential, func(i, j int) bool { return moreImportantUnit(potential[i], potential[j]) })
+	s.sortVictims(potential)
 	violating, nonViolating := unitsViolatingPDBs(potential, s.c.PDBs())
 	var victims []*victimUnit
 	reprieve := func(v *victimUnit) (bool, error) {
@@ -403,7 +402,7 @@ func (s *Scheduler) selectVictimsOnNode(ctx context.Context, cycleState *framewo
 		}
 	}
 	if len(violating) > 0 && len(nonViolating) > 0 {
-		sort.SliceStable(victims, func(i, j int) bool { return moreImportantUnit(victims[i], victims[j]) })
+		s.sortVictims(victims)
 	}
 	for _, v := range victims {
 		for _, pi := range v.pods {

@@ -117,6 +117,39 @@ func moreImportantUnit(a, b *victimUnit) bool {
 	return a.index < b.index
 }
 
+// moreImportantNow is the MoreImportantPod of kube-scheduler before 1.37
+// (pkg/scheduler/util): higher priority, then the earlier start time,
+// where GetPodStartTime gives a pod without one time.Now() at each call.
+// A start time drasim knows is in the past, so a started pod is the more
+// important; of two pods without one, the first argument's now comes
+// first, so it is the more important either way round.
+func moreImportantNow(a, b *victimUnit) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	switch {
+	case a.started && b.started:
+		return a.start.Before(b.start)
+	case a.started || b.started:
+		return a.started
+	}
+	return true
+}
+
+// sortVictims orders potential victims from the most important on, as
+// DefaultPreemption's SelectVictimsOnNode does: 1.37's MoreImportantVictim
+// (a total order, index last) or, for older releases, sort.Slice with
+// MoreImportantPod, which is not an order when pods have no start time:
+// the result is what sort.Slice's comparisons make of it, so drasim runs
+// the same sort.
+func (s *Scheduler) sortVictims(units []*victimUnit) {
+	if s.opts.NowVictimOrder {
+		sort.Slice(units, func(i, j int) bool { return moreImportantNow(units[i], units[j]) })
+		return
+	}
+	sort.SliceStable(units, func(i, j int) bool { return moreImportantUnit(units[i], units[j]) })
+}
+
 // disruptsAll reports whether the pod group is preempted only as a whole.
 func disruptsAll(pg *schedulingv1beta1.PodGroup) bool {
 	return pg != nil && pg.Spec.DisruptionMode != nil && pg.Spec.DisruptionMode.All != nil

@@ -1,7 +1,9 @@
 package schedule
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/drasim/drasim/internal/build"
 	"github.com/drasim/drasim/sim/cluster"
@@ -54,4 +56,49 @@ func TestVictimBelowFollowsTheNode(t *testing.T) {
 	}
 	other.Index, other.Generation = n1.Index, n1.Generation
 	check("for another NodeInfo of the node", other, 100, false)
+}
+
+// TestSortVictimsBeforeNow: before 1.37, SelectVictimsOnNode sorts with
+// MoreImportantPod, whose start time for a pod without one is time.Now()
+// at each comparison; insertion sort then turns the unstarted pods of one
+// priority around (kube-scheduler v1.34.4 and v1.35.4 evicted low-g2-0 in
+// 31-preempt-dra where 1.37 evicts low-g2-3). 1.37 keeps the node's order.
+func TestSortVictimsBeforeNow(t *testing.T) {
+	started := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	name := map[*victimUnit]string{}
+	units := func() []*victimUnit {
+		us := []*victimUnit{
+			{priority: 100, index: 0},
+			{priority: 100, index: 1},
+			{priority: 100, index: 2, started: true, start: started},
+			{priority: 200, index: 3},
+			{priority: 100, index: 4},
+		}
+		for i, u := range us {
+			name[u] = string(rune('a' + i))
+		}
+		return us
+	}
+	names := func(us []*victimUnit) string {
+		var out []string
+		for _, u := range us {
+			out = append(out, name[u])
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		name string
+		now  bool
+		want string
+	}{
+		{name: "1.37: node order among equals", want: "d c a b e"},
+		{name: "before 1.37: unstarted equals turned around", now: true, want: "d c e b a"},
+	} {
+		s := &Scheduler{opts: Options{NowVictimOrder: tc.now}}
+		us := units()
+		s.sortVictims(us)
+		if got := names(us); got != tc.want {
+			t.Errorf("%s: victims from the most important: %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }

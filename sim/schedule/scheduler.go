@@ -115,6 +115,10 @@ type Options struct {
 	// pod's message, as before kube-scheduler 1.37 (kubernetes#140180 added
 	// "preemption: found a potential placement ..."; sim/kubeversion).
 	QuietPreemption bool
+	// NowVictimOrder: DefaultPreemption orders equal-priority victims
+	// without a start time as kube-scheduler before 1.37 did
+	// (moreImportantNow; sim/kubeversion).
+	NowVictimOrder bool
 }
 
 // Checkpoint is what a scheduler carries from one cycle to the next

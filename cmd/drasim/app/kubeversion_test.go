@@ -39,6 +39,12 @@ func TestKubeVersionFlag(t *testing.T) {
 	if code != ExitFailure || !strings.Contains(errOut, `08-device-taint-rule.yaml:174 (document 9): DeviceTaintRule "node-2-maintenance": apiVersion: Kubernetes v1.36 does not serve resource.k8s.io/v1`) {
 		t.Errorf("v1 DeviceTaintRule on 1.36: exit %d, stderr %q", code, errOut)
 	}
+	// 1.34's API server drops distinctAttribute (DRAConsumableCapacity is
+	// off) and then refuses the template; so does drasim.
+	code, _, errOut = runDrasim(t, "simulate", "-f", "../../../scenarios/02-constraints.yaml", "--kube-version", "1.34")
+	if code != ExitFailure || !strings.Contains(errOut, `02-constraints.yaml:310 (document 14): ResourceClaimTemplate "default/distinct-2": spec.spec.devices.constraints[0].matchAttribute: Required value: Kubernetes v1.34 drops distinctAttribute`) {
+		t.Errorf("distinctAttribute on 1.34: exit %d, stderr %q", code, errOut)
+	}
 	code, _, errOut = runDrasim(t, "simulate", "-f", demo, "--kube-version", "1.34", "--feature-gates", "DRADerivedAttributes=true")
 	if code != ExitUsage || !strings.Contains(errOut, "feature gate DRADerivedAttributes does not exist in Kubernetes v1.34 (it came in v1.37)") {
 		t.Errorf("a 1.37 gate on 1.34: exit %d, stderr %q", code, errOut)
