@@ -530,9 +530,9 @@ func (p *Plugin) makeMask(ctx context.Context, claims []*resourceapi.ResourceCla
 // capacity it does not ask for costs the policy's default or the whole
 // capacity). So a device on which no request that selects it fits at the
 // start of the call is skipped by every step of the search, and is left
-// out like a device no request selects. On openb, where every GPU is such
-// a device, most GPUs of a filling cluster have too little left for the
-// pod at hand, and the allocator evaluated their selectors for nothing.
+// out like a device no request selects. In a filling cluster of shared
+// GPUs most have too little left for the pod at hand, and the allocator
+// evaluated their selectors for nothing.
 //
 // Only where that skip can be told without the allocator's arithmetic:
 // consumable capacity on, no request for "all" devices (whose search

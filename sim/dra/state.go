@@ -374,8 +374,7 @@ func (s *State) indexShare(id structured.DeviceID, shared structured.SharedDevic
 // devices without a consumed-capacity entry answers every question the
 // same (a device with an entry is "in use" before the walk) and makes the
 // walk as long as the shares without capacity, usually none, instead of
-// every share in the cluster: on openb at 130% the walk took more
-// allocator time than the rest of its capacity checks.
+// every share in the cluster (docs/performance.md).
 func (s *State) recount(id structured.DeviceID) {
 	_, counted := s.capacities[id]
 	for shared := range s.sharesOf[id] {

@@ -188,9 +188,8 @@ func (pl *Fit) Filter(_ context.Context, state *framework.CycleState, _ *v1.Pod,
 // builtinStatus is Filter's answer for a pod that asks for no scalar
 // resource: only pods, CPU, memory and ephemeral storage can be short, so
 // the answer is one of a few statuses, made once and shared (with the
-// plugin named, so that nothing writes to them). A fill of openb spent a
-// tenth of its time making the same "Insufficient cpu" anew for every node
-// it passed over.
+// plugin named, so that nothing writes to them) rather than anew for
+// every node a pod passes over (docs/performance.md).
 func builtinStatus(req *preFilterState, nodeInfo *framework.NodeInfo) *framework.Status {
 	alloc, used := nodeInfo.Allocatable, nodeInfo.Requested
 	var short int
