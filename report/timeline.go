@@ -257,6 +257,9 @@ func WriteTimelineMarkdown(w io.Writer, r *timeline.Result) error {
 const (
 	csvTimelinePod    = "pod"
 	csvTimelineSample = "sample"
+	// csvTimelineRequest is one condition a ProvisioningRequest was given
+	// (timelineRequestRow).
+	csvTimelineRequest = "provisioning-request"
 )
 
 var timelineCSVHeader = []string{
@@ -272,59 +275,131 @@ func secondsField(s *timeline.Seconds) string {
 	return strconv.FormatFloat(float64(*s), 'f', -1, 64)
 }
 
-// WriteTimelineCSV writes one row per pod and one per sample under a
-// single header; the record column says which, columns that do not apply
-// are empty; times are seconds from the start.
+// csvRow is one row of a CSV whose columns are set by header name, so a
+// value cannot land under its neighbour's header.
+type csvRow struct {
+	header []string
+	cells  []string
+}
+
+func newCSVRow(header []string, record string) csvRow {
+	r := csvRow{header: header, cells: make([]string, len(header))}
+	r.cells[0] = record
+	return r
+}
+
+// set writes value under the column named col; a name not in the header is
+// a programming error.
+func (r csvRow) set(col, value string) {
+	for i, h := range r.header {
+		if h == col {
+			r.cells[i] = value
+			return
+		}
+	}
+	panic("report: no CSV column " + col)
+}
+
+// WriteTimelineCSV writes one row per pod, one per sample and one per
+// condition a ProvisioningRequest was given, under a single header; the
+// record column says which, columns that do not apply are empty; times are
+// seconds from the start.
 func WriteTimelineCSV(w io.Writer, r *timeline.Result) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(timelineCSVHeader); err != nil {
 		return err
 	}
-	blank := func() []string { return make([]string, len(timelineCSVHeader)) }
 	for _, p := range r.Pods {
-		row := blank()
-		ranks := make([]string, len(p.Alternatives))
-		for i, a := range p.Alternatives {
-			ranks[i] = strconv.Itoa(a)
-		}
-		arrival := p.Arrival
-		copy(row, []string{csvTimelinePod, "", p.Namespace, p.Name, p.Workload, fmt.Sprint(p.Priority), p.Phase, secondsField(&arrival),
-			secondsField(p.FirstAttempt), secondsField(p.Bound), secondsField(p.Finished), strconv.FormatFloat(float64(p.Wait), 'f', -1, 64),
-			fmt.Sprint(p.Attempts), p.Node, strings.Join(p.Devices, " "), strings.Join(ranks, " "), fmt.Sprint(p.Evictions), fmt.Sprint(p.Preemptions)})
-		row[len(row)-1] = p.Message
-		if err := cw.Write(row); err != nil {
+		if err := cw.Write(timelinePodRow(p).cells); err != nil {
 			return err
 		}
 	}
 	for _, s := range r.Series {
-		row := blank()
-		nodes := 0
-		for _, g := range s.Nodes {
-			nodes += g.Nodes
-		}
-		alloc, total := 0, 0
-		for _, d := range s.Devices {
-			alloc += d.Allocated
-			total += d.Devices
-		}
-		frag := ""
-		if s.Fragmentation != nil {
-			frag = strconv.FormatFloat(*s.Fragmentation, 'f', -1, 64)
-		}
-		first := ""
-		if sum := sumInts(s.Alternatives); sum > 0 {
-			first = strconv.FormatFloat(float64(s.Alternatives[0])/float64(sum), 'f', 4, 64)
-		}
-		t := s.Time
-		row[0], row[1] = csvTimelineSample, secondsField(&t)
-		copy(row[17:], []string{fmt.Sprint(s.Pending), fmt.Sprint(s.Running), fmt.Sprint(nodes), fmt.Sprint(s.Provisioning),
-			strconv.FormatFloat(s.CostRate, 'f', -1, 64), strconv.FormatFloat(s.Cost, 'f', -1, 64), fmt.Sprint(alloc), fmt.Sprint(total), frag, first})
-		if err := cw.Write(row); err != nil {
+		if err := cw.Write(timelineSampleRow(s).cells); err != nil {
 			return err
+		}
+	}
+	for _, pr := range r.ProvisioningRequests {
+		for _, c := range pr.Transitions {
+			if err := cw.Write(timelineRequestRow(pr, c).cells); err != nil {
+				return err
+			}
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+func timelinePodRow(p timeline.PodRecord) csvRow {
+	row := newCSVRow(timelineCSVHeader, csvTimelinePod)
+	ranks := make([]string, len(p.Alternatives))
+	for i, a := range p.Alternatives {
+		ranks[i] = strconv.Itoa(a)
+	}
+	arrival := p.Arrival
+	for _, c := range [][2]string{
+		{"namespace", p.Namespace}, {"name", p.Name}, {"workload", p.Workload}, {"priority", fmt.Sprint(p.Priority)}, {"phase", p.Phase},
+		{"arrival", secondsField(&arrival)}, {"first_attempt", secondsField(p.FirstAttempt)}, {"bound", secondsField(p.Bound)},
+		{"finished", secondsField(p.Finished)}, {"wait", strconv.FormatFloat(float64(p.Wait), 'f', -1, 64)}, {"attempts", fmt.Sprint(p.Attempts)},
+		{"node", p.Node}, {"devices", strings.Join(p.Devices, " ")}, {"alternatives", strings.Join(ranks, " ")},
+		{"evictions", fmt.Sprint(p.Evictions)}, {"preemptions", fmt.Sprint(p.Preemptions)}, {"message", p.Message},
+	} {
+		row.set(c[0], c[1])
+	}
+	return row
+}
+
+func timelineSampleRow(s timeline.Sample) csvRow {
+	row := newCSVRow(timelineCSVHeader, csvTimelineSample)
+	nodes := 0
+	for _, g := range s.Nodes {
+		nodes += g.Nodes
+	}
+	alloc, total := 0, 0
+	for _, d := range s.Devices {
+		alloc += d.Allocated
+		total += d.Devices
+	}
+	frag := ""
+	if s.Fragmentation != nil {
+		frag = strconv.FormatFloat(*s.Fragmentation, 'f', -1, 64)
+	}
+	first := ""
+	if sum := sumInts(s.Alternatives); sum > 0 {
+		first = strconv.FormatFloat(float64(s.Alternatives[0])/float64(sum), 'f', 4, 64)
+	}
+	t := s.Time
+	for _, c := range [][2]string{
+		{"time", secondsField(&t)}, {"pending", fmt.Sprint(s.Pending)}, {"running", fmt.Sprint(s.Running)}, {"nodes", fmt.Sprint(nodes)},
+		{"provisioning", fmt.Sprint(s.Provisioning)}, {"cost_rate", strconv.FormatFloat(s.CostRate, 'f', -1, 64)},
+		{"cost", strconv.FormatFloat(s.Cost, 'f', -1, 64)}, {"devices_allocated", fmt.Sprint(alloc)}, {"devices_total", fmt.Sprint(total)},
+		{"fragmentation", frag}, {"first_choice", first},
+	} {
+		row.set(c[0], c[1])
+	}
+	return row
+}
+
+// timelineRequestRow is one condition cluster-autoscaler gave a
+// ProvisioningRequest, so the request's lifecycle (Accepted, Provisioned,
+// BookingExpired, Failed, CapacityAvailable) is rows a spreadsheet can
+// filter: the class in the workload column, Type=Status as the phase, the
+// request's creation as its arrival, the loops that tried it as attempts,
+// and reason: message.
+func timelineRequestRow(pr timeline.ProvReqRecord, c timeline.ProvReqCondition) csvRow {
+	row := newCSVRow(timelineCSVHeader, csvTimelineRequest)
+	at := c.Time
+	msg := c.Reason
+	if c.Message != "" {
+		msg += ": " + c.Message
+	}
+	for _, kv := range [][2]string{
+		{"time", secondsField(&at)}, {"namespace", pr.Namespace}, {"name", pr.Name}, {"workload", provReqClass(pr.Class)},
+		{"phase", c.Type + "=" + c.Status}, {"arrival", secondsField(pr.Arrival)}, {"attempts", fmt.Sprint(pr.Tries)}, {"message", msg},
+	} {
+		row.set(kv[0], kv[1])
+	}
+	return row
 }
 
 func sumInts(xs []int) int {

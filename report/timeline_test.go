@@ -8,6 +8,7 @@ import (
 	"encoding/xml"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -105,9 +106,6 @@ func provisioningTimeline(t *testing.T) *timeline.Result {
 func TestTimelineProvisioningGolden(t *testing.T) {
 	r := provisioningTimeline(t)
 	for _, rd := range timelineRenderers {
-		if rd.ext == "csv" {
-			continue // one row per pod and sample: no requests there
-		}
 		var b bytes.Buffer
 		if err := rd.write(&b, r); err != nil {
 			t.Fatalf("%s renderer: %v", rd.ext, err)
@@ -155,31 +153,101 @@ func TestTimelineJSONRoundTrip(t *testing.T) {
 	}
 }
 
-// TestTimelineCSVShape: one row per pod and per sample, every row as wide
-// as the header.
+// TestTimelineCSVShape: one row per pod, per sample and per request
+// condition, every row as wide as the header.
 func TestTimelineCSVShape(t *testing.T) {
-	r := demoTimeline(t)
+	for name, r := range map[string]*timeline.Result{"demo": demoTimeline(t), "provisioning": provisioningTimeline(t)} {
+		var b bytes.Buffer
+		if err := WriteTimelineCSV(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(&b).ReadAll()
+		if err != nil {
+			t.Fatalf("%s: the CSV does not parse: %v", name, err)
+		}
+		pods, samples, conditions, wantConditions := 0, 0, 0, 0
+		for _, pr := range r.ProvisioningRequests {
+			wantConditions += len(pr.Transitions)
+		}
+		for _, row := range rows[1:] {
+			switch row[0] {
+			case csvTimelinePod:
+				pods++
+			case csvTimelineSample:
+				samples++
+			case csvTimelineRequest:
+				conditions++
+			default:
+				t.Errorf("%s: row of unknown record %q", name, row[0])
+			}
+		}
+		if pods != len(r.Pods) || samples != len(r.Series) || conditions != wantConditions {
+			t.Errorf("%s: %d pod, %d sample and %d request rows, want %d, %d and %d", name, pods, samples, conditions, len(r.Pods), len(r.Series), wantConditions)
+		}
+		if name == "provisioning" && wantConditions == 0 {
+			t.Error("the provisioning example gave no request conditions: the test checks nothing")
+		}
+	}
+}
+
+// TestTimelineCSVColumnsByName reads the CSV the way a spreadsheet does,
+// by header name, and holds every sample and request row to the values of
+// the Timeline (each value under its own header, none under a
+// neighbour's).
+func TestTimelineCSVColumnsByName(t *testing.T) {
+	r := provisioningTimeline(t)
 	var b bytes.Buffer
 	if err := WriteTimelineCSV(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()
 	if err != nil {
-		t.Fatalf("the CSV does not parse: %v", err)
+		t.Fatal(err)
 	}
-	pods, samples := 0, 0
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	var samples, requests [][]string
 	for _, row := range rows[1:] {
 		switch row[0] {
-		case csvTimelinePod:
-			pods++
 		case csvTimelineSample:
-			samples++
-		default:
-			t.Errorf("row of unknown record %q", row[0])
+			samples = append(samples, row)
+		case csvTimelineRequest:
+			requests = append(requests, row)
 		}
 	}
-	if pods != len(r.Pods) || samples != len(r.Series) {
-		t.Errorf("%d pod and %d sample rows, want %d and %d", pods, samples, len(r.Pods), len(r.Series))
+	if len(samples) != len(r.Series) {
+		t.Fatalf("%d sample rows, want %d", len(samples), len(r.Series))
+	}
+	for i, s := range r.Series {
+		row := samples[i]
+		for h, want := range map[string]string{
+			"time": strconv.FormatFloat(float64(s.Time), 'f', -1, 64), "pending": strconv.Itoa(s.Pending), "running": strconv.Itoa(s.Running),
+			"provisioning": strconv.Itoa(s.Provisioning), "cost": strconv.FormatFloat(s.Cost, 'f', -1, 64), "preemptions": "",
+		} {
+			if row[col[h]] != want {
+				t.Errorf("sample %d: column %s = %q, want %q", i, h, row[col[h]], want)
+			}
+		}
+	}
+	i := 0
+	for _, pr := range r.ProvisioningRequests {
+		for _, c := range pr.Transitions {
+			row := requests[i]
+			i++
+			for h, want := range map[string]string{
+				"namespace": pr.Namespace, "name": pr.Name, "workload": provReqClass(pr.Class), "phase": c.Type + "=" + c.Status,
+				"time": strconv.FormatFloat(float64(c.Time), 'f', -1, 64), "attempts": strconv.Itoa(pr.Tries),
+			} {
+				if row[col[h]] != want {
+					t.Errorf("request %s/%s condition %s: column %s = %q, want %q", pr.Namespace, pr.Name, c.Type, h, row[col[h]], want)
+				}
+			}
+			if !strings.HasPrefix(row[col["message"]], c.Reason) {
+				t.Errorf("request %s condition %s: message %q does not start with the reason %q", pr.Name, c.Type, row[col["message"]], c.Reason)
+			}
+		}
 	}
 }
 
