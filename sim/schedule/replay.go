@@ -627,7 +627,7 @@ func PodClaims(pod *v1.Pod, draPlugin *dra.Plugin) []result.Claim {
 				if d.ShareID != nil {
 					dev.ShareID = string(*d.ShareID)
 				}
-				dev.Alternative, dev.AlternativeRank = dra.Alternative(c, d.Request)
+				dev.Alternative, dev.AlternativeRank = inventory.Alternative(c, d.Request)
 				rc.Devices = append(rc.Devices, dev)
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/framework"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -878,7 +879,7 @@ func claimDevices(c *resourceapi.ResourceClaim) ([]string, []int) {
 	seen := map[string]bool{}
 	for _, r := range c.Status.Allocation.Devices.Results {
 		devs = append(devs, r.Driver+"/"+r.Pool+"/"+r.Device)
-		if _, rank := dra.Alternative(c, r.Request); rank > 0 {
+		if _, rank := inventory.Alternative(c, r.Request); rank > 0 {
 			base, _, _ := strings.Cut(r.Request, "/")
 			if !seen[base] {
 				seen[base] = true
