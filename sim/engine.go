@@ -39,6 +39,12 @@ func NewEngine(c *cluster.Cluster, opts Options) (*Engine, error) {
 // timeline's plugin this way).
 func NewEngineOn(c *cluster.Cluster, opts Options, draPlugin *dra.Plugin) (*Engine, error) {
 	opts = opts.WithRelease()
+	// The replay keeps the claims' books on the cluster's DRA state (a
+	// pod's claims, deallocation, release), the plugin allocates on its
+	// own: they must be one state.
+	if draPlugin.State() != c.DRA() {
+		return nil, fmt.Errorf("internal error: the DynamicResources plugin works on another DRA state than the cluster's")
+	}
 	profile, err := schedule.NewProfile(c, draPlugin, opts.Plugins)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler profile: %w", err)
@@ -74,7 +80,7 @@ func (e *Engine) Scheduler(so schedule.Options) *schedule.Scheduler {
 // profile on its cluster (so as in Scheduler).
 func (e *Engine) Replayer(so schedule.Options) *schedule.Replayer {
 	so.Reference = e.opts.Reference
-	return schedule.NewReplayer(e.c, e.profile, so, e.dra)
+	return schedule.NewReplayer(e.c, e.profile, so)
 }
 
 // Replay schedules every queued pod of the cluster through kube's queue

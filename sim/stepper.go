@@ -317,7 +317,7 @@ func (s *Stepper) PodDevices(pod string) []string {
 		return nil
 	}
 	var out []string
-	for _, c := range schedule.PodClaims(p, s.dra) {
+	for _, c := range schedule.PodClaims(s.c, p) {
 		for _, d := range c.Devices {
 			out = append(out, d.ID())
 		}

@@ -109,16 +109,13 @@ func (r *Replayer) memoLookup(pod *v1.Pod) *memoCycle {
 		pod.DeletionTimestamp != nil || pod.Status.ExtendedResourceClaimStatus != nil {
 		return nil
 	}
-	var claims []*resourceapi.ResourceClaim
-	if r.dra != nil {
-		var err error
-		if claims, err = r.dra.PodClaims(pod); err != nil {
+	claims, err := r.c.DRA().PodClaims(pod)
+	if err != nil {
+		return nil
+	}
+	for _, c := range claims {
+		if c.Status.Allocation != nil || len(c.Status.ReservedFor) > 0 {
 			return nil
-		}
-		for _, c := range claims {
-			if c.Status.Allocation != nil || len(c.Status.ReservedFor) > 0 {
-				return nil
-			}
 		}
 	}
 	m := r.memo

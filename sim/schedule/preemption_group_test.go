@@ -25,7 +25,7 @@ func replayAll(t *testing.T, snap *snapshot.Snapshot) *result.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := schedule.Replay(context.Background(), c, profile, schedule.Options{Parallelism: 1}, draPlugin)
+	res, err := schedule.Replay(context.Background(), c, profile, schedule.Options{Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/result"
@@ -42,8 +41,8 @@ const maxCyclesPerPod = 64
 // fit is tried again only when an event may have made room for it. The
 // cluster is changed in place: pods get their nodes, claims their
 // allocations, preemption victims are deleted.
-func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) (*result.Result, error) {
-	r := NewReplayer(c, p, opts, draPlugin)
+func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options) (*result.Result, error) {
+	r := NewReplayer(c, p, opts)
 	if err := r.ReplayQueue(ctx); err != nil {
 		return nil, err
 	}
@@ -142,7 +141,6 @@ type Replayer struct {
 	c        *cluster.Cluster
 	s        *Scheduler
 	q        *queue.Queue
-	dra      *dra.Plugin
 	opts     Options
 	outcomes map[*v1.Pod]*result.Pod
 	events   []result.Event
@@ -199,10 +197,14 @@ type Replayer struct {
 }
 
 // NewReplayer wires a queue with the profile's plugins to a scheduler on
-// the cluster.
-func NewReplayer(c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) *Replayer {
+// the cluster. The replay's claim bookkeeping (a pod's claims, what the
+// API server and the controllers do to them) works on the cluster's DRA
+// state, as kube's scheduler reads claims from its cache rather than
+// through the DynamicResources plugin: the replay reaches plugins only
+// through the profile.
+func NewReplayer(c *cluster.Cluster, p *Profile, opts Options) *Replayer {
 	gates := c.DRA().Gates()
-	r := &Replayer{c: c, dra: draPlugin, outcomes: map[*v1.Pod]*result.Pod{}, preemptions: map[*v1.Pod]*result.Preemption{},
+	r := &Replayer{c: c, outcomes: map[*v1.Pod]*result.Pod{}, preemptions: map[*v1.Pod]*result.Preemption{},
 		arrived: map[*v1.Pod]bool{}, groupPhases: map[string]*result.PodGroup{}}
 	qopts := queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.plugins(), ParkStale: !opts.NoParking}
 	if c.GangsEnabled() {
@@ -417,10 +419,7 @@ func followWith(f func(*v1.Pod, *Attempt) string, pod *v1.Pod, a *Attempt) strin
 // so the old object shares those with the claim, rather than copy whole
 // claims (docs/performance.md).
 func (r *Replayer) claimStatuses(pod *v1.Pod) map[string]*resourceapi.ResourceClaim {
-	if r.dra == nil {
-		return nil
-	}
-	claims, _ := r.dra.PodClaims(pod)
+	claims, _ := r.c.DRA().PodClaims(pod)
 	out := make(map[string]*resourceapi.ResourceClaim, len(claims))
 	for _, c := range claims {
 		old := &resourceapi.ResourceClaim{TypeMeta: c.TypeMeta, ObjectMeta: c.ObjectMeta, Spec: c.Spec}
@@ -459,7 +458,7 @@ func (r *Replayer) Result() *result.Result {
 			out.NominatedNode = pod.Status.NominatedNodeName
 		}
 	}
-	res := buildResult(r.c, r.s, r.outcomes, r.events, r.dra, r.deleted)
+	res := buildResult(r.c, r.s, r.outcomes, r.events, r.deleted)
 	r.addPodGroups(res)
 	return res
 }
@@ -525,7 +524,7 @@ func setCondition(pod *v1.Pod, cond v1.PodCondition) {
 	pod.Status.Conditions = append(pod.Status.Conditions, cond)
 }
 
-func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.Pod, events []result.Event, draPlugin *dra.Plugin, deleted []*v1.Pod) *result.Result {
+func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.Pod, events []result.Event, deleted []*v1.Pod) *result.Result {
 	r := &result.Result{APIVersion: result.APIVersion, Kind: result.Kind, Events: events, Warnings: c.Warnings()}
 	if r.Events == nil {
 		r.Events = []result.Event{}
@@ -575,7 +574,7 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 		}
 		if out.Phase != result.PhasePreempted {
 			// A victim keeps the devices it held, as it held them.
-			out.Claims = PodClaims(pod, draPlugin)
+			out.Claims = PodClaims(c, pod)
 		}
 		r.Pods = append(r.Pods, *out)
 	}
@@ -594,13 +593,10 @@ func podSet(pods []*v1.Pod) map[*v1.Pod]bool {
 	return m
 }
 
-// PodClaims lists the pod's claims and their allocated devices, with the
-// firstAvailable alternative each request got.
-func PodClaims(pod *v1.Pod, draPlugin *dra.Plugin) []result.Claim {
-	if draPlugin == nil {
-		return nil
-	}
-	claims, _ := draPlugin.PodClaims(pod)
+// PodClaims lists the pod's claims in the cluster and their allocated
+// devices, with the firstAvailable alternative each request got.
+func PodClaims(c *cluster.Cluster, pod *v1.Pod) []result.Claim {
+	claims, _ := c.DRA().PodClaims(pod)
 	var out []result.Claim
 	podClaimName := map[string]string{}
 	template := map[string]string{}
@@ -615,19 +611,19 @@ func PodClaims(pod *v1.Pod, draPlugin *dra.Plugin) []result.Claim {
 		}
 	}
 	if st := pod.Status.ExtendedResourceClaimStatus; st != nil {
-		if c, err := draPlugin.State().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
-			claims = append(claims, c)
+		if claim, err := c.DRA().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
+			claims = append(claims, claim)
 		}
 	}
-	for _, c := range claims {
-		rc := result.Claim{PodClaimName: podClaimName[c.Name], Name: c.Name, Template: template[c.Name], Shared: template[c.Name] == "" && podClaimName[c.Name] != ""}
-		if c.Status.Allocation != nil {
-			for _, d := range c.Status.Allocation.Devices.Results {
+	for _, claim := range claims {
+		rc := result.Claim{PodClaimName: podClaimName[claim.Name], Name: claim.Name, Template: template[claim.Name], Shared: template[claim.Name] == "" && podClaimName[claim.Name] != ""}
+		if claim.Status.Allocation != nil {
+			for _, d := range claim.Status.Allocation.Devices.Results {
 				dev := result.Device{Request: d.Request, Driver: d.Driver, Pool: d.Pool, Device: d.Device, AdminAccess: ptr.Deref(d.AdminAccess, false)}
 				if d.ShareID != nil {
 					dev.ShareID = string(*d.ShareID)
 				}
-				dev.Alternative, dev.AlternativeRank = inventory.Alternative(c, d.Request)
+				dev.Alternative, dev.AlternativeRank = inventory.Alternative(claim, d.Request)
 				rc.Devices = append(rc.Devices, dev)
 			}
 		}
@@ -828,7 +824,7 @@ func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out 
 // Deallocate frees a claim's devices (DynamicResources' PostFilter, as
 // the API server carries it out) and tells the queue.
 func (r *Replayer) Deallocate(claim *resourceapi.ResourceClaim, t queue.Time) {
-	old := r.dra.State().Deallocate(claim)
+	old := r.c.DRA().Deallocate(claim)
 	r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, old, claim, nil)
 }
 
@@ -895,7 +891,7 @@ func (r *Replayer) recordVictim(v *v1.Pod, by result.PreemptedBy, event string) 
 		r.outcomes[v] = out
 	}
 	out.Phase, out.Node, out.Message, out.Score, out.Attempt = result.PhasePreempted, v.Spec.NodeName, "", nil, 0
-	out.Claims = PodClaims(v, r.dra)
+	out.Claims = PodClaims(r.c, v)
 	out.PreemptedBy = &by
 	r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventPreempted, Pod: v.Namespace + "/" + v.Name, Node: v.Spec.NodeName,
 		Message: event})
@@ -917,7 +913,7 @@ func (r *Replayer) BindingFailed(pod *v1.Pod, nominated string) {
 	}
 	pod.Spec.NodeName = ""
 	for _, claim := range r.ClaimsOf(pod) {
-		r.dra.State().Release(claim, pod)
+		r.c.DRA().Release(claim, pod)
 	}
 	r.q.DeleteNominated(pod)
 	pod.Status.NominatedNodeName = nominated
@@ -950,12 +946,9 @@ func (r *Replayer) releaseClaims(pod *v1.Pod, claims []*resourceapi.ResourceClai
 
 // ClaimsOf lists the pod's claims, its extended-resource claim included.
 func (r *Replayer) ClaimsOf(pod *v1.Pod) []*resourceapi.ResourceClaim {
-	if r.dra == nil {
-		return nil
-	}
-	claims, _ := r.dra.PodClaims(pod)
+	claims, _ := r.c.DRA().PodClaims(pod)
 	if st := pod.Status.ExtendedResourceClaimStatus; st != nil {
-		if c, err := r.dra.State().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
+		if c, err := r.c.DRA().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
 			claims = append(claims, c)
 		}
 	}

@@ -30,7 +30,7 @@ func run(t *testing.T, snap *snapshot.Snapshot, gates feature.Gates) (*result.Re
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := schedule.NewReplayer(c, profile, schedule.Options{Parallelism: 1}, draPlugin)
+	r := schedule.NewReplayer(c, profile, schedule.Options{Parallelism: 1})
 	var cycles []string
 	r.OnAttempt = func(pod *v1.Pod, _ *schedule.Attempt) { cycles = append(cycles, pod.Namespace+"/"+pod.Name) }
 	for _, pod := range c.Queue() {
