@@ -6,8 +6,10 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/profile"
 )
 
 // Engine is kube-scheduler wired to one cluster: the DynamicResources
@@ -20,7 +22,7 @@ import (
 type Engine struct {
 	c       *cluster.Cluster
 	dra     *dra.Plugin
-	profile *schedule.Profile
+	profile *framework.Profile
 	opts    Options
 }
 
@@ -45,11 +47,11 @@ func NewEngineOn(c *cluster.Cluster, opts Options, draPlugin *dra.Plugin) (*Engi
 	if draPlugin.State() != c.DRA() {
 		return nil, fmt.Errorf("internal error: the DynamicResources plugin works on another DRA state than the cluster's")
 	}
-	profile, err := schedule.NewProfile(c, draPlugin, opts.Plugins)
+	prof, err := profile.New(c, draPlugin, opts.Plugins)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler profile: %w", err)
 	}
-	return &Engine{c: c, dra: draPlugin, profile: profile, opts: opts}, nil
+	return &Engine{c: c, dra: draPlugin, profile: prof, opts: opts}, nil
 }
 
 // Cluster is the cluster the engine schedules on.
@@ -59,7 +61,7 @@ func (e *Engine) Cluster() *cluster.Cluster { return e.c }
 func (e *Engine) DRA() *dra.Plugin { return e.dra }
 
 // Profile is the engine's scheduler profile.
-func (e *Engine) Profile() *schedule.Profile { return e.profile }
+func (e *Engine) Profile() *framework.Profile { return e.profile }
 
 // Options are the options the engine was made with.
 func (e *Engine) Options() Options { return e.opts }

@@ -9,6 +9,7 @@ import (
 	"github.com/drasim/drasim/sim/kubeversion"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/profile"
 	"github.com/drasim/drasim/sim/snapshot"
 )
 
@@ -25,7 +26,7 @@ type Options struct {
 	// Gates are the feature gates (the release's defaults when nil).
 	Gates feature.Gates
 	// Plugins are the scheduler profile's plugin settings.
-	Plugins schedule.PluginConfig
+	Plugins profile.Config
 	// TieBreak picks among equally scored nodes (kube's rule when empty).
 	TieBreak schedule.TieBreak
 	// Seed drives the random tie-break (schedule.TieBreakRandom).
@@ -180,7 +181,7 @@ func replay(ctx context.Context, e *Engine) (*Run, error) {
 	return &Run{Cluster: c, Result: res, DRA: e.dra}, nil
 }
 
-func scoringStrategy(p schedule.PluginConfig) string {
+func scoringStrategy(p profile.Config) string {
 	if s := p.NodeResourcesFit.ScoringStrategy; s != nil && s.Type != "" {
 		return string(s.Type)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/framework"
+	"github.com/drasim/drasim/sim/schedule/profile"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	"github.com/drasim/drasim/sim/snapshot"
 )
@@ -29,7 +30,7 @@ func memoReplayer(t *testing.T, snap *snapshot.Snapshot, memo bool) *Replayer {
 	t.Helper()
 	c := cluster.Build(snap, feature.Defaults())
 	d := dra.New(c.DRA())
-	p, err := NewProfile(c, d, PluginConfig{})
+	p, err := profile.New(c, d, profile.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ const maxCyclesPerPod = 64
 // fit is tried again only when an event may have made room for it. The
 // cluster is changed in place: pods get their nodes, claims their
 // allocations, preemption victims are deleted.
-func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options) (*result.Result, error) {
+func Replay(ctx context.Context, c *cluster.Cluster, p *framework.Profile, opts Options) (*result.Result, error) {
 	r := NewReplayer(c, p, opts)
 	if err := r.ReplayQueue(ctx); err != nil {
 		return nil, err
@@ -202,11 +202,11 @@ type Replayer struct {
 // state, as kube's scheduler reads claims from its cache rather than
 // through the DynamicResources plugin: the replay reaches plugins only
 // through the profile.
-func NewReplayer(c *cluster.Cluster, p *Profile, opts Options) *Replayer {
+func NewReplayer(c *cluster.Cluster, p *framework.Profile, opts Options) *Replayer {
 	gates := c.DRA().Gates()
 	r := &Replayer{c: c, outcomes: map[*v1.Pod]*result.Pod{}, preemptions: map[*v1.Pod]*result.Preemption{},
 		arrived: map[*v1.Pod]bool{}, groupPhases: map[string]*result.PodGroup{}}
-	qopts := queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.plugins(), ParkStale: !opts.NoParking}
+	qopts := queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.Plugins(), ParkStale: !opts.NoParking}
 	if c.GangsEnabled() {
 		view := groupView{r}
 		qopts.Groups = view
@@ -466,7 +466,7 @@ func (r *Replayer) Result() *result.Result {
 // diagnose asks the profile's NodeDiagnoser (DynamicResources) why it
 // rejected the nodes the attempt kept, at the pod's turn, and counts the
 // findings over nodes.
-func diagnose(ctx context.Context, c *cluster.Cluster, p *Profile, a *Attempt) []result.DeviceReason {
+func diagnose(ctx context.Context, c *cluster.Cluster, p *framework.Profile, a *Attempt) []result.DeviceReason {
 	if len(a.Diagnosed) == 0 {
 		return nil
 	}

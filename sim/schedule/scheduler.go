@@ -15,24 +15,6 @@ import (
 // WeightedScore is a score plugin with its profile weight.
 type WeightedScore = framework.WeightedScore
 
-// Profile is one scheduler profile: its plugin chain, which the
-// framework runtime runs (framework.Framework), and what drasim's
-// scheduler does itself.
-type Profile struct {
-	framework.Framework
-	// all lists every plugin of the profile once, in order.
-	all []framework.Plugin
-	// Requests are the pods' requests, added up once per pod for the
-	// plugins and the binding (nil: each adds them up on its own).
-	Requests *framework.PodRequestCache
-	// PercentageOfNodesToScore: 0 means kube's adaptive default.
-	PercentageOfNodesToScore int32
-	// Preemption is set when DefaultPreemption is enabled (PostFilter).
-	Preemption bool
-	// Gang is set when GangScheduling is enabled (GenericWorkload).
-	Gang bool
-}
-
 // TieBreak is the rule that picks among feasible nodes with the same top
 // score.
 type TieBreak string
@@ -133,7 +115,7 @@ type Checkpoint struct {
 // Scheduler runs scheduling cycles against one cluster.
 type Scheduler struct {
 	c         *cluster.Cluster
-	profile   *Profile
+	profile   *framework.Profile
 	opts      Options
 	rng       *rand.Rand
 	pcg       *rand.PCG
@@ -170,7 +152,7 @@ type Scheduler struct {
 }
 
 // New returns a scheduler for the cluster.
-func New(c *cluster.Cluster, p *Profile, opts Options) *Scheduler {
+func New(c *cluster.Cluster, p *framework.Profile, opts Options) *Scheduler {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = runtime.GOMAXPROCS(0)
 	}
@@ -329,7 +311,7 @@ func (s *Scheduler) Evaluate(ctx context.Context, pod *v1.Pod) *Attempt {
 // per pod would otherwise keep it alive.
 func (s *Scheduler) ForgetPod(pod *v1.Pod) {
 	s.profile.Requests.Forget(pod)
-	for _, pl := range s.profile.plugins() {
+	for _, pl := range s.profile.Plugins() {
 		if f, ok := pl.(framework.PodForgetter); ok {
 			f.ForgetPod(pod)
 		}
