@@ -145,12 +145,11 @@ func (s *Stepper) ScheduleGroup(ctx context.Context, group string, pods []string
 	if !ok || s.c.PodGroup(ns, name) == nil {
 		return nil, fmt.Errorf("pod group %s is not in the snapshot (or GenericWorkload is off)", group)
 	}
-	s.r.Follow = func(p *v1.Pod, a *schedule.Attempt) string { return choose(p.Namespace+"/"+p.Name, a) }
+	follow := &schedule.Follow{Pod: func(p *v1.Pod, a *schedule.Attempt) string { return choose(p.Namespace+"/"+p.Name, a) }}
 	if chooseRerun != nil {
-		s.r.FollowRerun = func(p *v1.Pod, a *schedule.Attempt) string { return chooseRerun(p.Namespace+"/"+p.Name, a) }
+		follow.Rerun = func(p *v1.Pod, a *schedule.Attempt) string { return chooseRerun(p.Namespace+"/"+p.Name, a) }
 	}
-	defer func() { s.r.Follow, s.r.FollowRerun = nil, nil }()
-	return s.r.ScheduleGroup(ctx, ns, name, list, 0)
+	return s.r.ScheduleGroup(ctx, ns, name, list, 0, follow)
 }
 
 // Nominate records the pod's nominated node as the real scheduler set it

@@ -102,7 +102,7 @@ func (r *Replayer) stateVersion() uint64 {
 // memoLookup returns the memo's view of the pod's cycle about to run, nil
 // when the memo is off or the pod is left out of it.
 func (r *Replayer) memoLookup(pod *v1.Pod) *memoCycle {
-	if !r.MemoizeFailures || !r.NoDiagnosis || r.Follow != nil || r.s.opts.KeepNodeStatuses || r.c.GangsEnabled() {
+	if !r.MemoizeFailures || !r.NoDiagnosis || r.follow != nil || r.s.opts.KeepNodeStatuses || r.c.GangsEnabled() {
 		return nil
 	}
 	if pod.Spec.NodeName != "" || pod.Status.NominatedNodeName != "" || r.q.NominatedNode(pod) != "" ||

@@ -168,14 +168,6 @@ type Replayer struct {
 	// BeforeGroupAttempt, when set, hears of every pod group cycle, with
 	// the gang's pods in the order they will be tried.
 	BeforeGroupAttempt func(pods []*v1.Pod)
-	// Follow, when set, picks the node of a pod whose attempt found one,
-	// among the nodes the attempt found feasible (kept with
-	// Options.KeepNodeStatuses): a step-wise check follows the real
-	// scheduler's choice among equally scored nodes with it.
-	Follow func(pod *v1.Pod, a *Attempt) string
-	// FollowRerun is Follow for the pods of PodGroupPostFilter's rerun of
-	// the pod group algorithm (a pod group's preemption).
-	FollowRerun func(pod *v1.Pod, a *Attempt) string
 	// OnPreemption, when set, hears of every PostFilter decision of
 	// DefaultPreemption.
 	OnPreemption func(pod *v1.Pod, p *Preemption)
@@ -194,6 +186,9 @@ type Replayer struct {
 	// again has no cycle state (Attempt.State is nil).
 	MemoizeFailures bool
 	memo            *failureMemo
+	// follow is what ScheduleGroup was given, for the pod group cycle it
+	// runs (nil otherwise).
+	follow *Follow
 }
 
 // NewReplayer wires a queue with the profile's plugins to a scheduler on
@@ -304,7 +299,7 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 		a = memo.hit.again(r.s)
 	} else {
 		claimsBefore = r.claimStatuses(pod)
-		a = r.attempt(ctx, pod)
+		a = r.s.SchedulePod(ctx, pod)
 	}
 	if a.Err != nil {
 		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
@@ -378,28 +373,9 @@ func (r *Replayer) scheduled(pod *v1.Pod, a *Attempt, out *result.Pod, attempts 
 	r.q.Event(t, framework.EventAssignedPodAdd, nil, pod, nil)
 }
 
-// attempt runs the pod's cycle: SchedulePod, or with Follow, the node it
-// picks among the feasible ones.
-func (r *Replayer) attempt(ctx context.Context, pod *v1.Pod) *Attempt {
-	if r.Follow == nil {
-		return r.s.SchedulePod(ctx, pod)
-	}
-	a := r.s.Evaluate(ctx, pod)
-	if a.Node == "" || a.Err != nil || a.Error != nil {
-		return a
-	}
-	if err := r.s.Bind(ctx, pod, a, r.follow(pod, a)); err != nil {
-		a.fail(err)
-		a.Node = ""
-	}
-	return a
-}
-
-// follow is the node Follow picks for an attempt that found one.
-func (r *Replayer) follow(pod *v1.Pod, a *Attempt) string {
-	return followWith(r.Follow, pod, a)
-}
-
+// followWith sets the attempt's node to the one f picks, when the attempt
+// found that node feasible (its statuses kept with
+// Options.KeepNodeStatuses), and returns the attempt's node.
 func followWith(f func(*v1.Pod, *Attempt) string, pod *v1.Pod, a *Attempt) string {
 	node := f(pod, a)
 	for _, n := range a.Nodes {
