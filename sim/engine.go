@@ -10,6 +10,7 @@ import (
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/schedule/profile"
+	v1 "k8s.io/api/core/v1"
 )
 
 // Engine is kube-scheduler wired to one cluster: the DynamicResources
@@ -83,6 +84,14 @@ func (e *Engine) Scheduler(so schedule.Options) *schedule.Scheduler {
 func (e *Engine) Replayer(so schedule.Options) *schedule.Replayer {
 	so.Reference = e.opts.Reference
 	return schedule.NewReplayer(e.c, e.profile, so)
+}
+
+// ChosenDevices returns what the allocator chose for the pod's unallocated
+// claims on a node that the attempt found feasible (the attempt's cycle
+// state keeps DynamicResources' answer per node): explain shows them per
+// node, a step-wise check compares them with the real scheduler's.
+func (e *Engine) ChosenDevices(pod *v1.Pod, a *schedule.Attempt, node string) []result.Device {
+	return devicesOf(unallocatedClaims(e.dra, pod), e.dra.ChosenAllocation(a.State, node))
 }
 
 // Replay schedules every queued pod of the cluster through kube's queue

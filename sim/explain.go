@@ -161,7 +161,7 @@ type NodeExplanation struct {
 // (the one its final state comes from) node by node. It returns an error
 // when the pod is not in the snapshot or not pending.
 func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespace, name string) (*Explanation, error) {
-	e, err := setup(snap, opts)
+	e, err := NewEngineFor(snap, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ type Options struct {
 	NodeOrder cluster.NodeOrder
 	// Admitted says the caller has run Admit on the snapshot (the CLI
 	// does, right after loading); otherwise Simulate, Explain and
-	// NewStepper run it and refuse what the API server would reject.
+	// NewEngineFor run it and refuse what the API server would reject.
 	Admitted bool
 	// Resume starts the scheduler where another one stood (see
 	// schedule.Checkpoint), to replay a moment of a longer run.
@@ -121,9 +121,10 @@ func (o Options) ForRelease(snap *snapshot.Snapshot) (*snapshot.Snapshot, error)
 	return rel.DropDisabledFields(snap, o.Gates)
 }
 
-// setup admits the snapshot and builds its cluster state and engine, for
-// the options' release.
-func setup(snap *snapshot.Snapshot, opts Options) (*Engine, error) {
+// NewEngineFor admits the snapshot (unless Options.Admitted says the
+// caller did) and builds its cluster state and the engine on it, for the
+// options' release: where Simulate, Explain and a step-wise driver start.
+func NewEngineFor(snap *snapshot.Snapshot, opts Options) (*Engine, error) {
 	if err := admit(snap, opts); err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func (o Options) ScheduleOptions() schedule.Options {
 // Simulate replays every pending pod of the snapshot. The snapshot itself
 // is not changed.
 func Simulate(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Run, error) {
-	e, err := setup(snap, opts)
+	e, err := NewEngineFor(snap, opts)
 	if err != nil {
 		return nil, err
 	}

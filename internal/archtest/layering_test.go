@@ -78,8 +78,9 @@ var floors = map[string]int{
 	"sim/schedule/profile": floorProfile,
 
 	// schedule
-	"sim/schedule": floorSchedule,
-	"sim":          floorSchedule,
+	"sim/schedule":      floorSchedule,
+	"sim":               floorSchedule,
+	"internal/stepwise": floorSchedule, // the step-wise driver, out of sim (issue 28, item 3)
 
 	// autoscale, analysis, timeline
 	"sim/autoscale":       floorDerived,
