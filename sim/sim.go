@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 
+	"github.com/drasim/drasim/internal/seams"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/feature"
@@ -59,9 +60,10 @@ type Options struct {
 	// does, right after loading); otherwise Simulate, Explain and
 	// NewEngineFor run it and refuse what the API server would reject.
 	Admitted bool
-	// Resume starts the scheduler where another one stood (see
-	// schedule.Checkpoint), to replay a moment of a longer run.
-	Resume *schedule.Checkpoint
+	// Resume starts the scheduler where another one stood
+	// (schedule.Options.Resume), to replay a moment of a longer run: a
+	// test-only seam (internal/seams).
+	Resume *seams.Checkpoint
 }
 
 // Run is a finished replay: the cluster after it and the result.

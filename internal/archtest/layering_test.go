@@ -69,8 +69,9 @@ var floors = map[string]int{
 	"sim/schedule/queue":       floorDevices,
 
 	// cluster state
-	"sim/cluster":   floorCluster,
-	"sim/nodegroup": floorCluster, // node-group templates, out of sim/autoscale (issue 28, item 4)
+	"sim/cluster":    floorCluster,
+	"sim/nodegroup":  floorCluster, // node-group templates, out of sim/autoscale (issue 28, item 4)
+	"internal/seams": floorCluster, // test-only seams, out of schedule, sim and timeline (issue 28, item 3)
 
 	// profile: below schedule, so that the cycle takes a built profile
 	// and names no plugin (issue 28, item 1)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 
+	"github.com/drasim/drasim/internal/seams"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/framework"
 	v1 "k8s.io/api/core/v1"
@@ -89,10 +90,12 @@ type Options struct {
 	// filters count those of equal or higher priority as running
 	// (nominated.go). Nil: no pod is nominated.
 	Nominator Nominator
-	// Resume starts the scheduler where another one stood (Checkpoint):
-	// the same rotating start index and tie-break source, so that a
-	// replay of a moment of a longer run decides as that run did.
-	Resume *Checkpoint
+	// Resume starts the scheduler where another one stood
+	// (Scheduler.Checkpoint): the same rotating start index and tie-break
+	// source, so that a replay of a moment of a longer run decides as that
+	// run did. A test-only seam (internal/seams): only the module's tests
+	// can make a checkpoint.
+	Resume *seams.Checkpoint
 	// QuietPreemption: a preemption that found a node says nothing in the
 	// pod's message, as before kube-scheduler 1.37 (kubernetes#140180 added
 	// "preemption: found a potential placement ..."; sim/kubeversion).
@@ -101,15 +104,6 @@ type Options struct {
 	// without a start time as kube-scheduler before 1.37 did
 	// (moreImportantNow; sim/kubeversion).
 	NowVictimOrder bool
-}
-
-// Checkpoint is what a scheduler carries from one cycle to the next
-// besides the cluster: the node index the next cycle starts filtering at
-// (kube's nextStartNodeIndex) and the state of the seeded tie-break
-// source.
-type Checkpoint struct {
-	NextStart int
-	Rand      []byte
 }
 
 // Scheduler runs scheduling cycles against one cluster.
@@ -173,9 +167,9 @@ func New(c *cluster.Cluster, p *framework.Profile, opts Options) *Scheduler {
 
 // Checkpoint returns where the scheduler stands between cycles (see
 // Options.Resume).
-func (s *Scheduler) Checkpoint() Checkpoint {
+func (s *Scheduler) Checkpoint() seams.Checkpoint {
 	state, _ := s.pcg.MarshalBinary()
-	return Checkpoint{NextStart: s.nextStart, Rand: state}
+	return seams.Checkpoint{NextStart: s.nextStart, Rand: state}
 }
 
 // KeepNodeStatuses switches Options.KeepNodeStatuses for the next cycles.
