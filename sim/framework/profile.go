@@ -19,9 +19,10 @@ type Profile struct {
 	// Preemption is set when DefaultPreemption is enabled (PostFilter),
 	// which the scheduler implements itself.
 	Preemption bool
-	// Gang is set when GangScheduling is enabled (GenericWorkload), which
-	// the replay's pod group cycle implements with the queue.
-	Gang bool
+	// Gang builds GangScheduling when it is enabled (GenericWorkload);
+	// nil when it is not. The replay builds it on its view of the pod
+	// groups and runs it in its pod group cycle and its queue.
+	Gang GangFactory
 }
 
 // Add puts a plugin at every extension point it implements, after the

@@ -12,7 +12,6 @@ import (
 	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -158,7 +157,7 @@ type Replayer struct {
 	// plugin and groupPhases each pod group's condition, with the
 	// GenericWorkload gate on.
 	arrived     map[*v1.Pod]bool
-	gang        *gangscheduling.Plugin
+	gang        framework.GangPlugin
 	groupPhases map[string]*result.PodGroup
 	// BeforeAttempt and OnAttempt, when set, hear of every scheduling
 	// cycle before it runs and what it decided (explain watches one pod
@@ -205,8 +204,8 @@ func NewReplayer(c *cluster.Cluster, p *framework.Profile, opts Options) *Replay
 	if c.GangsEnabled() {
 		view := groupView{r}
 		qopts.Groups = view
-		if p.Gang {
-			r.gang = gangscheduling.New(view)
+		if p.Gang != nil {
+			r.gang = p.Gang(view)
 			qopts.Plugins = append(append([]framework.Plugin(nil), qopts.Plugins...), r.gang)
 			qopts.PreEnqueue = []queue.PreEnqueuePlugin{r.gang}
 		}

@@ -15,13 +15,18 @@ import (
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
 	"github.com/drasim/drasim/sim/schedule/queue"
 )
 
 // errPodGroupUnschedulable is the error kube wraps a gang's failure in; a
 // status that carries it starts its message with these words.
 const errPodGroupUnschedulable = "pod group is unschedulable"
+
+// gangWaitingMessage is GangScheduling's PreEnqueue message for a gang
+// short of minCount pods (gangscheduling.WaitingMessage, which a test
+// holds it to): the word for a gang's pod still kept out of the activeQ
+// when the run ends.
+const gangWaitingMessage = "waiting for minCount pods from a gang to appear in scheduling queue"
 
 // groupView shows the cluster's pod groups to the queue (which pods form
 // a gang) and to GangScheduling (how many of a gang's pods exist).
@@ -316,7 +321,7 @@ func (r *Replayer) runGroup(ctx context.Context, pg *schedulingv1beta1.PodGroup,
 		if r.gang == nil {
 			return groupStatus{}
 		}
-		st := gangscheduling.PlacementFeasible(minCount, scheduled, remaining)
+		st := r.gang.PlacementFeasible(minCount, scheduled, remaining)
 		return groupStatus{code: st.Code(), reasons: st.Reasons()}
 	}
 	st := feasible()
@@ -613,7 +618,7 @@ func (r *Replayer) gangResults() {
 		}
 		msg := fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
 		if pg != nil {
-			msg = gangscheduling.WaitingMessage
+			msg = gangWaitingMessage
 		}
 		r.outcomes[pod] = &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), Phase: result.PhaseGated, Message: msg}
 	}

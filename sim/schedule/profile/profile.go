@@ -126,8 +126,10 @@ func New(c *cluster.Cluster, draPlugin *dra.Plugin, cfg Config) (*framework.Prof
 		}
 		draPlugin.SetDeviceOrder(pol, c)
 	}
-	p := &framework.Profile{Requests: requests, PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Preemption: !cfg.Disabled[plugins.DefaultPreemption],
-		Gang: c.GangsEnabled() && !cfg.Disabled[gangscheduling.Name]}
+	p := &framework.Profile{Requests: requests, PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Preemption: !cfg.Disabled[plugins.DefaultPreemption]}
+	if c.GangsEnabled() && !cfg.Disabled[gangscheduling.Name] {
+		p.Gang = gangscheduling.Factory
+	}
 	for _, pl := range chain {
 		if cfg.Disabled[pl.Name()] {
 			continue
