@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/drasim/drasim/internal/oraclelog"
-	"github.com/drasim/drasim/sim"
+	"github.com/drasim/drasim/internal/stepwise"
 	"github.com/drasim/drasim/sim/kubeversion"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
@@ -34,7 +34,7 @@ type stepCheck struct {
 	rel   *kubeversion.Release
 	ctx   context.Context
 	rec   *oraclelog.Recording
-	st    *sim.Stepper
+	st    *stepwise.Stepper
 	n     stepTotals
 	where string
 	// gone are the pods kube deleted (victims): the recording has no

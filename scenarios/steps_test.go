@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/drasim/drasim/internal/oraclelog"
+	"github.com/drasim/drasim/internal/stepwise"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/kubeversion"
@@ -200,7 +201,7 @@ func newStepCheck(t *testing.T, report stepT, rec *oraclelog.Recording, rel *kub
 	}
 	// The oracle creates the nodes in file order while its scheduler
 	// runs, so that is the order the recorded scheduler met them in.
-	st, err := sim.NewStepper(res.Snapshot, sim.Options{KubeVersion: rel, Gates: gates, NodeOrder: cluster.NodeOrderFile})
+	st, err := stepwise.New(res.Snapshot, sim.Options{KubeVersion: rel, Gates: gates, NodeOrder: cluster.NodeOrderFile})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func (e *AdmissionError) Error() string {
 
 // Admit returns an *AdmissionError when the API server would reject an
 // object of the snapshot (validate.Rejected), nil otherwise. Simulate,
-// Explain and NewStepper run it first unless Options.Admitted says the
+// Explain and NewEngineFor run it first unless Options.Admitted says the
 // caller did.
 func Admit(snap *snapshot.Snapshot) error {
 	if ds := validate.Rejected(snap); len(ds) > 0 {

@@ -45,9 +45,9 @@ func TestEngineEntryAdmitsInput(t *testing.T) {
 	}
 	ctx := context.Background()
 	entries := map[string]func(sim.Options) error{
-		"Simulate":   func(o sim.Options) error { _, err := sim.Simulate(ctx, res.Snapshot, o); return err },
-		"Explain":    func(o sim.Options) error { _, err := sim.Explain(ctx, res.Snapshot, o, "default", "p"); return err },
-		"NewStepper": func(o sim.Options) error { _, err := sim.NewStepper(res.Snapshot, o); return err },
+		"Simulate":     func(o sim.Options) error { _, err := sim.Simulate(ctx, res.Snapshot, o); return err },
+		"Explain":      func(o sim.Options) error { _, err := sim.Explain(ctx, res.Snapshot, o, "default", "p"); return err },
+		"NewEngineFor": func(o sim.Options) error { _, err := sim.NewEngineFor(res.Snapshot, o); return err },
 	}
 	for name, entry := range entries {
 		err := entry(sim.Options{})

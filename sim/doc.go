@@ -8,6 +8,6 @@
 //
 // Engine is the one place a scheduler is wired: the DynamicResources
 // plugin, the profile, schedulers and replayers, from Options. The entry
-// points (Simulate, Explain, NewStepper) first refuse input the API server
+// points (Simulate, Explain, NewEngineFor) first refuse input the API server
 // would reject (Admit) unless Options.Admitted says the caller did.
 package sim

@@ -6,8 +6,11 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/profile"
+	v1 "k8s.io/api/core/v1"
 )
 
 // Engine is kube-scheduler wired to one cluster: the DynamicResources
@@ -20,7 +23,7 @@ import (
 type Engine struct {
 	c       *cluster.Cluster
 	dra     *dra.Plugin
-	profile *schedule.Profile
+	profile *framework.Profile
 	opts    Options
 }
 
@@ -39,11 +42,17 @@ func NewEngine(c *cluster.Cluster, opts Options) (*Engine, error) {
 // timeline's plugin this way).
 func NewEngineOn(c *cluster.Cluster, opts Options, draPlugin *dra.Plugin) (*Engine, error) {
 	opts = opts.WithRelease()
-	profile, err := schedule.NewProfile(c, draPlugin, opts.Plugins)
+	// The replay keeps the claims' books on the cluster's DRA state (a
+	// pod's claims, deallocation, release), the plugin allocates on its
+	// own: they must be one state.
+	if draPlugin.State() != c.DRA() {
+		return nil, fmt.Errorf("internal error: the DynamicResources plugin works on another DRA state than the cluster's")
+	}
+	prof, err := profile.New(c, draPlugin, opts.Plugins)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler profile: %w", err)
 	}
-	return &Engine{c: c, dra: draPlugin, profile: profile, opts: opts}, nil
+	return &Engine{c: c, dra: draPlugin, profile: prof, opts: opts}, nil
 }
 
 // Cluster is the cluster the engine schedules on.
@@ -53,7 +62,7 @@ func (e *Engine) Cluster() *cluster.Cluster { return e.c }
 func (e *Engine) DRA() *dra.Plugin { return e.dra }
 
 // Profile is the engine's scheduler profile.
-func (e *Engine) Profile() *schedule.Profile { return e.profile }
+func (e *Engine) Profile() *framework.Profile { return e.profile }
 
 // Options are the options the engine was made with.
 func (e *Engine) Options() Options { return e.opts }
@@ -74,7 +83,15 @@ func (e *Engine) Scheduler(so schedule.Options) *schedule.Scheduler {
 // profile on its cluster (so as in Scheduler).
 func (e *Engine) Replayer(so schedule.Options) *schedule.Replayer {
 	so.Reference = e.opts.Reference
-	return schedule.NewReplayer(e.c, e.profile, so, e.dra)
+	return schedule.NewReplayer(e.c, e.profile, so)
+}
+
+// ChosenDevices returns what the allocator chose for the pod's unallocated
+// claims on a node that the attempt found feasible (the attempt's cycle
+// state keeps DynamicResources' answer per node): explain shows them per
+// node, a step-wise check compares them with the real scheduler's.
+func (e *Engine) ChosenDevices(pod *v1.Pod, a *schedule.Attempt, node string) []result.Device {
+	return devicesOf(unallocatedClaims(e.dra, pod), e.dra.ChosenAllocation(a.State, node))
 }
 
 // Replay schedules every queued pod of the cluster through kube's queue

@@ -8,6 +8,7 @@ import (
 
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -160,7 +161,7 @@ type NodeExplanation struct {
 // (the one its final state comes from) node by node. It returns an error
 // when the pod is not in the snapshot or not pending.
 func Explain(ctx context.Context, snap *snapshot.Snapshot, opts Options, namespace, name string) (*Explanation, error) {
-	e, err := setup(snap, opts)
+	e, err := NewEngineFor(snap, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +299,7 @@ func devicesOf(claims []*resourceapi.ResourceClaim, results []resourceapi.Alloca
 		for _, d := range r.Devices.Results {
 			dev := result.Device{Request: d.Request, Driver: d.Driver, Pool: d.Pool, Device: d.Device}
 			if i < len(claims) {
-				dev.Alternative, dev.AlternativeRank = dra.Alternative(claims[i], d.Request)
+				dev.Alternative, dev.AlternativeRank = inventory.Alternative(claims[i], d.Request)
 			}
 			out = append(out, dev)
 		}

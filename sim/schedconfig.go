@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/drasim/drasim/sim/policy"
-	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/schedule/plugins/config"
+	"github.com/drasim/drasim/sim/schedule/profile"
 	v1 "k8s.io/api/core/v1"
 	schedv1 "k8s.io/kube-scheduler/config/v1"
 	"sigs.k8s.io/yaml"
@@ -21,8 +21,8 @@ import (
 // multiPoint) with its weight, its args in pluginConfig. A "*" in
 // plugins.score.disabled switches off the scores of kube's plugins, as in
 // kube-scheduler.
-func LoadSchedulerConfig(path string) (schedule.PluginConfig, error) {
-	var out schedule.PluginConfig
+func LoadSchedulerConfig(path string) (profile.Config, error) {
+	var out profile.Config
 	cfg, err := readSchedulerConfig(path)
 	if err != nil {
 		return out, err
@@ -30,33 +30,33 @@ func LoadSchedulerConfig(path string) (schedule.PluginConfig, error) {
 	if cfg.PercentageOfNodesToScore != nil {
 		out.PercentageOfNodesToScore = *cfg.PercentageOfNodesToScore
 	}
-	var profile *schedv1.KubeSchedulerProfile
+	var prof *schedv1.KubeSchedulerProfile
 	for i := range cfg.Profiles {
 		p := &cfg.Profiles[i]
 		if p.SchedulerName == nil || *p.SchedulerName == v1.DefaultSchedulerName {
-			profile = p
+			prof = p
 			break
 		}
 	}
-	if profile == nil {
+	if prof == nil {
 		if len(cfg.Profiles) > 0 {
 			return out, fmt.Errorf("scheduler config %s: no profile for %q; drasim replays the default scheduler", path, v1.DefaultSchedulerName)
 		}
 		return out, nil
 	}
-	if profile.PercentageOfNodesToScore != nil {
-		out.PercentageOfNodesToScore = *profile.PercentageOfNodesToScore
+	if prof.PercentageOfNodesToScore != nil {
+		out.PercentageOfNodesToScore = *prof.PercentageOfNodesToScore
 	}
 	out.Weights = map[string]int64{}
 	out.Disabled = map[string]bool{}
 	policyEnabled := false
-	if pl := profile.Plugins; pl != nil {
+	if pl := prof.Plugins; pl != nil {
 		policyEnabled = applyPluginSets(&out, pl)
 	}
 	if w, ok := out.Weights[policy.PluginName]; ok && (w < 1 || w > 100) {
 		return out, fmt.Errorf("scheduler config %s: plugins.score.enabled %s: weight %d: not in valid range [1, 100]", path, policy.PluginName, w)
 	}
-	for _, pc := range profile.PluginConfig {
+	for _, pc := range prof.PluginConfig {
 		if err := applyPluginArgs(path, &out, pc, policyEnabled); err != nil {
 			return out, err
 		}
@@ -90,7 +90,7 @@ func readSchedulerConfig(path string) (*schedv1.KubeSchedulerConfiguration, erro
 // applyPluginSets takes the score weights and the disabled plugins from
 // the profile's plugin sets, and reports whether the placement-policy
 // plugin is enabled.
-func applyPluginSets(out *schedule.PluginConfig, pl *schedv1.Plugins) (policyEnabled bool) {
+func applyPluginSets(out *profile.Config, pl *schedv1.Plugins) (policyEnabled bool) {
 	for _, set := range []schedv1.PluginSet{pl.MultiPoint, pl.Score} {
 		for _, p := range set.Enabled {
 			if p.Weight != nil {
@@ -119,7 +119,7 @@ func applyPluginSets(out *schedule.PluginConfig, pl *schedv1.Plugins) (policyEna
 
 // applyPluginArgs reads one pluginConfig entry's args into out; args of
 // plugins drasim does not model are ignored.
-func applyPluginArgs(path string, out *schedule.PluginConfig, pc schedv1.PluginConfig, policyEnabled bool) error {
+func applyPluginArgs(path string, out *profile.Config, pc schedv1.PluginConfig, policyEnabled bool) error {
 	raw := pc.Args.Raw
 	if len(raw) == 0 {
 		return nil

@@ -3,12 +3,14 @@ package sim
 import (
 	"context"
 
+	"github.com/drasim/drasim/internal/seams"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/kubeversion"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/profile"
 	"github.com/drasim/drasim/sim/snapshot"
 )
 
@@ -25,7 +27,7 @@ type Options struct {
 	// Gates are the feature gates (the release's defaults when nil).
 	Gates feature.Gates
 	// Plugins are the scheduler profile's plugin settings.
-	Plugins schedule.PluginConfig
+	Plugins profile.Config
 	// TieBreak picks among equally scored nodes (kube's rule when empty).
 	TieBreak schedule.TieBreak
 	// Seed drives the random tie-break (schedule.TieBreakRandom).
@@ -56,11 +58,12 @@ type Options struct {
 	NodeOrder cluster.NodeOrder
 	// Admitted says the caller has run Admit on the snapshot (the CLI
 	// does, right after loading); otherwise Simulate, Explain and
-	// NewStepper run it and refuse what the API server would reject.
+	// NewEngineFor run it and refuse what the API server would reject.
 	Admitted bool
-	// Resume starts the scheduler where another one stood (see
-	// schedule.Checkpoint), to replay a moment of a longer run.
-	Resume *schedule.Checkpoint
+	// Resume starts the scheduler where another one stood
+	// (schedule.Options.Resume), to replay a moment of a longer run: a
+	// test-only seam (internal/seams).
+	Resume *seams.Checkpoint
 }
 
 // Run is a finished replay: the cluster after it and the result.
@@ -120,9 +123,10 @@ func (o Options) ForRelease(snap *snapshot.Snapshot) (*snapshot.Snapshot, error)
 	return rel.DropDisabledFields(snap, o.Gates)
 }
 
-// setup admits the snapshot and builds its cluster state and engine, for
-// the options' release.
-func setup(snap *snapshot.Snapshot, opts Options) (*Engine, error) {
+// NewEngineFor admits the snapshot (unless Options.Admitted says the
+// caller did) and builds its cluster state and the engine on it, for the
+// options' release: where Simulate, Explain and a step-wise driver start.
+func NewEngineFor(snap *snapshot.Snapshot, opts Options) (*Engine, error) {
 	if err := admit(snap, opts); err != nil {
 		return nil, err
 	}
@@ -143,7 +147,7 @@ func (o Options) ScheduleOptions() schedule.Options {
 // Simulate replays every pending pod of the snapshot. The snapshot itself
 // is not changed.
 func Simulate(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Run, error) {
-	e, err := setup(snap, opts)
+	e, err := NewEngineFor(snap, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +184,7 @@ func replay(ctx context.Context, e *Engine) (*Run, error) {
 	return &Run{Cluster: c, Result: res, DRA: e.dra}, nil
 }
 
-func scoringStrategy(p schedule.PluginConfig) string {
+func scoringStrategy(p profile.Config) string {
 	if s := p.NodeResourcesFit.ScoringStrategy; s != nil && s.Type != "" {
 		return string(s.Type)
 	}

@@ -18,13 +18,14 @@ const (
 	floorLoad            // reading input: files, a live cluster, synthetic snapshots
 	floorDevices         // the DRA plugin, the device inventory, the other plugins, the queue, admission
 	floorCluster         // the replay state
+	floorProfile         // plugins wired to a cluster: the research policy, the default profile
 	floorSchedule        // the scheduling cycle and the engine's entry points
 	floorDerived         // what runs the cycle again: autoscale, analysis, timeline, what-if, fill, sweep
 	floorReport          // renderers
 	floorCmd             // the command line (and the benchmarks, which drive it)
 )
 
-var floorNames = []string{"ground", "load", "devices and plugins", "cluster state", "schedule", "autoscale/analysis/timeline", "report", "cmd"}
+var floorNames = []string{"ground", "load", "devices and plugins", "cluster state", "profile", "schedule", "autoscale/analysis/timeline", "report", "cmd"}
 
 // floors places every package of the module (paths relative to the
 // module). A path ending in "/..." covers the packages below it. Packages
@@ -68,13 +69,19 @@ var floors = map[string]int{
 	"sim/schedule/queue":       floorDevices,
 
 	// cluster state
-	"sim/cluster":   floorCluster,
-	"sim/nodegroup": floorCluster, // node-group templates, out of sim/autoscale (issue 28, item 4)
+	"sim/cluster":    floorCluster,
+	"sim/nodegroup":  floorCluster, // node-group templates, out of sim/autoscale (issue 28, item 4)
+	"internal/seams": floorCluster, // test-only seams, out of schedule, sim and timeline (issue 28, item 3)
+
+	// profile: below schedule, so that the cycle takes a built profile
+	// and names no plugin (issue 28, item 1)
+	"sim/policy":           floorProfile,
+	"sim/schedule/profile": floorProfile,
 
 	// schedule
-	"sim/policy":   floorSchedule,
-	"sim/schedule": floorSchedule,
-	"sim":          floorSchedule,
+	"sim/schedule":      floorSchedule,
+	"sim":               floorSchedule,
+	"internal/stepwise": floorSchedule, // the step-wise driver, out of sim (issue 28, item 3)
 
 	// autoscale, analysis, timeline
 	"sim/autoscale":       floorDerived,
@@ -218,24 +225,25 @@ func TestLayeringProblems(t *testing.T) {
 	}
 }
 
-// TestScheduleImportsNoPlugin: the scheduling cycle runs plugins through the
-// framework and names none of them (issue 28, item 1).
+// TestScheduleImportsNoPlugin: the scheduling cycle and the replay run
+// plugins through the framework and name none of them (issue 28, item 1).
+// The profile is wired below them (sim/schedule/profile) and handed to
+// the scheduler built, GangScheduling as a factory the replay calls with
+// its view of the pod groups; the replay keeps the claims' books on the
+// cluster's DRA state.
 func TestScheduleImportsNoPlugin(t *testing.T) {
-	// The cycle names no plugin since the framework runtime (sim/framework)
-	// runs them; what still imports them is the profile's wiring
-	// (schedule/profile.go: NewProfile builds DynamicResources and
-	// DrasimPolicy) and the replay's claim bookkeeping, which reads dra.State
-	// through the plugin. Moving the wiring into a registry package and the
-	// state out of sim/dra lets this test run (issue 28, item 1).
-	t.Skip("sim/schedule still imports sim/dra and sim/policy for the profile's wiring (profile.go) and the replay's claim state (replay.go): see the comment above")
 	pkgs := modulePackages(t)
-	plugins := []string{"sim/dra", "sim/policy"}
+	isPlugin := func(imp string) bool {
+		return imp == "sim/dra" || imp == "sim/policy" || imp == "sim/schedule/profile" ||
+			imp == "sim/schedule/plugins" || strings.HasPrefix(imp, "sim/schedule/plugins/") && imp != "sim/schedule/plugins/config"
+	}
 	for _, p := range []string{"sim/schedule", "sim/schedule/queue", "sim/framework"} {
+		if _, ok := pkgs[p]; !ok {
+			t.Fatalf("package %s not found", p)
+		}
 		for _, imp := range pkgs[p] {
-			for _, pl := range plugins {
-				if imp == pl {
-					t.Errorf("%s imports the plugin package %s: the cycle must reach plugins only through the framework", p, pl)
-				}
+			if isPlugin(imp) {
+				t.Errorf("%s imports %s: the cycle must reach plugins only through the framework, and take its profile built", p, imp)
 			}
 		}
 	}

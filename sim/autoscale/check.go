@@ -10,7 +10,6 @@ import (
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/nodegroup"
-	"github.com/drasim/drasim/sim/schedule"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -21,7 +20,7 @@ import (
 // packs, the scheduler places.
 type checker struct {
 	c       *cluster.Cluster
-	profile *schedule.Profile
+	profile *framework.Profile
 	dra     *dra.Plugin
 	// infos keeps the pods' parsed PodInfos between binds: a drain
 	// simulation binds the same pods loop after loop, and a PodInfo

@@ -15,6 +15,7 @@ import (
 	"github.com/drasim/drasim/sim/load"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/profile"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
@@ -142,11 +143,11 @@ func TestAnswerFromRemovedNode(t *testing.T) {
 	only.Pods = []*v1.Pod{first}
 	c := cluster.Build(&only, feature.Defaults())
 	p := dra.New(c.DRA())
-	profile, err := schedule.NewProfile(c, p, schedule.PluginConfig{})
+	prof, err := profile.New(c, p, profile.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := schedule.New(c, profile, schedule.Options{})
+	s := schedule.New(c, prof, schedule.Options{})
 	// The nodes are equal: the first cycle asks the allocator on the
 	// first node only, and caches the answer for the class.
 	asked := c.Nodes()[0].Node().Name

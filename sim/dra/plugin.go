@@ -838,24 +838,3 @@ func sortedResourceNames(m map[v1.ResourceName]int64) []v1.ResourceName {
 
 // State returns the DRA state the plugin works on.
 func (p *Plugin) State() *State { return p.state }
-
-// Alternative returns the firstAvailable subrequest that a result's
-// request reference ("request/subrequest") names in the claim, with its
-// 1-based rank, or "" and 0 when the reference is not a subrequest.
-func Alternative(c *resourceapi.ResourceClaim, ref string) (string, int) {
-	if !resourceclaim.IsSubRequestRef(ref) {
-		return "", 0
-	}
-	base := resourceclaim.BaseRequestRef(ref)
-	for _, req := range c.Spec.Devices.Requests {
-		if req.Name != base {
-			continue
-		}
-		for i, sub := range req.FirstAvailable {
-			if resourceclaim.CreateSubRequestRef(req.Name, sub.Name) == ref {
-				return sub.Name, i + 1
-			}
-		}
-	}
-	return "", 0
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/policy"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/profile"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/drasim/drasim/sim/timeline"
 	"github.com/google/go-cmp/cmp"
@@ -294,6 +295,6 @@ func TestSimulatorTiesFollowItsNodeNames(t *testing.T) {
 // packing is the --policy gpu-packing profile: the policy as the only
 // score, every node scored, ties by name.
 func packing() sim.Options {
-	return sim.Options{TieBreak: schedule.TieBreakName, Plugins: schedule.PluginConfig{
+	return sim.Options{TieBreak: schedule.TieBreakName, Plugins: profile.Config{
 		Policy: &policy.Args{Policy: policy.GPUPacking}, DisableDefaultScores: true, PercentageOfNodesToScore: 100}}
 }

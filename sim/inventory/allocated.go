@@ -2,6 +2,7 @@ package inventory
 
 import (
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
@@ -94,4 +95,27 @@ func addToPool(out map[PoolID]map[string]bool, driver, pool, device string) {
 		out[k] = map[string]bool{}
 	}
 	out[k][device] = true
+}
+
+// Alternative returns the firstAvailable subrequest that an allocation
+// result's request reference ("request/subrequest") names in the claim,
+// with its 1-based rank, or "" and 0 when the reference is not a
+// subrequest: which alternative of a request the allocation took, for the
+// result, explain and the timeline.
+func Alternative(c *resourceapi.ResourceClaim, ref string) (string, int) {
+	if !resourceclaim.IsSubRequestRef(ref) {
+		return "", 0
+	}
+	base := resourceclaim.BaseRequestRef(ref)
+	for _, req := range c.Spec.Devices.Requests {
+		if req.Name != base {
+			continue
+		}
+		for i, sub := range req.FirstAvailable {
+			if resourceclaim.CreateSubRequestRef(req.Name, sub.Name) == ref {
+				return sub.Name, i + 1
+			}
+		}
+	}
+	return "", 0
 }

@@ -5,7 +5,7 @@
 // (k8s.io/dynamic-resource-allocation/cel) and one compilation cache.
 //
 // Every package that looks at devices outside the allocator asks this one
-// (users: analysis, autoscale, fill, inspect, nodegroup, policy, schedule, validate),
+// (users: analysis, autoscale, fill, inspect, nodegroup, policy, schedule, sim, timeline, validate),
 // so that the rules cannot drift apart; internal/archtest holds that list
 // to the imports. One rule is still written twice: validate compiles and
 // evaluates class and request selectors with its own CEL code, in the API

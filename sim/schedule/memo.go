@@ -102,23 +102,20 @@ func (r *Replayer) stateVersion() uint64 {
 // memoLookup returns the memo's view of the pod's cycle about to run, nil
 // when the memo is off or the pod is left out of it.
 func (r *Replayer) memoLookup(pod *v1.Pod) *memoCycle {
-	if !r.MemoizeFailures || !r.NoDiagnosis || r.Follow != nil || r.s.opts.KeepNodeStatuses || r.c.GangsEnabled() {
+	if !r.MemoizeFailures || !r.NoDiagnosis || r.follow != nil || r.s.opts.KeepNodeStatuses || r.c.GangsEnabled() {
 		return nil
 	}
 	if pod.Spec.NodeName != "" || pod.Status.NominatedNodeName != "" || r.q.NominatedNode(pod) != "" ||
 		pod.DeletionTimestamp != nil || pod.Status.ExtendedResourceClaimStatus != nil {
 		return nil
 	}
-	var claims []*resourceapi.ResourceClaim
-	if r.dra != nil {
-		var err error
-		if claims, err = r.dra.PodClaims(pod); err != nil {
+	claims, err := r.c.DRA().PodClaims(pod)
+	if err != nil {
+		return nil
+	}
+	for _, c := range claims {
+		if c.Status.Allocation != nil || len(c.Status.ReservedFor) > 0 {
 			return nil
-		}
-		for _, c := range claims {
-			if c.Status.Allocation != nil || len(c.Status.ReservedFor) > 0 {
-				return nil
-			}
 		}
 	}
 	m := r.memo

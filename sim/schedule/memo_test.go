@@ -19,6 +19,7 @@ import (
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/framework"
+	"github.com/drasim/drasim/sim/schedule/profile"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	"github.com/drasim/drasim/sim/snapshot"
 )
@@ -29,11 +30,11 @@ func memoReplayer(t *testing.T, snap *snapshot.Snapshot, memo bool) *Replayer {
 	t.Helper()
 	c := cluster.Build(snap, feature.Defaults())
 	d := dra.New(c.DRA())
-	p, err := NewProfile(c, d, PluginConfig{})
+	p, err := profile.New(c, d, profile.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewReplayer(c, p, Options{Parallelism: 1, NoParking: true}, d)
+	r := NewReplayer(c, p, Options{Parallelism: 1, NoParking: true})
 	r.NoDiagnosis, r.MemoizeFailures = true, memo
 	return r
 }
@@ -313,7 +314,7 @@ func TestFailureMemoForgets(t *testing.T) {
 	}{
 		{name: "nothing changed", pod: "train-1"},
 		{name: "the claim of the pod holding the GPUs deallocated", pod: "train-1", change: func(t *testing.T, r *Replayer) {
-			claim, err := r.dra.State().Claim("default", "holder-gpus")
+			claim, err := r.c.DRA().Claim("default", "holder-gpus")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,7 +359,7 @@ func TestFailureMemoForgets(t *testing.T) {
 	}
 	// The deallocation is a change that matters: train-1 fits then.
 	r := failTrain0(t, true)
-	claim, _ := r.dra.State().Claim("default", "holder-gpus")
+	claim, _ := r.c.DRA().Claim("default", "holder-gpus")
 	r.Deallocate(claim, 0)
 	pod := queued(t, r, "train-1")
 	r.Add(pod, 0)
@@ -381,7 +382,7 @@ func TestFailureMemoLeavesOut(t *testing.T) {
 		t.Errorf("nominated pod: memo %+v, want none", c)
 	}
 	pod.Status.NominatedNodeName = ""
-	claims, err := r.dra.PodClaims(pod)
+	claims, err := r.c.DRA().PodClaims(pod)
 	if err != nil || len(claims) != 1 {
 		t.Fatalf("train-1's claims: %v, %v", claims, err)
 	}

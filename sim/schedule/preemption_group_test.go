@@ -12,6 +12,7 @@ import (
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/profile"
 	"github.com/drasim/drasim/sim/snapshot"
 )
 
@@ -21,11 +22,11 @@ func replayAll(t *testing.T, snap *snapshot.Snapshot) *result.Result {
 	t.Helper()
 	c := cluster.Build(snap, gangGates(t))
 	draPlugin := dra.New(c.DRA())
-	profile, err := schedule.NewProfile(c, draPlugin, schedule.PluginConfig{})
+	prof, err := profile.New(c, draPlugin, profile.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := schedule.Replay(context.Background(), c, profile, schedule.Options{Parallelism: 1}, draPlugin)
+	res, err := schedule.Replay(context.Background(), c, prof, schedule.Options{Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

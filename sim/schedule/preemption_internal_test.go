@@ -9,6 +9,7 @@ import (
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/framework"
+	"github.com/drasim/drasim/sim/schedule/profile"
 )
 
 // TestVictimBelowFollowsTheNode holds the kept lowest priority per node
@@ -21,7 +22,7 @@ func TestVictimBelowFollowsTheNode(t *testing.T) {
 		Pod(build.PodSpec{Name: "high", CPU: "1", Node: "n1", Priority: 500}).
 		Snapshot()
 	c := cluster.Build(snap, feature.Defaults())
-	s := newTestScheduler(t, c, PluginConfig{}, Options{})
+	s := newTestScheduler(t, c, profile.Config{}, Options{})
 	n1 := c.Node("n1")
 	check := func(when string, ni *framework.NodeInfo, prio int32, want bool) {
 		t.Helper()

@@ -122,7 +122,7 @@ func TestPreFilterVerdicts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := cluster.Build(&snapshot.Snapshot{Nodes: nodes}, feature.Defaults())
 			var calls []string
-			s := New(c, &Profile{Framework: framework.Framework{PreFilter: tt.plugins(&calls)}}, Options{Parallelism: 1})
+			s := New(c, &framework.Profile{Framework: framework.Framework{PreFilter: tt.plugins(&calls)}}, Options{Parallelism: 1})
 			pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", UID: "p"}}
 			a := s.Evaluate(context.Background(), pod)
 			if a.Node != "" || a.Message != tt.wantMsg {

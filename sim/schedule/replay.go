@@ -9,11 +9,9 @@ import (
 	"time"
 
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -42,8 +40,8 @@ const maxCyclesPerPod = 64
 // fit is tried again only when an event may have made room for it. The
 // cluster is changed in place: pods get their nodes, claims their
 // allocations, preemption victims are deleted.
-func Replay(ctx context.Context, c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) (*result.Result, error) {
-	r := NewReplayer(c, p, opts, draPlugin)
+func Replay(ctx context.Context, c *cluster.Cluster, p *framework.Profile, opts Options) (*result.Result, error) {
+	r := NewReplayer(c, p, opts)
 	if err := r.ReplayQueue(ctx); err != nil {
 		return nil, err
 	}
@@ -142,7 +140,6 @@ type Replayer struct {
 	c        *cluster.Cluster
 	s        *Scheduler
 	q        *queue.Queue
-	dra      *dra.Plugin
 	opts     Options
 	outcomes map[*v1.Pod]*result.Pod
 	events   []result.Event
@@ -160,7 +157,7 @@ type Replayer struct {
 	// plugin and groupPhases each pod group's condition, with the
 	// GenericWorkload gate on.
 	arrived     map[*v1.Pod]bool
-	gang        *gangscheduling.Plugin
+	gang        framework.GangPlugin
 	groupPhases map[string]*result.PodGroup
 	// BeforeAttempt and OnAttempt, when set, hear of every scheduling
 	// cycle before it runs and what it decided (explain watches one pod
@@ -170,14 +167,6 @@ type Replayer struct {
 	// BeforeGroupAttempt, when set, hears of every pod group cycle, with
 	// the gang's pods in the order they will be tried.
 	BeforeGroupAttempt func(pods []*v1.Pod)
-	// Follow, when set, picks the node of a pod whose attempt found one,
-	// among the nodes the attempt found feasible (kept with
-	// Options.KeepNodeStatuses): a step-wise check follows the real
-	// scheduler's choice among equally scored nodes with it.
-	Follow func(pod *v1.Pod, a *Attempt) string
-	// FollowRerun is Follow for the pods of PodGroupPostFilter's rerun of
-	// the pod group algorithm (a pod group's preemption).
-	FollowRerun func(pod *v1.Pod, a *Attempt) string
 	// OnPreemption, when set, hears of every PostFilter decision of
 	// DefaultPreemption.
 	OnPreemption func(pod *v1.Pod, p *Preemption)
@@ -196,20 +185,27 @@ type Replayer struct {
 	// again has no cycle state (Attempt.State is nil).
 	MemoizeFailures bool
 	memo            *failureMemo
+	// follow is what ScheduleGroup was given, for the pod group cycle it
+	// runs (nil otherwise).
+	follow *Follow
 }
 
 // NewReplayer wires a queue with the profile's plugins to a scheduler on
-// the cluster.
-func NewReplayer(c *cluster.Cluster, p *Profile, opts Options, draPlugin *dra.Plugin) *Replayer {
+// the cluster. The replay's claim bookkeeping (a pod's claims, what the
+// API server and the controllers do to them) works on the cluster's DRA
+// state, as kube's scheduler reads claims from its cache rather than
+// through the DynamicResources plugin: the replay reaches plugins only
+// through the profile.
+func NewReplayer(c *cluster.Cluster, p *framework.Profile, opts Options) *Replayer {
 	gates := c.DRA().Gates()
-	r := &Replayer{c: c, dra: draPlugin, outcomes: map[*v1.Pod]*result.Pod{}, preemptions: map[*v1.Pod]*result.Preemption{},
+	r := &Replayer{c: c, outcomes: map[*v1.Pod]*result.Pod{}, preemptions: map[*v1.Pod]*result.Preemption{},
 		arrived: map[*v1.Pod]bool{}, groupPhases: map[string]*result.PodGroup{}}
-	qopts := queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.plugins(), ParkStale: !opts.NoParking}
+	qopts := queue.Options{PopFromBackoffQ: gates["SchedulerPopFromBackoffQ"], Plugins: p.Plugins(), ParkStale: !opts.NoParking}
 	if c.GangsEnabled() {
 		view := groupView{r}
 		qopts.Groups = view
-		if p.Gang {
-			r.gang = gangscheduling.New(view)
+		if p.Gang != nil {
+			r.gang = p.Gang(view)
 			qopts.Plugins = append(append([]framework.Plugin(nil), qopts.Plugins...), r.gang)
 			qopts.PreEnqueue = []queue.PreEnqueuePlugin{r.gang}
 		}
@@ -302,7 +298,7 @@ func (r *Replayer) schedulePod(ctx context.Context, e *queue.Entity, t queue.Tim
 		a = memo.hit.again(r.s)
 	} else {
 		claimsBefore = r.claimStatuses(pod)
-		a = r.attempt(ctx, pod)
+		a = r.s.SchedulePod(ctx, pod)
 	}
 	if a.Err != nil {
 		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
@@ -376,28 +372,9 @@ func (r *Replayer) scheduled(pod *v1.Pod, a *Attempt, out *result.Pod, attempts 
 	r.q.Event(t, framework.EventAssignedPodAdd, nil, pod, nil)
 }
 
-// attempt runs the pod's cycle: SchedulePod, or with Follow, the node it
-// picks among the feasible ones.
-func (r *Replayer) attempt(ctx context.Context, pod *v1.Pod) *Attempt {
-	if r.Follow == nil {
-		return r.s.SchedulePod(ctx, pod)
-	}
-	a := r.s.Evaluate(ctx, pod)
-	if a.Node == "" || a.Err != nil || a.Error != nil {
-		return a
-	}
-	if err := r.s.Bind(ctx, pod, a, r.follow(pod, a)); err != nil {
-		a.fail(err)
-		a.Node = ""
-	}
-	return a
-}
-
-// follow is the node Follow picks for an attempt that found one.
-func (r *Replayer) follow(pod *v1.Pod, a *Attempt) string {
-	return followWith(r.Follow, pod, a)
-}
-
+// followWith sets the attempt's node to the one f picks, when the attempt
+// found that node feasible (its statuses kept with
+// Options.KeepNodeStatuses), and returns the attempt's node.
 func followWith(f func(*v1.Pod, *Attempt) string, pod *v1.Pod, a *Attempt) string {
 	node := f(pod, a)
 	for _, n := range a.Nodes {
@@ -417,10 +394,7 @@ func followWith(f func(*v1.Pod, *Attempt) string, pod *v1.Pod, a *Attempt) strin
 // so the old object shares those with the claim, rather than copy whole
 // claims (docs/performance.md).
 func (r *Replayer) claimStatuses(pod *v1.Pod) map[string]*resourceapi.ResourceClaim {
-	if r.dra == nil {
-		return nil
-	}
-	claims, _ := r.dra.PodClaims(pod)
+	claims, _ := r.c.DRA().PodClaims(pod)
 	out := make(map[string]*resourceapi.ResourceClaim, len(claims))
 	for _, c := range claims {
 		old := &resourceapi.ResourceClaim{TypeMeta: c.TypeMeta, ObjectMeta: c.ObjectMeta, Spec: c.Spec}
@@ -459,7 +433,7 @@ func (r *Replayer) Result() *result.Result {
 			out.NominatedNode = pod.Status.NominatedNodeName
 		}
 	}
-	res := buildResult(r.c, r.s, r.outcomes, r.events, r.dra, r.deleted)
+	res := buildResult(r.c, r.s, r.outcomes, r.events, r.deleted)
 	r.addPodGroups(res)
 	return res
 }
@@ -467,7 +441,7 @@ func (r *Replayer) Result() *result.Result {
 // diagnose asks the profile's NodeDiagnoser (DynamicResources) why it
 // rejected the nodes the attempt kept, at the pod's turn, and counts the
 // findings over nodes.
-func diagnose(ctx context.Context, c *cluster.Cluster, p *Profile, a *Attempt) []result.DeviceReason {
+func diagnose(ctx context.Context, c *cluster.Cluster, p *framework.Profile, a *Attempt) []result.DeviceReason {
 	if len(a.Diagnosed) == 0 {
 		return nil
 	}
@@ -525,7 +499,7 @@ func setCondition(pod *v1.Pod, cond v1.PodCondition) {
 	pod.Status.Conditions = append(pod.Status.Conditions, cond)
 }
 
-func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.Pod, events []result.Event, draPlugin *dra.Plugin, deleted []*v1.Pod) *result.Result {
+func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.Pod, events []result.Event, deleted []*v1.Pod) *result.Result {
 	r := &result.Result{APIVersion: result.APIVersion, Kind: result.Kind, Events: events, Warnings: c.Warnings()}
 	if r.Events == nil {
 		r.Events = []result.Event{}
@@ -575,7 +549,7 @@ func buildResult(c *cluster.Cluster, s *Scheduler, outcomes map[*v1.Pod]*result.
 		}
 		if out.Phase != result.PhasePreempted {
 			// A victim keeps the devices it held, as it held them.
-			out.Claims = PodClaims(pod, draPlugin)
+			out.Claims = PodClaims(c, pod)
 		}
 		r.Pods = append(r.Pods, *out)
 	}
@@ -594,13 +568,10 @@ func podSet(pods []*v1.Pod) map[*v1.Pod]bool {
 	return m
 }
 
-// PodClaims lists the pod's claims and their allocated devices, with the
-// firstAvailable alternative each request got.
-func PodClaims(pod *v1.Pod, draPlugin *dra.Plugin) []result.Claim {
-	if draPlugin == nil {
-		return nil
-	}
-	claims, _ := draPlugin.PodClaims(pod)
+// PodClaims lists the pod's claims in the cluster and their allocated
+// devices, with the firstAvailable alternative each request got.
+func PodClaims(c *cluster.Cluster, pod *v1.Pod) []result.Claim {
+	claims, _ := c.DRA().PodClaims(pod)
 	var out []result.Claim
 	podClaimName := map[string]string{}
 	template := map[string]string{}
@@ -615,19 +586,19 @@ func PodClaims(pod *v1.Pod, draPlugin *dra.Plugin) []result.Claim {
 		}
 	}
 	if st := pod.Status.ExtendedResourceClaimStatus; st != nil {
-		if c, err := draPlugin.State().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
-			claims = append(claims, c)
+		if claim, err := c.DRA().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
+			claims = append(claims, claim)
 		}
 	}
-	for _, c := range claims {
-		rc := result.Claim{PodClaimName: podClaimName[c.Name], Name: c.Name, Template: template[c.Name], Shared: template[c.Name] == "" && podClaimName[c.Name] != ""}
-		if c.Status.Allocation != nil {
-			for _, d := range c.Status.Allocation.Devices.Results {
+	for _, claim := range claims {
+		rc := result.Claim{PodClaimName: podClaimName[claim.Name], Name: claim.Name, Template: template[claim.Name], Shared: template[claim.Name] == "" && podClaimName[claim.Name] != ""}
+		if claim.Status.Allocation != nil {
+			for _, d := range claim.Status.Allocation.Devices.Results {
 				dev := result.Device{Request: d.Request, Driver: d.Driver, Pool: d.Pool, Device: d.Device, AdminAccess: ptr.Deref(d.AdminAccess, false)}
 				if d.ShareID != nil {
 					dev.ShareID = string(*d.ShareID)
 				}
-				dev.Alternative, dev.AlternativeRank = dra.Alternative(c, d.Request)
+				dev.Alternative, dev.AlternativeRank = inventory.Alternative(claim, d.Request)
 				rc.Devices = append(rc.Devices, dev)
 			}
 		}
@@ -828,7 +799,7 @@ func (r *Replayer) failed(ctx context.Context, e *queue.Entity, a *Attempt, out 
 // Deallocate frees a claim's devices (DynamicResources' PostFilter, as
 // the API server carries it out) and tells the queue.
 func (r *Replayer) Deallocate(claim *resourceapi.ResourceClaim, t queue.Time) {
-	old := r.dra.State().Deallocate(claim)
+	old := r.c.DRA().Deallocate(claim)
 	r.q.Event(t, framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Update}, old, claim, nil)
 }
 
@@ -895,7 +866,7 @@ func (r *Replayer) recordVictim(v *v1.Pod, by result.PreemptedBy, event string) 
 		r.outcomes[v] = out
 	}
 	out.Phase, out.Node, out.Message, out.Score, out.Attempt = result.PhasePreempted, v.Spec.NodeName, "", nil, 0
-	out.Claims = PodClaims(v, r.dra)
+	out.Claims = PodClaims(r.c, v)
 	out.PreemptedBy = &by
 	r.events = append(r.events, result.Event{Seq: len(r.events) + 1, Type: result.EventPreempted, Pod: v.Namespace + "/" + v.Name, Node: v.Spec.NodeName,
 		Message: event})
@@ -917,7 +888,7 @@ func (r *Replayer) BindingFailed(pod *v1.Pod, nominated string) {
 	}
 	pod.Spec.NodeName = ""
 	for _, claim := range r.ClaimsOf(pod) {
-		r.dra.State().Release(claim, pod)
+		r.c.DRA().Release(claim, pod)
 	}
 	r.q.DeleteNominated(pod)
 	pod.Status.NominatedNodeName = nominated
@@ -950,12 +921,9 @@ func (r *Replayer) releaseClaims(pod *v1.Pod, claims []*resourceapi.ResourceClai
 
 // ClaimsOf lists the pod's claims, its extended-resource claim included.
 func (r *Replayer) ClaimsOf(pod *v1.Pod) []*resourceapi.ResourceClaim {
-	if r.dra == nil {
-		return nil
-	}
-	claims, _ := r.dra.PodClaims(pod)
+	claims, _ := r.c.DRA().PodClaims(pod)
 	if st := pod.Status.ExtendedResourceClaimStatus; st != nil {
-		if c, err := r.dra.State().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
+		if c, err := r.c.DRA().Claim(pod.Namespace, st.ResourceClaimName); err == nil {
 			claims = append(claims, c)
 		}
 	}

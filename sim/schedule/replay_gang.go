@@ -15,13 +15,18 @@ import (
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/result"
-	"github.com/drasim/drasim/sim/schedule/plugins/gangscheduling"
 	"github.com/drasim/drasim/sim/schedule/queue"
 )
 
 // errPodGroupUnschedulable is the error kube wraps a gang's failure in; a
 // status that carries it starts its message with these words.
 const errPodGroupUnschedulable = "pod group is unschedulable"
+
+// gangWaitingMessage is GangScheduling's PreEnqueue message for a gang
+// short of minCount pods (gangscheduling.WaitingMessage, which a test
+// holds it to): the word for a gang's pod still kept out of the activeQ
+// when the run ends.
+const gangWaitingMessage = "waiting for minCount pods from a gang to appear in scheduling queue"
 
 // groupView shows the cluster's pod groups to the queue (which pods form
 // a gang) and to GangScheduling (how many of a gang's pods exist).
@@ -131,12 +136,28 @@ type GroupCycle struct {
 	outcome queue.GroupOutcome
 }
 
+// Follow is how a caller that follows another scheduler's cycles
+// steers a pod group cycle: each picks the node of a pod whose attempt
+// found one, among the nodes the attempt found feasible (a pick it did
+// not find feasible leaves the attempt's own choice), so that a step-wise
+// check takes the real scheduler's choice among equally scored nodes.
+type Follow struct {
+	// Pod picks for the pods of the cycle (nil: the scheduler's choice).
+	Pod func(pod *v1.Pod, a *Attempt) string
+	// Rerun picks for the pods of PodGroupPostFilter's rerun of the pod
+	// group algorithm (a pod group's preemption; nil: the scheduler's).
+	Rerun func(pod *v1.Pod, a *Attempt) string
+}
+
 // ScheduleGroup runs one pod group cycle for the given pods of a gang, in
 // the given order, as groupCycle does, without the queue: for a caller
 // that follows another scheduler's cycles (the step-wise check takes the
-// pods and their order from the real scheduler's log). The claims
-// PodGroupPostFilter frees are returned, not freed.
-func (r *Replayer) ScheduleGroup(ctx context.Context, namespace, name string, pods []*v1.Pod, t queue.Time) (*GroupCycle, error) {
+// pods and their order from the real scheduler's log, and its choice of
+// nodes with follow, which may be nil). The claims PodGroupPostFilter
+// frees are returned, not freed.
+func (r *Replayer) ScheduleGroup(ctx context.Context, namespace, name string, pods []*v1.Pod, t queue.Time, follow *Follow) (*GroupCycle, error) {
+	r.follow = follow
+	defer func() { r.follow = nil }()
 	return r.groupCycle(ctx, namespace, name, pods, make([]int, len(pods)), t)
 }
 
@@ -300,7 +321,7 @@ func (r *Replayer) runGroup(ctx context.Context, pg *schedulingv1beta1.PodGroup,
 		if r.gang == nil {
 			return groupStatus{}
 		}
-		st := gangscheduling.PlacementFeasible(minCount, scheduled, remaining)
+		st := r.gang.PlacementFeasible(minCount, scheduled, remaining)
 		return groupStatus{code: st.Code(), reasons: st.Reasons()}
 	}
 	st := feasible()
@@ -320,11 +341,12 @@ func (r *Replayer) runGroup(ctx context.Context, pg *schedulingv1beta1.PodGroup,
 				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, a.Err)
 			}
 			if a.Node != "" && a.Error == nil {
-				switch {
-				case main && r.Follow != nil:
-					r.follow(pod, a)
-				case !main && r.FollowRerun != nil:
-					followWith(r.FollowRerun, pod, a)
+				switch f := r.follow; {
+				case f == nil:
+				case main && f.Pod != nil:
+					followWith(f.Pod, pod, a)
+				case !main && f.Rerun != nil:
+					followWith(f.Rerun, pod, a)
 				}
 			}
 			if a.Node != "" && a.Error == nil {
@@ -596,7 +618,7 @@ func (r *Replayer) gangResults() {
 		}
 		msg := fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
 		if pg != nil {
-			msg = gangscheduling.WaitingMessage
+			msg = gangWaitingMessage
 		}
 		r.outcomes[pod] = &result.Pod{Namespace: pod.Namespace, Name: pod.Name, Priority: corev1helpers.PodPriority(pod), Phase: result.PhaseGated, Message: msg}
 	}

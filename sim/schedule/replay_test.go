@@ -14,6 +14,7 @@ import (
 	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
+	"github.com/drasim/drasim/sim/schedule/profile"
 	"github.com/drasim/drasim/sim/snapshot"
 )
 
@@ -26,11 +27,11 @@ func run(t *testing.T, snap *snapshot.Snapshot, gates feature.Gates) (*result.Re
 	}
 	c := cluster.Build(snap, gates)
 	draPlugin := dra.New(c.DRA())
-	profile, err := schedule.NewProfile(c, draPlugin, schedule.PluginConfig{})
+	prof, err := profile.New(c, draPlugin, profile.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := schedule.NewReplayer(c, profile, schedule.Options{Parallelism: 1}, draPlugin)
+	r := schedule.NewReplayer(c, prof, schedule.Options{Parallelism: 1})
 	var cycles []string
 	r.OnAttempt = func(pod *v1.Pod, _ *schedule.Attempt) { cycles = append(cycles, pod.Namespace+"/"+pod.Name) }
 	for _, pod := range c.Queue() {

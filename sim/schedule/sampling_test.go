@@ -11,6 +11,8 @@ import (
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/feature"
+	"github.com/drasim/drasim/sim/framework"
+	"github.com/drasim/drasim/sim/schedule/profile"
 )
 
 // TestNumFeasibleNodesToFind pins kube-scheduler v1.37.2's sampling rule
@@ -47,7 +49,7 @@ func TestNumFeasibleNodesToFind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &Profile{PercentageOfNodesToScore: tt.pct}
+			p := &framework.Profile{PercentageOfNodesToScore: tt.pct}
 			if !tt.noScores {
 				p.Score = []WeightedScore{{Weight: 1}}
 			}
@@ -74,14 +76,14 @@ func samplingCluster(n, cordoned int) *cluster.Cluster {
 	return cluster.Build(s, feature.Defaults())
 }
 
-func newTestScheduler(t *testing.T, c *cluster.Cluster, cfg PluginConfig, opts Options) *Scheduler {
+func newTestScheduler(t *testing.T, c *cluster.Cluster, cfg profile.Config, opts Options) *Scheduler {
 	t.Helper()
-	profile, err := NewProfile(c, dra.New(c.DRA()), cfg)
+	prof, err := profile.New(c, dra.New(c.DRA()), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Parallelism = 1
-	return New(c, profile, opts)
+	return New(c, prof, opts)
 }
 
 // TestRotatingStartIndex follows kube's nextStartNodeIndex over cycles: each
@@ -108,7 +110,7 @@ func TestRotatingStartIndex(t *testing.T) {
 		// class. Both must walk the nodes alike.
 		t.Run(fmt.Sprintf("KeepNodeStatuses=%v", keep), func(t *testing.T) {
 			c := samplingCluster(150, 10)
-			s := newTestScheduler(t, c, PluginConfig{}, Options{KeepNodeStatuses: keep})
+			s := newTestScheduler(t, c, profile.Config{}, Options{KeepNodeStatuses: keep})
 			pod := c.Queue()[0]
 			for i, w := range want {
 				if s.nextStart != w.start {
@@ -139,7 +141,7 @@ func TestRotatingStartIndex(t *testing.T) {
 func TestRotatingStartIndexSmallClusters(t *testing.T) {
 	ctx := context.Background()
 	c := samplingCluster(40, 40)
-	s := newTestScheduler(t, c, PluginConfig{}, Options{})
+	s := newTestScheduler(t, c, profile.Config{}, Options{})
 	s.nextStart = 7
 	a := s.Evaluate(ctx, c.Queue()[0])
 	if a.FeasibleNodes != 0 || a.EvaluatedNodes != 40 || s.nextStart != 7 {
@@ -154,10 +156,10 @@ func TestNoScorePluginsFindOneNode(t *testing.T) {
 	ctx := context.Background()
 	c := samplingCluster(50, 0)
 	disabled := map[string]bool{}
-	for name := range DefaultWeights() {
+	for name := range profile.DefaultWeights() {
 		disabled[name] = true
 	}
-	s := newTestScheduler(t, c, PluginConfig{Disabled: disabled}, Options{})
+	s := newTestScheduler(t, c, profile.Config{Disabled: disabled}, Options{})
 	if len(s.profile.Score) != 0 {
 		t.Fatalf("fixture: want no score plugin, got %d", len(s.profile.Score))
 	}
@@ -201,7 +203,7 @@ func TestForgetRevertsAssume(t *testing.T) {
 	snap := build.NewCluster().Node("n1", 8, 2).Node("n2", 8, 2).
 		Pod(build.PodSpec{Name: "p", CPU: "2", GPUs: 1}).Snapshot()
 	c := cluster.Build(snap, feature.Defaults())
-	s := newTestScheduler(t, c, PluginConfig{}, Options{})
+	s := newTestScheduler(t, c, profile.Config{}, Options{})
 	pod := c.Queue()[0]
 	claimName := *pod.Status.ResourceClaimStatuses[0].ResourceClaimName
 	claim, err := c.DRA().Claim("default", claimName)
@@ -263,8 +265,8 @@ func TestFeasibleFiltersAsEvaluate(t *testing.T) {
 		t.Run(string(tb), func(t *testing.T) {
 			full := samplingCluster(150, 10)
 			only := samplingCluster(150, 10)
-			sf := newTestScheduler(t, full, PluginConfig{}, Options{TieBreak: tb, Seed: 3})
-			so := newTestScheduler(t, only, PluginConfig{}, Options{TieBreak: tb, Seed: 3})
+			sf := newTestScheduler(t, full, profile.Config{}, Options{TieBreak: tb, Seed: 3})
+			so := newTestScheduler(t, only, profile.Config{}, Options{TieBreak: tb, Seed: 3})
 			for i := range 4 {
 				want := sf.Evaluate(ctx, full.Queue()[0])
 				got := so.Feasible(ctx, only.Queue()[0])

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 
+	"github.com/drasim/drasim/internal/seams"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/framework"
 	v1 "k8s.io/api/core/v1"
@@ -14,24 +15,6 @@ import (
 
 // WeightedScore is a score plugin with its profile weight.
 type WeightedScore = framework.WeightedScore
-
-// Profile is one scheduler profile: its plugin chain, which the
-// framework runtime runs (framework.Framework), and what drasim's
-// scheduler does itself.
-type Profile struct {
-	framework.Framework
-	// all lists every plugin of the profile once, in order.
-	all []framework.Plugin
-	// Requests are the pods' requests, added up once per pod for the
-	// plugins and the binding (nil: each adds them up on its own).
-	Requests *framework.PodRequestCache
-	// PercentageOfNodesToScore: 0 means kube's adaptive default.
-	PercentageOfNodesToScore int32
-	// Preemption is set when DefaultPreemption is enabled (PostFilter).
-	Preemption bool
-	// Gang is set when GangScheduling is enabled (GenericWorkload).
-	Gang bool
-}
 
 // TieBreak is the rule that picks among feasible nodes with the same top
 // score.
@@ -107,10 +90,12 @@ type Options struct {
 	// filters count those of equal or higher priority as running
 	// (nominated.go). Nil: no pod is nominated.
 	Nominator Nominator
-	// Resume starts the scheduler where another one stood (Checkpoint):
-	// the same rotating start index and tie-break source, so that a
-	// replay of a moment of a longer run decides as that run did.
-	Resume *Checkpoint
+	// Resume starts the scheduler where another one stood
+	// (Scheduler.Checkpoint): the same rotating start index and tie-break
+	// source, so that a replay of a moment of a longer run decides as that
+	// run did. A test-only seam (internal/seams): only the module's tests
+	// can make a checkpoint.
+	Resume *seams.Checkpoint
 	// QuietPreemption: a preemption that found a node says nothing in the
 	// pod's message, as before kube-scheduler 1.37 (kubernetes#140180 added
 	// "preemption: found a potential placement ..."; sim/kubeversion).
@@ -121,19 +106,10 @@ type Options struct {
 	NowVictimOrder bool
 }
 
-// Checkpoint is what a scheduler carries from one cycle to the next
-// besides the cluster: the node index the next cycle starts filtering at
-// (kube's nextStartNodeIndex) and the state of the seeded tie-break
-// source.
-type Checkpoint struct {
-	NextStart int
-	Rand      []byte
-}
-
 // Scheduler runs scheduling cycles against one cluster.
 type Scheduler struct {
 	c         *cluster.Cluster
-	profile   *Profile
+	profile   *framework.Profile
 	opts      Options
 	rng       *rand.Rand
 	pcg       *rand.PCG
@@ -170,7 +146,7 @@ type Scheduler struct {
 }
 
 // New returns a scheduler for the cluster.
-func New(c *cluster.Cluster, p *Profile, opts Options) *Scheduler {
+func New(c *cluster.Cluster, p *framework.Profile, opts Options) *Scheduler {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = runtime.GOMAXPROCS(0)
 	}
@@ -191,9 +167,9 @@ func New(c *cluster.Cluster, p *Profile, opts Options) *Scheduler {
 
 // Checkpoint returns where the scheduler stands between cycles (see
 // Options.Resume).
-func (s *Scheduler) Checkpoint() Checkpoint {
+func (s *Scheduler) Checkpoint() seams.Checkpoint {
 	state, _ := s.pcg.MarshalBinary()
-	return Checkpoint{NextStart: s.nextStart, Rand: state}
+	return seams.Checkpoint{NextStart: s.nextStart, Rand: state}
 }
 
 // KeepNodeStatuses switches Options.KeepNodeStatuses for the next cycles.
@@ -329,7 +305,7 @@ func (s *Scheduler) Evaluate(ctx context.Context, pod *v1.Pod) *Attempt {
 // per pod would otherwise keep it alive.
 func (s *Scheduler) ForgetPod(pod *v1.Pod) {
 	s.profile.Requests.Forget(pod)
-	for _, pl := range s.profile.plugins() {
+	for _, pl := range s.profile.Plugins() {
 		if f, ok := pl.(framework.PodForgetter); ok {
 			f.ForgetPod(pod)
 		}

@@ -113,7 +113,7 @@ func TestRandomHostOnlyPicksTopScores(t *testing.T) {
 	sc := scoresOf(1, 8, 3, 8, 8)
 	seen := map[int]bool{}
 	for seed := int64(0); seed < 64; seed++ {
-		s := New(nil, &Profile{}, Options{TieBreak: TieBreakRandom, Seed: seed, Parallelism: 1})
+		s := New(nil, &framework.Profile{}, Options{TieBreak: TieBreakRandom, Seed: seed, Parallelism: 1})
 		j := s.selectHost(sc, nil)
 		if sc.totals[j] != 8 {
 			t.Fatalf("seed %d: picked node %d scoring %d, want one of the nodes scoring 8", seed, j, sc.totals[j])
@@ -136,7 +136,7 @@ func TestNameHostPicksSmallestTiedName(t *testing.T) {
 		n.Name = name
 		feasible = append(feasible, framework.NewNodeInfo(n))
 	}
-	s := New(nil, &Profile{}, Options{TieBreak: TieBreakName, Parallelism: 1})
+	s := New(nil, &framework.Profile{}, Options{TieBreak: TieBreakName, Parallelism: 1})
 	if j := s.selectHost(sc, feasible); feasible[j].Node().Name != "node-b" {
 		t.Errorf("picked %s (total %d), want node-b: the smallest name among the totals of 9 (node-c, node-b, node-bb)", feasible[j].Node().Name, sc.total(j))
 	}
@@ -162,7 +162,7 @@ func TestNameHostRanks(t *testing.T) {
 		{[]int64{9, 8, 3, 9, 9, 2}, map[string]int{"node-a": 0}, "node-b"},
 		{[]int64{1, 9, 3, 1, 1, 9}, map[string]int{"node-a": 5, "node-00": 3}, "node-00"},
 	} {
-		s := New(nil, &Profile{}, Options{TieBreak: TieBreakName, TieRank: tc.rank, Parallelism: 1})
+		s := New(nil, &framework.Profile{}, Options{TieBreak: TieBreakName, TieRank: tc.rank, Parallelism: 1})
 		if j := s.selectHost(scoresOf(tc.totals...), feasible); feasible[j].Node().Name != tc.want {
 			t.Errorf("totals %v, ranks %v: picked %s, want %s", tc.totals, tc.rank, feasible[j].Node().Name, tc.want)
 		}

@@ -182,7 +182,7 @@ func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod, prev *
 		return nil, ""
 	}
 	var keys []string
-	for _, p := range s.profile.plugins() {
+	for _, p := range s.profile.Plugins() {
 		lr, ok := p.(framework.LabelReader)
 		if !ok {
 			return nil, ""
@@ -200,7 +200,7 @@ func (s *Scheduler) nodeClasses(state *framework.CycleState, pod *v1.Pod, prev *
 	}
 	var stateKeys []uint32
 	var stateLog framework.NodeStateChanges
-	for _, p := range s.profile.plugins() {
+	for _, p := range s.profile.Plugins() {
 		k, ok := p.(framework.NodeStateKeyer)
 		if !ok {
 			continue

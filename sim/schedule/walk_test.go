@@ -11,6 +11,7 @@ import (
 
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/framework"
+	"github.com/drasim/drasim/sim/schedule/profile"
 )
 
 // verdictFilter answers Filter from a table by node index, as a plugin
@@ -108,7 +109,7 @@ func TestFilterWalkIsNodeByNode(t *testing.T) {
 		for _, keep := range []bool{false, true} {
 			for _, withClasses := range []bool{true, false} {
 				name := fmt.Sprintf("round %d: %d nodes, %d classes, start %d, keep %v, classes %v", round, n, numClasses, start, keep, withClasses)
-				s := newTestScheduler(t, c, PluginConfig{}, Options{KeepNodeStatuses: keep})
+				s := newTestScheduler(t, c, profile.Config{}, Options{KeepNodeStatuses: keep})
 				s.opts.Parallelism = 1 + round%3
 				s.profile.Filter = []framework.FilterPlugin{fake, fakeDRA}
 				// The scheduler's own classifier must know as many

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drasim/drasim/internal/seams"
 	"github.com/drasim/drasim/scenarios"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/generate"
 	"github.com/drasim/drasim/sim/load"
-	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
 	"github.com/google/go-cmp/cmp"
 )
@@ -30,7 +30,7 @@ type moment struct {
 	at       time.Duration
 	pod      string
 	snapshot []byte
-	resume   schedule.Checkpoint
+	resume   seams.Checkpoint
 	got      decision
 }
 
@@ -79,7 +79,8 @@ func sampleMoments(t *testing.T, in *Input, opts Options, cycles, want int) []*m
 	var out []*moment
 	var cur *moment
 	n := 0
-	opts.Cycle = func(m *Moment) {
+	hooks := &seams.TimelineHooks{}
+	hooks.Before = func(m *seams.Moment) {
 		cur = nil
 		if pick[n] {
 			var b bytes.Buffer
@@ -91,16 +92,17 @@ func sampleMoments(t *testing.T, in *Input, opts Options, cycles, want int) []*m
 		}
 		n++
 	}
-	opts.Attempt = func(m *Moment, a *schedule.Attempt) {
+	hooks.After = func(m *seams.Moment) {
 		if cur == nil {
 			return
 		}
-		cur.got = decision{Node: a.Node, Devices: m.Devices()}
-		if a.Node == "" {
+		cur.got = decision{Node: m.Node, Devices: m.Devices()}
+		if m.Node == "" {
 			cur.got.Message, cur.got.Devices = m.Message, nil
 		}
 		sort.Strings(cur.got.Devices)
 	}
+	opts.Hooks = hooks
 	run(t, in, opts)
 	if n < want/2 {
 		t.Fatalf("only %d scheduling cycles: the fixture is too small to sample %d", n, want)

@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"time"
@@ -13,12 +12,14 @@ import (
 	"github.com/drasim/drasim/sim/policy"
 
 	"github.com/drasim/drasim/internal/kubenames"
+	"github.com/drasim/drasim/internal/seams"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/analysis"
 	"github.com/drasim/drasim/sim/autoscale"
 	"github.com/drasim/drasim/sim/cluster"
 	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/framework"
+	"github.com/drasim/drasim/sim/inventory"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/schedule/queue"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -70,13 +71,10 @@ type Options struct {
 	Tail time.Duration
 	// Start is the wall-clock time of time 0 (DefaultStart when zero).
 	Start time.Time
-	// Cycle and Attempt, when set, are called before and after every
-	// scheduling cycle with the moment, which can be exported (the
-	// exactness test replays moments with drasim simulate's engine). For a
-	// cycle that failed, Attempt is called once the PostFilter plugins
-	// (preemption) have run, with the pod's message in Moment.Message.
-	Cycle   func(*Moment)
-	Attempt func(*Moment, *schedule.Attempt)
+	// Hooks, when set, hear of every scheduling cycle with its moment,
+	// which can be exported: the exactness test replays moments with
+	// drasim simulate's engine. A test-only seam (internal/seams).
+	Hooks *seams.TimelineHooks
 	// Progress, when set, is called now and then (every few hundred
 	// events, and at every sample) with how far the run is.
 	Progress func(Progress)
@@ -295,7 +293,7 @@ type engine struct {
 	arrived       int
 	horizon       time.Duration
 	draPlugin     *dra.Plugin
-	moment        *Moment
+	moment        *seams.Moment
 	failedCycle   *failedCycle
 	initialGroups []GroupInputs
 }
@@ -676,51 +674,15 @@ func (e *engine) scheduleReady() error {
 	return nil
 }
 
-// Moment is the cluster just before a scheduling cycle.
-type Moment struct {
-	Time       time.Duration
-	Pod        *v1.Pod
-	Checkpoint schedule.Checkpoint
-	// Message is kube's message of a failed cycle, PostFilter's
-	// included (set for Options.Attempt).
-	Message string
-	c       *cluster.Cluster
-}
-
-// WriteSnapshot writes the cluster of the moment with the pod as its only
-// pending pod: what drasim simulate, resumed at Checkpoint, would decide
-// on.
-func (m *Moment) WriteSnapshot(w io.Writer) error {
-	return m.c.WriteSnapshotOf(w, m.keep)
-}
-
-// WriteSnapshotJSON writes the same as one JSON document (faster).
-func (m *Moment) WriteSnapshotJSON(w io.Writer) error {
-	return m.c.WriteSnapshotJSON(w, m.keep)
-}
-
-func (m *Moment) keep(p *v1.Pod) bool { return p == m.Pod || p.Spec.NodeName != "" }
-
 func (e *engine) beforeAttempt(pod *v1.Pod) {
 	e.settle()
 	e.moment = nil
-	if e.opts.Cycle != nil || e.opts.Attempt != nil {
-		e.moment = &Moment{Time: e.now, Pod: pod, Checkpoint: e.r.Scheduler().Checkpoint(), c: e.c}
+	if h := e.opts.Hooks; h != nil {
+		e.moment = seams.NewMoment(e.c, e.now, pod, e.r.Scheduler().Checkpoint())
+		if h.Before != nil {
+			h.Before(e.moment)
+		}
 	}
-	if e.opts.Cycle != nil {
-		e.opts.Cycle(e.moment)
-	}
-}
-
-// Devices lists the devices the moment's pod holds now, as
-// driver/pool/device.
-func (m *Moment) Devices() []string {
-	var out []string
-	for _, c := range m.c.DRA().ClaimsInUse(m.Pod) {
-		devs, _ := claimDevices(c)
-		out = append(out, devs...)
-	}
-	return out
 }
 
 // onAttempt records a scheduling cycle's outcome; the replayer has told
@@ -730,8 +692,9 @@ func (e *engine) onAttempt(pod *v1.Pod, a *schedule.Attempt) {
 	if a.Node == "" {
 		// PostFilter has yet to run: see settle.
 		e.failedCycle = &failedCycle{pod: pod, a: a, moment: e.moment}
-	} else if e.opts.Attempt != nil && e.moment != nil {
-		e.opts.Attempt(e.moment, a)
+	} else if e.moment != nil && e.opts.Hooks.After != nil {
+		e.moment.Node = a.Node
+		e.opts.Hooks.After(e.moment)
 	}
 	ps := e.pods[pod]
 	if ps == nil {
@@ -813,7 +776,7 @@ func (e *engine) gangsSettled() {
 type failedCycle struct {
 	pod    *v1.Pod
 	a      *schedule.Attempt
-	moment *Moment
+	moment *seams.Moment
 }
 
 // settle records the message of the last failed cycle, once the replayer
@@ -831,9 +794,9 @@ func (e *engine) settle() {
 	if ps := e.pods[f.pod]; ps != nil && ps.rec != nil {
 		ps.rec.Message = msg
 	}
-	if e.opts.Attempt != nil && f.moment != nil {
-		f.moment.Message = msg
-		e.opts.Attempt(f.moment, f.a)
+	if f.moment != nil && e.opts.Hooks.After != nil {
+		f.moment.Node, f.moment.Message = f.a.Node, msg
+		e.opts.Hooks.After(f.moment)
 	}
 }
 
@@ -878,7 +841,7 @@ func claimDevices(c *resourceapi.ResourceClaim) ([]string, []int) {
 	seen := map[string]bool{}
 	for _, r := range c.Status.Allocation.Devices.Results {
 		devs = append(devs, r.Driver+"/"+r.Pool+"/"+r.Device)
-		if _, rank := dra.Alternative(c, r.Request); rank > 0 {
+		if _, rank := inventory.Alternative(c, r.Request); rank > 0 {
 			base, _, _ := strings.Cut(r.Request, "/")
 			if !seen[base] {
 				seen[base] = true

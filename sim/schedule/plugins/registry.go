@@ -16,6 +16,11 @@ import (
 // listed here for its place in the profile and its weight.
 const DynamicResources = "DynamicResources"
 
+// DefaultPreemption is the name of kube's preemption plugin, which the
+// scheduler implements itself (schedule.PreemptionPlugin); the profile
+// names it to switch it off.
+const DefaultPreemption = "DefaultPreemption"
+
 // DefaultOrder returns the plugin names in the order of kube-scheduler
 // v1.37's default profile (pkg/scheduler/apis/config/v1/default_plugins.go,
 // multiPoint), restricted to the plugins drasim models. Every extension

@@ -19,20 +19,16 @@ import (
 // Name is the plugin's name in kube's registry.
 const Name = "GangScheduling"
 
-// Groups is what the plugin reads of the scheduler's pod group state.
-type Groups interface {
-	// PodGroup returns the pod group, nil when it does not exist.
-	PodGroup(namespace, name string) *schedulingv1beta1.PodGroup
-	// AllPodsCount counts the group's pods the scheduler knows: bound,
-	// or pending and arrived.
-	AllPodsCount(namespace, name string) int
-}
-
 // Plugin is GangScheduling.
-type Plugin struct{ groups Groups }
+type Plugin struct{ groups framework.PodGroupLister }
+
+var _ framework.GangPlugin = (*Plugin)(nil)
 
 // New returns the plugin reading the given pod group state.
-func New(groups Groups) *Plugin { return &Plugin{groups: groups} }
+func New(groups framework.PodGroupLister) *Plugin { return &Plugin{groups: groups} }
+
+// Factory builds the plugin for a profile (framework.Profile.Gang).
+func Factory(groups framework.PodGroupLister) framework.GangPlugin { return New(groups) }
 
 // Name implements framework.Plugin.
 func (p *Plugin) Name() string { return Name }
@@ -119,6 +115,11 @@ func groupUpdated(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, erro
 		return framework.QueueSkip, nil
 	}
 	return framework.Queue, nil
+}
+
+// PlacementFeasible implements framework.GangPlugin.
+func (p *Plugin) PlacementFeasible(minCount, scheduled, remaining int) *framework.Status {
+	return PlacementFeasible(minCount, scheduled, remaining)
 }
 
 // PlacementFeasible is kube's check after each pod of a pod group cycle:

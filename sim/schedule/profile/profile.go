@@ -1,4 +1,4 @@
-package schedule
+package profile
 
 import (
 	"fmt"
@@ -23,9 +23,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// PluginConfig is the part of a KubeSchedulerConfiguration profile drasim
+// Config is the part of a KubeSchedulerConfiguration profile drasim
 // honours: plugin args, score weights, disabled plugins and sampling.
-type PluginConfig struct {
+type Config struct {
 	NodeResourcesFit   config.NodeResourcesFitArgs
 	BalancedAllocation config.NodeResourcesBalancedAllocationArgs
 	PodTopologySpread  config.PodTopologySpreadArgs
@@ -60,11 +60,12 @@ func DefaultWeights() map[string]int64 {
 	return w
 }
 
-// NewProfile wires the default profile's plugins in kube's order. Each
-// stage says why it stands where it does: cheap checks that reject whole
-// nodes come first so the expensive ones (affinity across pods, device
-// allocation) run on fewer nodes.
-func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*Profile, error) {
+// New wires the default profile's plugins in kube's order, with the DRA
+// plugin given (it works on c's DRA state) and DrasimPolicy when cfg asks
+// for it. Each stage says why it stands where it does: cheap checks that
+// reject whole nodes come first so the expensive ones (affinity across
+// pods, device allocation) run on fewer nodes.
+func New(c *cluster.Cluster, draPlugin *dra.Plugin, cfg Config) (*framework.Profile, error) {
 	weights := DefaultWeights()
 	for name, w := range cfg.Weights {
 		if w != 0 {
@@ -125,34 +126,16 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 		}
 		draPlugin.SetDeviceOrder(pol, c)
 	}
-	p := &Profile{Requests: requests, PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Preemption: !cfg.Disabled[PreemptionPlugin],
-		Gang: c.GangsEnabled() && !cfg.Disabled[gangscheduling.Name]}
+	p := &framework.Profile{Requests: requests, PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Preemption: !cfg.Disabled[plugins.DefaultPreemption]}
+	if c.GangsEnabled() && !cfg.Disabled[gangscheduling.Name] {
+		p.Gang = gangscheduling.Factory
+	}
 	for _, pl := range chain {
 		if cfg.Disabled[pl.Name()] {
 			continue
 		}
-		p.all = append(p.all, pl)
-		if x, ok := pl.(framework.PreFilterPlugin); ok {
-			p.PreFilter = append(p.PreFilter, x)
-		}
-		if x, ok := pl.(framework.FilterPlugin); ok {
-			p.Filter = append(p.Filter, x)
-		}
-		if x, ok := pl.(framework.PostFilterPlugin); ok {
-			p.PostFilter = append(p.PostFilter, x)
-		}
-		if x, ok := pl.(framework.PodGroupPostFilterPlugin); ok {
-			p.PodGroupPostFilter = append(p.PodGroupPostFilter, x)
-		}
-		if x, ok := pl.(framework.PreScorePlugin); ok {
-			p.PreScore = append(p.PreScore, x)
-		}
-		if x, ok := pl.(framework.ScorePlugin); ok && !(cfg.DisableDefaultScores && pl.Name() != policy.PluginName) && !cfg.Unscored[pl.Name()] {
-			p.Score = append(p.Score, WeightedScore{Plugin: x, Weight: weights[pl.Name()]})
-		}
-		if x, ok := pl.(framework.ReservePlugin); ok {
-			p.Reserve = append(p.Reserve, x)
-		}
+		scored := !(cfg.DisableDefaultScores && pl.Name() != policy.PluginName) && !cfg.Unscored[pl.Name()]
+		p.Add(pl, weights[pl.Name()], scored)
 	}
 	for name := range cfg.Disabled {
 		if _, known := weights[name]; !known && !isFilterOnly(name) {
@@ -164,7 +147,7 @@ func NewProfile(c *cluster.Cluster, draPlugin *dra.Plugin, cfg PluginConfig) (*P
 
 func isFilterOnly(name string) bool {
 	switch name {
-	case "NodeUnschedulable", "NodeName", "NodePorts", PreemptionPlugin, gangscheduling.Name:
+	case "NodeUnschedulable", "NodeName", "NodePorts", plugins.DefaultPreemption, gangscheduling.Name:
 		return true
 	}
 	return false
@@ -182,38 +165,4 @@ func workloadsOf(c *cluster.Cluster) *podtopologyspread.Workloads {
 		})
 	}
 	return podtopologyspread.NewWorkloads(nil, nil, rss, c.Snapshot().StatefulSets)
-}
-
-// plugins returns every plugin of the profile once, including those of a
-// profile assembled by hand.
-func (p *Profile) plugins() []framework.Plugin {
-	if p.all != nil {
-		return p.all
-	}
-	seen := map[framework.Plugin]bool{}
-	add := func(pl framework.Plugin) {
-		if !seen[pl] {
-			seen[pl] = true
-			p.all = append(p.all, pl)
-		}
-	}
-	for _, pl := range p.PreFilter {
-		add(pl)
-	}
-	for _, pl := range p.Filter {
-		add(pl)
-	}
-	for _, pl := range p.PostFilter {
-		add(pl)
-	}
-	for _, pl := range p.PreScore {
-		add(pl)
-	}
-	for _, ws := range p.Score {
-		add(ws.Plugin)
-	}
-	for _, pl := range p.Reserve {
-		add(pl)
-	}
-	return p.all
 }

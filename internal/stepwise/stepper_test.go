@@ -1,10 +1,11 @@
-package sim_test
+package stepwise_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/drasim/drasim/internal/build"
+	"github.com/drasim/drasim/internal/stepwise"
 	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/feature"
 	"github.com/drasim/drasim/sim/result"
@@ -17,9 +18,9 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-func newStepper(t *testing.T, snap *snapshot.Snapshot, gates feature.Gates) *sim.Stepper {
+func newStepper(t *testing.T, snap *snapshot.Snapshot, gates feature.Gates) *stepwise.Stepper {
 	t.Helper()
-	st, err := sim.NewStepper(snap, sim.Options{Gates: gates})
+	st, err := stepwise.New(snap, sim.Options{Gates: gates})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func newStepper(t *testing.T, snap *snapshot.Snapshot, gates feature.Gates) *sim
 
 // noFit evaluates a pod that must fit nowhere and returns its PostFilter
 // verdict.
-func noFit(t *testing.T, st *sim.Stepper, pod string) *schedule.PostFilterResult {
+func noFit(t *testing.T, st *stepwise.Stepper, pod string) *schedule.PostFilterResult {
 	t.Helper()
 	ctx := context.Background()
 	a, err := st.Evaluate(ctx, pod)

@@ -1,4 +1,4 @@
-package sim
+package stepwise
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/drasim/drasim/sim"
 	"github.com/drasim/drasim/sim/cluster"
-	"github.com/drasim/drasim/sim/dra"
 	"github.com/drasim/drasim/sim/result"
 	"github.com/drasim/drasim/sim/schedule"
 	"github.com/drasim/drasim/sim/snapshot"
@@ -27,8 +27,8 @@ import (
 // are drasim's own (the scheduler, DefaultPreemption, the pod group
 // cycle of a replay); only what follows from them is the caller's.
 type Stepper struct {
+	e     *sim.Engine
 	c     *cluster.Cluster
-	dra   *dra.Plugin
 	r     *schedule.Replayer
 	sched *schedule.Scheduler
 	// pods are every pod of the snapshot, pending or bound; deleted the
@@ -37,10 +37,12 @@ type Stepper struct {
 	deleted []*v1.Pod
 }
 
-// NewStepper builds the cluster of a snapshot for step-wise evaluation.
-// Every node's status and score is kept (schedule.Options.KeepNodeStatuses).
-func NewStepper(snap *snapshot.Snapshot, opts Options) (*Stepper, error) {
-	e, err := setup(snap, opts)
+// New builds the cluster of a snapshot for step-wise evaluation, as
+// sim.Simulate would (the snapshot admitted unless opts.Admitted says the
+// caller did). Every node's status and score is kept
+// (schedule.Options.KeepNodeStatuses).
+func New(snap *snapshot.Snapshot, opts sim.Options) (*Stepper, error) {
+	e, err := sim.NewEngineFor(snap, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +50,7 @@ func NewStepper(snap *snapshot.Snapshot, opts Options) (*Stepper, error) {
 	so.KeepNodeStatuses = true
 	r := e.Replayer(so)
 	c := e.Cluster()
-	s := &Stepper{c: c, dra: e.DRA(), r: r, sched: r.Scheduler(), pods: map[string]*v1.Pod{}}
+	s := &Stepper{e: e, c: c, r: r, sched: r.Scheduler(), pods: map[string]*v1.Pod{}}
 	for _, p := range c.Pods() {
 		s.pods[p.Namespace+"/"+p.Name] = p
 	}
@@ -110,7 +112,7 @@ func (s *Stepper) Devices(pod string, a *schedule.Attempt, node string) []result
 	if p == nil {
 		return nil
 	}
-	return devicesOf(unallocatedClaims(s.dra, p), s.dra.ChosenAllocation(a.State, node))
+	return s.e.ChosenDevices(p, a, node)
 }
 
 // Bind reserves the pod's claims on a node that the attempt found feasible
@@ -145,12 +147,11 @@ func (s *Stepper) ScheduleGroup(ctx context.Context, group string, pods []string
 	if !ok || s.c.PodGroup(ns, name) == nil {
 		return nil, fmt.Errorf("pod group %s is not in the snapshot (or GenericWorkload is off)", group)
 	}
-	s.r.Follow = func(p *v1.Pod, a *schedule.Attempt) string { return choose(p.Namespace+"/"+p.Name, a) }
+	follow := &schedule.Follow{Pod: func(p *v1.Pod, a *schedule.Attempt) string { return choose(p.Namespace+"/"+p.Name, a) }}
 	if chooseRerun != nil {
-		s.r.FollowRerun = func(p *v1.Pod, a *schedule.Attempt) string { return chooseRerun(p.Namespace+"/"+p.Name, a) }
+		follow.Rerun = func(p *v1.Pod, a *schedule.Attempt) string { return chooseRerun(p.Namespace+"/"+p.Name, a) }
 	}
-	defer func() { s.r.Follow, s.r.FollowRerun = nil, nil }()
-	return s.r.ScheduleGroup(ctx, ns, name, list, 0)
+	return s.r.ScheduleGroup(ctx, ns, name, list, 0, follow)
 }
 
 // Nominate records the pod's nominated node as the real scheduler set it
@@ -271,10 +272,7 @@ func (s *Stepper) Deallocated(claim string) error {
 }
 
 func (s *Stepper) claim(ns, name string) (*resourceapi.ResourceClaim, error) {
-	if s.dra == nil {
-		return nil, fmt.Errorf("claim %s/%s: no DynamicResources", ns, name)
-	}
-	c, err := s.dra.State().Claim(ns, name)
+	c, err := s.c.DRA().Claim(ns, name)
 	if err != nil {
 		return nil, fmt.Errorf("claim %s/%s: %w", ns, name, err)
 	}
@@ -317,7 +315,7 @@ func (s *Stepper) PodDevices(pod string) []string {
 		return nil
 	}
 	var out []string
-	for _, c := range schedule.PodClaims(p, s.dra) {
+	for _, c := range schedule.PodClaims(s.c, p) {
 		for _, d := range c.Devices {
 			out = append(out, d.ID())
 		}
