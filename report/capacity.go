@@ -192,57 +192,7 @@ type section struct {
 // use, what is left and what is lost.
 func capacitySections(r *analysis.Report) []section {
 	out := editSections(r.Edits)
-	p := r.Fit.Pods
-
-	wl := Table{Header: []string{"Namespace", "Workload", "Bound", "Scheduled", "Pending"}}
-	fitIntro := fmt.Sprintf("%d scheduled, %d pending, %d already bound.", p.Scheduled, p.Pending, p.Bound)
-	if p.Preempted > 0 {
-		wl.Header = append(wl.Header, "Preempted")
-		fitIntro = fmt.Sprintf("%d scheduled, %d pending, %d already bound, %d preempted.", p.Scheduled, p.Pending, p.Bound, p.Preempted)
-	}
-	for _, w := range r.Fit.Workloads {
-		row := []string{w.Namespace, w.Workload, fmt.Sprint(w.Bound), fmt.Sprint(w.Scheduled), fmt.Sprint(w.Pending)}
-		if p.Preempted > 0 {
-			row = append(row, fmt.Sprint(w.Preempted))
-		}
-		wl.Append(row...)
-	}
-	out = append(out, section{title: "Fit", intro: fitIntro, table: wl, empty: "No pods."})
-
-	why := Table{Header: []string{"Plugin", "Reason", "Pods", "Nodes"}}
-	for _, pr := range r.Fit.PendingReasons {
-		why.Append(pr.Plugin, pr.Reason, fmt.Sprint(pr.Pods), fmt.Sprint(pr.Nodes))
-	}
-	out = append(out, section{title: "Why pending", table: why, empty: "Nothing is pending."})
-
-	if pre := r.Fit.Preemption; pre.Preempted > 0 {
-		lost := Table{Header: []string{"Class", "Priority", "Preempted", "Of pods", "By"}}
-		for _, c := range pre.Classes {
-			lost.Append(c.Class, fmt.Sprint(c.Priority), fmt.Sprint(c.Preempted), fmt.Sprint(c.Pods), strings.Join(c.By, ", "))
-		}
-		intro := fmt.Sprintf("%d pod(s) preempted by %d pod(s) of higher priority", pre.Preempted, pre.Preemptors)
-		if pre.PDBViolations > 0 {
-			intro += fmt.Sprintf(", %d against a PodDisruptionBudget", pre.PDBViolations)
-		}
-		out = append(out, section{title: "Preemption", intro: intro + ".", table: lost})
-	}
-
-	if pg := r.Fit.PodGroups; pg != nil {
-		groups := Table{Header: []string{"Pod group", "Min count", "Placed", "Status", "Blocker"}}
-		for _, g := range pg.Groups {
-			status := strings.ToLower(g.Phase)
-			if g.Partial {
-				status = "partial (gate off)"
-			}
-			groups.Append(g.Namespace+"/"+g.Name, fmt.Sprint(g.MinCount), fmt.Sprintf("%d/%d", g.Placed, g.Pods), status, g.Blocker)
-		}
-		intro := fmt.Sprintf("%d placed whole, %d not", pg.Placed, pg.NotPlaced)
-		if pg.Partial > 0 {
-			intro += fmt.Sprintf(" (%d placed in part with GenericWorkload off: kube with the gate places minCount pods or none)", pg.Partial)
-		}
-		out = append(out, section{title: "Pod groups", intro: intro + ".", table: groups})
-	}
-
+	out = append(out, fitSections(r.Fit)...)
 	util := utilizationTable(r.Utilization)
 	groupedBy := r.Inputs.GroupBy
 	if groupedBy == analysis.DefaultGroupBy {
@@ -266,6 +216,78 @@ func capacitySections(r *analysis.Report) []section {
 	}
 	out = append(out, section{title: "Workload mix", intro: fmt.Sprintf("Shapes from the %s; each weighted by its pods.", mixSourceText(r.Inputs.MixSource)), table: mix, empty: "No shapes: nothing to probe."})
 
+	out = append(out, deviceSections(r)...)
+	out = append(out, strandedSections(r.Stranded)...)
+	out = append(out, resilienceSections(r.Resilience)...)
+	if a := r.Autoscaling; a != nil {
+		out = append(out, assessmentSections(a)...)
+	}
+	return out
+}
+
+// fitSections say what the replay placed: per workload, why pods wait,
+// whom preemption took, which pod groups were placed whole.
+func fitSections(fit analysis.Fit) []section {
+	var out []section
+	p := fit.Pods
+
+	wl := Table{Header: []string{"Namespace", "Workload", "Bound", "Scheduled", "Pending"}}
+	fitIntro := fmt.Sprintf("%d scheduled, %d pending, %d already bound.", p.Scheduled, p.Pending, p.Bound)
+	if p.Preempted > 0 {
+		wl.Header = append(wl.Header, "Preempted")
+		fitIntro = fmt.Sprintf("%d scheduled, %d pending, %d already bound, %d preempted.", p.Scheduled, p.Pending, p.Bound, p.Preempted)
+	}
+	for _, w := range fit.Workloads {
+		row := []string{w.Namespace, w.Workload, fmt.Sprint(w.Bound), fmt.Sprint(w.Scheduled), fmt.Sprint(w.Pending)}
+		if p.Preempted > 0 {
+			row = append(row, fmt.Sprint(w.Preempted))
+		}
+		wl.Append(row...)
+	}
+	out = append(out, section{title: "Fit", intro: fitIntro, table: wl, empty: "No pods."})
+
+	why := Table{Header: []string{"Plugin", "Reason", "Pods", "Nodes"}}
+	for _, pr := range fit.PendingReasons {
+		why.Append(pr.Plugin, pr.Reason, fmt.Sprint(pr.Pods), fmt.Sprint(pr.Nodes))
+	}
+	out = append(out, section{title: "Why pending", table: why, empty: "Nothing is pending."})
+
+	if pre := fit.Preemption; pre.Preempted > 0 {
+		lost := Table{Header: []string{"Class", "Priority", "Preempted", "Of pods", "By"}}
+		for _, c := range pre.Classes {
+			lost.Append(c.Class, fmt.Sprint(c.Priority), fmt.Sprint(c.Preempted), fmt.Sprint(c.Pods), strings.Join(c.By, ", "))
+		}
+		intro := fmt.Sprintf("%d pod(s) preempted by %d pod(s) of higher priority", pre.Preempted, pre.Preemptors)
+		if pre.PDBViolations > 0 {
+			intro += fmt.Sprintf(", %d against a PodDisruptionBudget", pre.PDBViolations)
+		}
+		out = append(out, section{title: "Preemption", intro: intro + ".", table: lost})
+	}
+
+	if pg := fit.PodGroups; pg != nil {
+		groups := Table{Header: []string{"Pod group", "Min count", "Placed", "Status", "Blocker"}}
+		for _, g := range pg.Groups {
+			status := strings.ToLower(g.Phase)
+			if g.Partial {
+				status = "partial (gate off)"
+			}
+			groups.Append(g.Namespace+"/"+g.Name, fmt.Sprint(g.MinCount), fmt.Sprintf("%d/%d", g.Placed, g.Pods), status, g.Blocker)
+		}
+		intro := fmt.Sprintf("%d placed whole, %d not", pg.Placed, pg.NotPlaced)
+		if pg.Partial > 0 {
+			intro += fmt.Sprintf(" (%d placed in part with GenericWorkload off: kube with the gate places minCount pods or none)", pg.Partial)
+		}
+		out = append(out, section{title: "Pod groups", intro: intro + ".", table: groups})
+	}
+
+	return out
+}
+
+// deviceSections say how the idle devices serve the workload mix:
+// fragmentation, headroom per shape, the largest request per class and
+// the shared counters of partitionable devices.
+func deviceSections(r *analysis.Report) []section {
+	var out []section
 	f := r.Fragmentation
 	frag := Table{Header: []string{"Class", "Idle devices", "Fragmented", "Rate"}}
 	for _, c := range f.Classes {
@@ -297,7 +319,13 @@ func capacitySections(r *analysis.Report) []section {
 	}
 	out = append(out, section{title: "Counter sets", intro: "Shared counters of partitionable devices, and the idle partitions that still fit.", table: sets, empty: "No partitionable devices."})
 
-	st := r.Stranded
+	return out
+}
+
+// strandedSections list the nodes whose idle devices lack CPU, memory or
+// pod slots, and those whose CPU and memory lack devices.
+func strandedSections(st analysis.Stranded) []section {
+	var out []section
 	sd := Table{Header: []string{"Node", "Group", "Idle devices", "Short of", "Free CPU", "Free memory", "Free pods"}}
 	sdCPU, sdMem := columnsOf(st.DeviceNodes, func(n analysis.StrandedDevices) (string, string) { return n.FreeCPU, n.FreeMemory })
 	for i, n := range st.DeviceNodes {
@@ -310,10 +338,6 @@ func capacitySections(r *analysis.Report) []section {
 		sh.Append(n.Node, n.Group, fmt.Sprint(n.Devices), shCPU[i], shMem[i])
 	}
 	out = append(out, section{title: "Stranded CPU and memory", intro: fmt.Sprintf("%s CPU and %s memory free on nodes whose devices are all taken.", st.CPU, st.Memory), table: sh, empty: "None."})
-	out = append(out, resilienceSections(r.Resilience)...)
-	if a := r.Autoscaling; a != nil {
-		out = append(out, assessmentSections(a)...)
-	}
 	return out
 }
 

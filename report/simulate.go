@@ -27,6 +27,24 @@ func tieBreakNote(tieBreak string, seed int64) string {
 // WriteSimulationTable renders a replay for a person: what went in, what
 // fit, and, for every pod that did not, kube's message.
 func WriteSimulationTable(w io.Writer, r *result.Result) error {
+	writeSimulationHeader(w, r)
+	if err := WriteEditsTable(w, r.Edits); err != nil {
+		return err
+	}
+	for _, section := range []func(io.Writer, *result.Result) error{writeScheduledPods, writePreemptedPods, writePendingPods, writePodGroups, writeDeviceReasons} {
+		if err := section(w, r); err != nil {
+			return err
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	return nil
+}
+
+// writeSimulationHeader says what was replayed with which settings, and
+// the outcome counts.
+func writeSimulationHeader(w io.Writer, r *result.Result) {
 	in := r.Inputs
 	fmt.Fprintf(w, "Replayed %d pending pod(s) on %d node(s) with %d device(s) (kube-scheduler %s%s", in.PendingPods, in.Nodes, in.Devices, in.KubernetesVersion, tieBreakNote(in.TieBreak, in.Seed))
 	if in.FeatureGates != "" {
@@ -51,10 +69,10 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(w, "   Preempted: %d", s.Preempted)
 	}
 	fmt.Fprintln(w)
-	if err := WriteEditsTable(w, r.Edits); err != nil {
-		return err
-	}
+}
 
+// writeScheduledPods lists the pods placed, up to maxScheduledRows.
+func writeScheduledPods(w io.Writer, r *result.Result) error {
 	scheduled := Table{Header: []string{"Pod", "Node", "Devices"}}
 	shown := 0
 	for _, p := range r.Pods {
@@ -76,6 +94,11 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 			fmt.Fprintf(w, "... and %d more (all of them in -o json)\n", shown-maxScheduledRows)
 		}
 	}
+	return nil
+}
+
+// writePreemptedPods lists the pods deleted for a pod of higher priority.
+func writePreemptedPods(w io.Writer, r *result.Result) error {
 	preempted := Table{Header: []string{"Pod", "Priority", "Node", "Preempted by", "Why"}}
 	for _, p := range r.Pods {
 		if p.Phase != result.PhasePreempted || p.PreemptedBy == nil {
@@ -98,6 +121,12 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// writePendingPods lists the pods not placed, gated or left to another
+// scheduler, with why.
+func writePendingPods(w io.Writer, r *result.Result) error {
 	pending := Table{Header: []string{"Pod", "Why"}}
 	for _, p := range r.Pods {
 		switch p.Phase {
@@ -115,9 +144,12 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 			return err
 		}
 	}
-	if err := writePodGroups(w, r); err != nil {
-		return err
-	}
+	return nil
+}
+
+// writeDeviceReasons lists why DynamicResources rejected nodes, per claim
+// and request.
+func writeDeviceReasons(w io.Writer, r *result.Result) error {
 	devices := Table{Header: []string{"Pod", "Claim and request", "Nodes", "Why the devices do not fit"}}
 	for _, p := range r.Pods {
 		for _, d := range p.DeviceReasons {
@@ -133,9 +165,6 @@ func WriteSimulationTable(w io.Writer, r *result.Result) error {
 		if err := devices.Write(w); err != nil {
 			return err
 		}
-	}
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	return nil
 }

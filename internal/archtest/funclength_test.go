@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -19,47 +18,16 @@ import (
 // steps that deserve names of their own (issue 28).
 const maxFuncLines = 100
 
-// longFuncAllowlist names the functions (file relative to the repository,
-// then the function's name, or Type.Method for a method) that are still over maxFuncLines and
-// have not been split yet. The list may only shrink: an entry that is no
-// longer too long fails the test as well, so that it leaves the list in the
-// same change that shortens it.
-var longFuncAllowlist = map[string]bool{
-	"report/capacity.go capacitySections":       true,
-	"report/simulate.go WriteSimulationTable":   true,
-	"sim/autoscale/metrics.go deviceWaste":      true,
-	"sim/autoscale/provreq.go scaler.provision": true,
-	"sim/timeline/summary.go engine.summarize":  true,
-}
-
 // TestNoLongFunctions walks every Go source file of the repository (nested
 // modules such as tools/ca-recorder included), skipping tests, testdata and
-// generated files, and fails for every function longer than maxFuncLines
-// that is not on longFuncAllowlist.
+// generated files, and fails for every function longer than maxFuncLines.
 func TestNoLongFunctions(t *testing.T) {
 	long, err := longFunctions(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range long {
-		if longFuncAllowlist[f.key] {
-			continue
-		}
 		t.Errorf("%s is %d lines long (limit %d): split it into named steps", f.key, f.lines, maxFuncLines)
-	}
-	found := map[string]bool{}
-	for _, f := range long {
-		found[f.key] = true
-	}
-	var stale []string
-	for key := range longFuncAllowlist {
-		if !found[key] {
-			stale = append(stale, key)
-		}
-	}
-	sort.Strings(stale)
-	for _, key := range stale {
-		t.Errorf("%s is on longFuncAllowlist but is no longer over %d lines (or is gone): remove it from the list", key, maxFuncLines)
 	}
 }
 

@@ -53,15 +53,10 @@ func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]fl
 		onNode[n] = true
 	}
 	used := inventory.Allocated(c.DRA().Claims())
-	type setKey struct{ driver, pool, set string }
-	type counterKey struct {
-		setKey
-		counter string
-	}
-	totals := map[counterKey]float64{}
-	consumed := map[counterKey]float64{}
-	setWeight := map[setKey]float64{}
-	var sets []setKey
+	totals := map[wasteCounter]float64{}
+	consumed := map[wasteCounter]float64{}
+	setWeight := map[wasteSet]float64{}
+	var sets []wasteSet
 	var list []deviceUnit
 	weightOf := func(d inventory.Device) float64 {
 		w := 0.0
@@ -80,13 +75,13 @@ func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]fl
 			continue
 		}
 		for _, cs := range sl.Spec.SharedCounters {
-			k := setKey{sl.Spec.Driver, sl.Spec.Pool.Name, cs.Name}
+			k := wasteSet{sl.Spec.Driver, sl.Spec.Pool.Name, cs.Name}
 			if _, seen := setWeight[k]; !seen {
 				setWeight[k] = 0
 				sets = append(sets, k)
 			}
 			for name, ctr := range cs.Counters {
-				totals[counterKey{k, name}] += ctr.Value.AsApproximateFloat64()
+				totals[wasteCounter{k, name}] += ctr.Value.AsApproximateFloat64()
 			}
 		}
 		for i := range sl.Spec.Devices {
@@ -104,17 +99,42 @@ func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]fl
 				continue
 			}
 			for _, cc := range d.ConsumesCounters {
-				k := setKey{sl.Spec.Driver, sl.Spec.Pool.Name, cc.CounterSet}
+				k := wasteSet{sl.Spec.Driver, sl.Spec.Pool.Name, cc.CounterSet}
 				setWeight[k] = max(setWeight[k], w)
 				if !isUsed {
 					continue
 				}
 				for name, ctr := range cc.Counters {
-					consumed[counterKey{k, name}] += ctr.Value.AsApproximateFloat64()
+					consumed[wasteCounter{k, name}] += ctr.Value.AsApproximateFloat64()
 				}
 			}
 		}
 	}
+	list = append(list, counterSetUnits(sets, setWeight, totals, consumed)...)
+	var wIdle, wTotal float64
+	for _, u := range list {
+		wIdle += u.weight * u.idle
+		wTotal += u.weight
+		idle += u.idle
+	}
+	if wTotal > 0 {
+		waste = wIdle / wTotal
+	}
+	return waste, len(list), idle
+}
+
+// wasteSet names a counter set of a pool; wasteCounter one counter of it.
+type wasteSet struct{ driver, pool, set string }
+
+type wasteCounter struct {
+	wasteSet
+	counter string
+}
+
+// counterSetUnits makes a unit of every counter set some weighted class
+// draws on: idle by the mean share of its counters not consumed.
+func counterSetUnits(sets []wasteSet, setWeight map[wasteSet]float64, totals, consumed map[wasteCounter]float64) []deviceUnit {
+	var list []deviceUnit
 	for _, k := range sets {
 		if setWeight[k] == 0 {
 			continue
@@ -122,7 +142,7 @@ func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]fl
 		// Sum in counter-name order: float sums must not depend on map order.
 		var names []string
 		for ck := range totals {
-			if ck.setKey == k {
+			if ck.wasteSet == k {
 				names = append(names, ck.counter)
 			}
 		}
@@ -130,7 +150,7 @@ func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]fl
 		var sum float64
 		n := 0
 		for _, name := range names {
-			ck := counterKey{k, name}
+			ck := wasteCounter{k, name}
 			if totals[ck] <= 0 {
 				continue
 			}
@@ -142,16 +162,7 @@ func deviceWaste(c *cluster.Cluster, m *inventory.Matcher, weights map[string]fl
 		}
 		list = append(list, deviceUnit{weight: setWeight[k], idle: sum / float64(n)})
 	}
-	var wIdle, wTotal float64
-	for _, u := range list {
-		wIdle += u.weight * u.idle
-		wTotal += u.weight
-		idle += u.idle
-	}
-	if wTotal > 0 {
-		waste = wIdle / wTotal
-	}
-	return waste, len(list), idle
+	return list
 }
 
 // prioritizedListScore is the DynamicResources score of the pods'

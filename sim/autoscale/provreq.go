@@ -375,83 +375,103 @@ func (s *scaler) provision(index int, r *provReq) error {
 	lp := Loop{Index: index, PendingPods: len(s.pending), ProvisioningRequest: r.out.Name}
 	switch r.pr.Spec.ProvisioningClassName {
 	case snapshot.ProvisioningClassCheckCapacity:
-		left, err := s.fitExisting(s.ctx, k, r.pods, true)
-		s.cur.Revert()
-		if err != nil {
-			return err
-		}
-		if len(left) == 0 {
-			r.provAt = now
-			r.set(CondProvisioned, metav1.ConditionTrue, ReasonCapacityIsFound, "Capacity is found in the cluster", index, now)
-		} else if r.pr.Spec.Parameters["noRetry"] == "true" {
-			r.set(CondFailed, metav1.ConditionTrue, ReasonCapacityIsNotFound, "CA could not find requested capacity", index, now)
-		} else {
-			r.set(CondProvisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, "Capacity is not found, CA will try to find it later.", index, now)
-		}
-		if r.isTrue(CondFailed) {
-			lp.ProvisioningResult = CondFailed
-		} else {
-			lp.ProvisioningResult = r.cond(CondProvisioned).Reason
-		}
+		err = s.checkCapacity(k, r, index, now, &lp)
 	case snapshot.ProvisioningClassBestEffortAtomicScaleUp:
-		left, err := s.fitExisting(s.ctx, k, r.pods, false)
-		if err != nil {
-			s.cur.Revert()
-			return err
-		}
-		if len(left) == 0 {
-			s.cur.Revert()
-			r.provAt = now
-			r.set(CondProvisioned, metav1.ConditionTrue, ReasonCapacityIsFound, "Capacity is found in the cluster", index, now)
-			lp.ProvisioningResult = ReasonCapacityIsFound
-			break
-		}
-		p, err := s.evaluatePods(left)
-		if err != nil {
-			s.cur.Revert()
-			return err
-		}
-		// All or nothing: an option that leaves a pod out is no option
-		// (CA's computeScaleUpPlan), nor is one a limit cut short.
-		var all []*candidate
-		for _, c := range p.cands {
-			if c.opt.Pods == len(left) && !c.opt.Limited {
-				all = append(all, c)
-			}
-		}
-		for _, c := range all {
-			lp.Options = append(lp.Options, *c.opt)
-		}
-		lp.Skipped = p.skipped
-		s.cur.Revert()
-		var chosen *candidate
-		if len(all) > 0 {
-			var decision *Decision
-			chosen, decision = s.chain.choose(all, env{nodes: len(s.cur.Nodes()), loop: s.scaleUps + 1})
-			lp.Decision = decision
-			for i, c := range all {
-				lp.Options[i] = *c.opt
-			}
-		}
-		if chosen == nil {
-			r.set(CondProvisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, "Capacity is not found, CA will try to find it later.", index, now)
-			lp.ProvisioningResult = ReasonCapacityIsNotFound
-			break
-		}
-		lp.Triggered = chosen.opt.PodKeys
-		placed, err := s.apply(chosen, &lp)
-		if err != nil {
-			return err
-		}
-		s.scaleUps++
-		lp.Placed = placed
-		lp.StillPending = len(s.pending)
-		r.out.NodesAdded += len(lp.Added)
-		r.provAt = now
-		r.set(CondProvisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, "Capacity is found in the cluster", index, now)
-		lp.ProvisioningResult = ReasonCapacityIsProvisioned
+		err = s.atomicScaleUp(k, r, index, now, &lp)
+	}
+	if err != nil {
+		return err
 	}
 	s.plan.Loops = append(s.plan.Loops, lp)
+	return nil
+}
+
+// checkCapacity is check-capacity.autoscaling.x-k8s.io: do the request's
+// pods fit on the nodes there are (capacity booked for other requests
+// held back)? The fork of provision is reverted here.
+func (s *scaler) checkCapacity(k *checker, r *provReq, index int, now time.Duration, lp *Loop) error {
+	left, err := s.fitExisting(s.ctx, k, r.pods, true)
+	s.cur.Revert()
+	if err != nil {
+		return err
+	}
+	if len(left) == 0 {
+		r.provAt = now
+		r.set(CondProvisioned, metav1.ConditionTrue, ReasonCapacityIsFound, "Capacity is found in the cluster", index, now)
+	} else if r.pr.Spec.Parameters["noRetry"] == "true" {
+		r.set(CondFailed, metav1.ConditionTrue, ReasonCapacityIsNotFound, "CA could not find requested capacity", index, now)
+	} else {
+		r.set(CondProvisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, "Capacity is not found, CA will try to find it later.", index, now)
+	}
+	if r.isTrue(CondFailed) {
+		lp.ProvisioningResult = CondFailed
+	} else {
+		lp.ProvisioningResult = r.cond(CondProvisioned).Reason
+	}
+	return nil
+}
+
+// atomicScaleUp is best-effort-atomic-scale-up.autoscaling.x-k8s.io: the
+// request's pods fit now, or one scale-up option places every one of them,
+// or nothing is added. The fork of provision is reverted before the
+// chosen option is applied.
+func (s *scaler) atomicScaleUp(k *checker, r *provReq, index int, now time.Duration, lp *Loop) error {
+	left, err := s.fitExisting(s.ctx, k, r.pods, false)
+	if err != nil {
+		s.cur.Revert()
+		return err
+	}
+	if len(left) == 0 {
+		s.cur.Revert()
+		r.provAt = now
+		r.set(CondProvisioned, metav1.ConditionTrue, ReasonCapacityIsFound, "Capacity is found in the cluster", index, now)
+		lp.ProvisioningResult = ReasonCapacityIsFound
+		return nil
+	}
+	p, err := s.evaluatePods(left)
+	if err != nil {
+		s.cur.Revert()
+		return err
+	}
+	// All or nothing: an option that leaves a pod out is no option
+	// (CA's computeScaleUpPlan), nor is one a limit cut short.
+	var all []*candidate
+	for _, c := range p.cands {
+		if c.opt.Pods == len(left) && !c.opt.Limited {
+			all = append(all, c)
+		}
+	}
+	for _, c := range all {
+		lp.Options = append(lp.Options, *c.opt)
+	}
+	lp.Skipped = p.skipped
+	s.cur.Revert()
+	var chosen *candidate
+	if len(all) > 0 {
+		var decision *Decision
+		chosen, decision = s.chain.choose(all, env{nodes: len(s.cur.Nodes()), loop: s.scaleUps + 1})
+		lp.Decision = decision
+		for i, c := range all {
+			lp.Options[i] = *c.opt
+		}
+	}
+	if chosen == nil {
+		r.set(CondProvisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, "Capacity is not found, CA will try to find it later.", index, now)
+		lp.ProvisioningResult = ReasonCapacityIsNotFound
+		return nil
+	}
+	lp.Triggered = chosen.opt.PodKeys
+	placed, err := s.apply(chosen, lp)
+	if err != nil {
+		return err
+	}
+	s.scaleUps++
+	lp.Placed = placed
+	lp.StillPending = len(s.pending)
+	r.out.NodesAdded += len(lp.Added)
+	r.provAt = now
+	r.set(CondProvisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, "Capacity is found in the cluster", index, now)
+	lp.ProvisioningResult = ReasonCapacityIsProvisioned
 	return nil
 }
 

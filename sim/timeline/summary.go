@@ -227,8 +227,23 @@ func (e *engine) summarize() Summary {
 		p := p
 		s.ByPriority = append(s.ByPriority, WaitRow{Priority: &p, WaitStats: waitStats(byPrio[p]), NeverPlaced: neverP[p]})
 	}
-	// Node groups: hours and cost from billing, scale actions from the
-	// records, the largest size from the series.
+	e.summarizeGroups(&s)
+	s.NodeHours, s.Cost = roundCost(s.NodeHours), roundCost(s.Cost)
+	total := 0
+	for _, n := range s.Alternatives {
+		total += n
+	}
+	if total > 0 {
+		share := math.Round(float64(s.Alternatives[0])/float64(total)*1e4) / 1e4
+		s.FirstChoiceShare = &share
+	}
+	return s
+}
+
+// summarizeGroups fills the node groups of the summary: hours and cost
+// from billing, scale actions from the records, the largest size from the
+// series, and the totals over the groups.
+func (e *engine) summarizeGroups(s *Summary) {
 	groups := map[string]*GroupSummary{}
 	get := func(name string) *GroupSummary {
 		if groups[name] == nil {
@@ -263,16 +278,6 @@ func (e *engine) summarize() Summary {
 		s.NodeHours += g.NodeHours
 		s.Cost += g.Cost
 	}
-	s.NodeHours, s.Cost = roundCost(s.NodeHours), roundCost(s.Cost)
-	total := 0
-	for _, n := range s.Alternatives {
-		total += n
-	}
-	if total > 0 {
-		share := math.Round(float64(s.Alternatives[0])/float64(total)*1e4) / 1e4
-		s.FirstChoiceShare = &share
-	}
-	return s
 }
 
 // tieBreak names the scheduler's tie-break as drasim simulate's result
