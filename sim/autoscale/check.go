@@ -11,6 +11,7 @@ import (
 	"github.com/drasim/drasim/sim/framework"
 	"github.com/drasim/drasim/sim/nodegroup"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 )
 
 // checker answers cluster-autoscaler's predicate questions on one fork of
@@ -131,10 +132,18 @@ func (k *checker) podInfo(pod *v1.Pod) *framework.PodInfo {
 // cluster-autoscaler's template node info holds them already (they go
 // with the node when the fork is reverted).
 func (k *checker) addNode(g *nodegroup.Group, name string) {
-	node, slices, pods := g.EstimateNode(name)
-	k.c.AddNode(node, slices)
-	ni := k.c.Node(name)
-	for _, p := range pods {
+	addTemplateNode(k.c, name, g.EstimateNode)
+}
+
+// addTemplateNode adds the node build makes from a group's template (the
+// group's NewNode or EstimateNode), with its slices, and
+// puts its daemon pods on it directly, as cluster-autoscaler's template
+// node info holds them: no scheduling cycle places them.
+func addTemplateNode(c *cluster.Cluster, name string, build func(string) (*v1.Node, []*resourceapi.ResourceSlice, []*v1.Pod)) {
+	node, slices, daemons := build(name)
+	c.AddNode(node, slices)
+	ni := c.Node(name)
+	for _, p := range daemons {
 		p.Spec.NodeName = name
 		ni.AddPod(p)
 	}

@@ -295,13 +295,7 @@ func (a *Autoscaler) addUpcoming(names map[string][]string) map[string]bool {
 	upcoming := map[string]bool{}
 	for _, g := range a.groups {
 		for _, name := range names[g.Name] {
-			node, sl, pods := g.NewNode(name)
-			a.c.AddNode(node, sl)
-			ni := a.c.Node(name)
-			for _, p := range pods {
-				p.Spec.NodeName = name
-				ni.AddPod(p)
-			}
+			addTemplateNode(a.c, name, g.NewNode)
 			upcoming[name] = true
 		}
 	}
@@ -517,13 +511,7 @@ func (a *Autoscaler) fitsTemplate(g *nodegroup.Group, pod *v1.Pod) (bool, error)
 	a.c.Fork()
 	defer a.c.Revert()
 	name := g.NextNames(1)[0]
-	node, slices, daemons := g.NewNode(name)
-	a.c.AddNode(node, slices)
-	ni := a.c.Node(name)
-	for _, p := range daemons {
-		p.Spec.NodeName = name
-		ni.AddPod(p)
-	}
+	addTemplateNode(a.c, name, g.NewNode)
 	k := a.fos.k
 	cy, err := k.preFilter(a.ctx, pod)
 	if err != nil {
