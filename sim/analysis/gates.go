@@ -331,11 +331,7 @@ func checkGate(gate Gate, fail func(field, format string, args ...any)) {
 	switch {
 	case gate.MaxPendingPods != nil:
 		a := gate.MaxPendingPods
-		if a.Max == nil {
-			fail(GateMaxPendingPods+".max", "required")
-		} else if *a.Max < 0 {
-			fail(GateMaxPendingPods+".max", "must not be negative, got %d", *a.Max)
-		}
+		checkCount(GateMaxPendingPods+".max", a.Max, fail)
 		if a.Selector != nil {
 			if _, err := metav1.LabelSelectorAsSelector(a.Selector); err != nil {
 				fail(GateMaxPendingPods+".selector", "%v", err)
@@ -346,11 +342,7 @@ func checkGate(gate Gate, fail func(field, format string, args ...any)) {
 		if a.Shape == "" {
 			fail(GateMinHeadroom+".shape", "required: the name of a shape of the mix")
 		}
-		if a.Min == nil {
-			fail(GateMinHeadroom+".min", "required")
-		} else if *a.Min < 0 {
-			fail(GateMinHeadroom+".min", "must not be negative, got %d", *a.Min)
-		}
+		checkCount(GateMinHeadroom+".min", a.Min, fail)
 	case gate.MaxFragmentationRate != nil:
 		checkShare(gate.MaxFragmentationRate.Max, func(msg string) { fail(GateMaxFragmentationRate+".max", "%s", msg) })
 	case gate.MinFirstChoiceShare != nil:
@@ -362,19 +354,9 @@ func checkGate(gate Gate, fail func(field, format string, args ...any)) {
 			fail(GateDomainLoss+"."+p.field, "%s", p.msg)
 		}
 	case gate.MaxPreemptedPods != nil:
-		a := gate.MaxPreemptedPods
-		if a.Max == nil {
-			fail(GateMaxPreemptedPods+".max", "required")
-		} else if *a.Max < 0 {
-			fail(GateMaxPreemptedPods+".max", "must not be negative, got %d", *a.Max)
-		}
+		checkCount(GateMaxPreemptedPods+".max", gate.MaxPreemptedPods.Max, fail)
 	case gate.MaxPendingPodGroups != nil:
-		a := gate.MaxPendingPodGroups
-		if a.Max == nil {
-			fail(GateMaxPendingPodGroups+".max", "required")
-		} else if *a.Max < 0 {
-			fail(GateMaxPendingPodGroups+".max", "must not be negative, got %d", *a.Max)
-		}
+		checkCount(GateMaxPendingPodGroups+".max", gate.MaxPendingPodGroups.Max, fail)
 	case gate.MaxWait != nil:
 		a := gate.MaxWait
 		if a.Percentile <= 0 || a.Percentile > 100 {
@@ -392,11 +374,16 @@ func checkGate(gate Gate, fail func(field, format string, args ...any)) {
 			fail(GateMaxCost+".max", "must not be negative, got %g", *a.Max)
 		}
 	case gate.MaxNeverPlaced != nil:
-		if a := gate.MaxNeverPlaced; a.Max == nil {
-			fail(GateMaxNeverPlaced+".max", "required")
-		} else if *a.Max < 0 {
-			fail(GateMaxNeverPlaced+".max", "must not be negative, got %d", *a.Max)
-		}
+		checkCount(GateMaxNeverPlaced+".max", gate.MaxNeverPlaced.Max, fail)
+	}
+}
+
+// checkCount checks a gate's count bound: required, and not negative.
+func checkCount(field string, v *int, fail func(field, format string, args ...any)) {
+	if v == nil {
+		fail(field, "required")
+	} else if *v < 0 {
+		fail(field, "must not be negative, got %d", *v)
 	}
 }
 
