@@ -99,6 +99,15 @@ func TestParseGatesErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "negative counts",
+			data: header + "gates:\n- name: a\n  maxPreemptedPods: {max: -1}\n- name: b\n  minHeadroom: {shape: x, min: -2}\n- name: c\n  maxNeverPlaced: {}\n",
+			want: []string{
+				`g.yaml:5: gate "a" (gates[0]): maxPreemptedPods.max: must not be negative, got -1`,
+				`g.yaml:7: gate "b" (gates[1]): minHeadroom.min: must not be negative, got -2`,
+				`g.yaml:9: gate "c" (gates[2]): maxNeverPlaced.max: required`,
+			},
+		},
+		{
 			name: "shares outside [0, 1], unknown resource, two targets",
 			data: header + "gates:\n- name: frag\n  maxFragmentationRate: {max: 25}\n- name: util\n  maxUtilization: {class: a, group: b, resource: gpus, max: 0.9}\n- minFirstChoiceShare: {min: -1}\n",
 			want: []string{
