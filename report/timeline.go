@@ -275,29 +275,23 @@ func secondsField(s *timeline.Seconds) string {
 	return strconv.FormatFloat(float64(*s), 'f', -1, 64)
 }
 
-// csvRow is one row of a CSV whose columns are set by header name, so a
-// value cannot land under its neighbour's header.
-type csvRow struct {
-	header []string
-	cells  []string
-}
-
-func newCSVRow(header []string, record string) csvRow {
-	r := csvRow{header: header, cells: make([]string, len(header))}
-	r.cells[0] = record
-	return r
-}
-
-// set writes value under the column named col; a name not in the header is
-// a programming error.
-func (r csvRow) set(col, value string) {
-	for i, h := range r.header {
-		if h == col {
-			r.cells[i] = value
-			return
+// csvLine lays out a row given by column name under the header, the record
+// kind in the first column, so a value cannot land under its neighbour's
+// header. A name not in the header is a programming error.
+func csvLine(header []string, record string, values map[string]string) []string {
+	line := make([]string, len(header))
+	line[0] = record
+	placed := 0
+	for i, h := range header {
+		if v, ok := values[h]; ok {
+			line[i] = v
+			placed++
 		}
 	}
-	panic("report: no CSV column " + col)
+	if placed != len(values) {
+		panic(fmt.Sprintf("report: a CSV row names a column not in the header %v: %v", header, values))
+	}
+	return line
 }
 
 // WriteTimelineCSV writes one row per pod, one per sample and one per
@@ -310,18 +304,18 @@ func WriteTimelineCSV(w io.Writer, r *timeline.Result) error {
 		return err
 	}
 	for _, p := range r.Pods {
-		if err := cw.Write(timelinePodRow(p).cells); err != nil {
+		if err := cw.Write(csvLine(timelineCSVHeader, csvTimelinePod, timelinePodRow(p))); err != nil {
 			return err
 		}
 	}
 	for _, s := range r.Series {
-		if err := cw.Write(timelineSampleRow(s).cells); err != nil {
+		if err := cw.Write(csvLine(timelineCSVHeader, csvTimelineSample, timelineSampleRow(s))); err != nil {
 			return err
 		}
 	}
 	for _, pr := range r.ProvisioningRequests {
 		for _, c := range pr.Transitions {
-			if err := cw.Write(timelineRequestRow(pr, c).cells); err != nil {
+			if err := cw.Write(csvLine(timelineCSVHeader, csvTimelineRequest, timelineRequestRow(pr, c))); err != nil {
 				return err
 			}
 		}
@@ -330,27 +324,22 @@ func WriteTimelineCSV(w io.Writer, r *timeline.Result) error {
 	return cw.Error()
 }
 
-func timelinePodRow(p timeline.PodRecord) csvRow {
-	row := newCSVRow(timelineCSVHeader, csvTimelinePod)
+func timelinePodRow(p timeline.PodRecord) map[string]string {
 	ranks := make([]string, len(p.Alternatives))
 	for i, a := range p.Alternatives {
 		ranks[i] = strconv.Itoa(a)
 	}
 	arrival := p.Arrival
-	for _, c := range [][2]string{
-		{"namespace", p.Namespace}, {"name", p.Name}, {"workload", p.Workload}, {"priority", fmt.Sprint(p.Priority)}, {"phase", p.Phase},
-		{"arrival", secondsField(&arrival)}, {"first_attempt", secondsField(p.FirstAttempt)}, {"bound", secondsField(p.Bound)},
-		{"finished", secondsField(p.Finished)}, {"wait", strconv.FormatFloat(float64(p.Wait), 'f', -1, 64)}, {"attempts", fmt.Sprint(p.Attempts)},
-		{"node", p.Node}, {"devices", strings.Join(p.Devices, " ")}, {"alternatives", strings.Join(ranks, " ")},
-		{"evictions", fmt.Sprint(p.Evictions)}, {"preemptions", fmt.Sprint(p.Preemptions)}, {"message", p.Message},
-	} {
-		row.set(c[0], c[1])
+	return map[string]string{
+		"namespace": p.Namespace, "name": p.Name, "workload": p.Workload, "priority": fmt.Sprint(p.Priority), "phase": p.Phase,
+		"arrival": secondsField(&arrival), "first_attempt": secondsField(p.FirstAttempt), "bound": secondsField(p.Bound),
+		"finished": secondsField(p.Finished), "wait": strconv.FormatFloat(float64(p.Wait), 'f', -1, 64), "attempts": fmt.Sprint(p.Attempts),
+		"node": p.Node, "devices": strings.Join(p.Devices, " "), "alternatives": strings.Join(ranks, " "),
+		"evictions": fmt.Sprint(p.Evictions), "preemptions": fmt.Sprint(p.Preemptions), "message": p.Message,
 	}
-	return row
 }
 
-func timelineSampleRow(s timeline.Sample) csvRow {
-	row := newCSVRow(timelineCSVHeader, csvTimelineSample)
+func timelineSampleRow(s timeline.Sample) map[string]string {
 	nodes := 0
 	for _, g := range s.Nodes {
 		nodes += g.Nodes
@@ -369,15 +358,12 @@ func timelineSampleRow(s timeline.Sample) csvRow {
 		first = strconv.FormatFloat(float64(s.Alternatives[0])/float64(sum), 'f', 4, 64)
 	}
 	t := s.Time
-	for _, c := range [][2]string{
-		{"time", secondsField(&t)}, {"pending", fmt.Sprint(s.Pending)}, {"running", fmt.Sprint(s.Running)}, {"nodes", fmt.Sprint(nodes)},
-		{"provisioning", fmt.Sprint(s.Provisioning)}, {"cost_rate", strconv.FormatFloat(s.CostRate, 'f', -1, 64)},
-		{"cost", strconv.FormatFloat(s.Cost, 'f', -1, 64)}, {"devices_allocated", fmt.Sprint(alloc)}, {"devices_total", fmt.Sprint(total)},
-		{"fragmentation", frag}, {"first_choice", first},
-	} {
-		row.set(c[0], c[1])
+	return map[string]string{
+		"time": secondsField(&t), "pending": fmt.Sprint(s.Pending), "running": fmt.Sprint(s.Running), "nodes": fmt.Sprint(nodes),
+		"provisioning": fmt.Sprint(s.Provisioning), "cost_rate": strconv.FormatFloat(s.CostRate, 'f', -1, 64),
+		"cost": strconv.FormatFloat(s.Cost, 'f', -1, 64), "devices_allocated": fmt.Sprint(alloc), "devices_total": fmt.Sprint(total),
+		"fragmentation": frag, "first_choice": first,
 	}
-	return row
 }
 
 // timelineRequestRow is one condition cluster-autoscaler gave a
@@ -386,20 +372,16 @@ func timelineSampleRow(s timeline.Sample) csvRow {
 // filter: the class in the workload column, Type=Status as the phase, the
 // request's creation as its arrival, the loops that tried it as attempts,
 // and reason: message.
-func timelineRequestRow(pr timeline.ProvReqRecord, c timeline.ProvReqCondition) csvRow {
-	row := newCSVRow(timelineCSVHeader, csvTimelineRequest)
+func timelineRequestRow(pr timeline.ProvReqRecord, c timeline.ProvReqCondition) map[string]string {
 	at := c.Time
 	msg := c.Reason
 	if c.Message != "" {
 		msg += ": " + c.Message
 	}
-	for _, kv := range [][2]string{
-		{"time", secondsField(&at)}, {"namespace", pr.Namespace}, {"name", pr.Name}, {"workload", provReqClass(pr.Class)},
-		{"phase", c.Type + "=" + c.Status}, {"arrival", secondsField(pr.Arrival)}, {"attempts", fmt.Sprint(pr.Tries)}, {"message", msg},
-	} {
-		row.set(kv[0], kv[1])
+	return map[string]string{
+		"time": secondsField(&at), "namespace": pr.Namespace, "name": pr.Name, "workload": provReqClass(pr.Class),
+		"phase": c.Type + "=" + c.Status, "arrival": secondsField(pr.Arrival), "attempts": fmt.Sprint(pr.Tries), "message": msg,
 	}
-	return row
 }
 
 func sumInts(xs []int) int {
