@@ -174,7 +174,8 @@ func writeDeviceReasons(w io.Writer, r *result.Result) error {
 func writePodGroups(w io.Writer, r *result.Result) error {
 	groups := Table{Header: []string{"Pod group", "Min count", "Placed", "Status", "Why"}}
 	for _, g := range r.PodGroups {
-		status, why := g.Phase, g.Message
+		var status string
+		why := g.Message
 		switch {
 		case g.Phase == result.PodGroupScheduled:
 			status, why = "placed", ""

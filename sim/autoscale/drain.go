@@ -1,7 +1,6 @@
 package autoscale
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -209,8 +208,4 @@ func hasBlockingLocalStorage(pod *v1.Pod) bool {
 		}
 	}
 	return false
-}
-
-func (r BlockingReason) describe(pod *v1.Pod) string {
-	return fmt.Sprintf("%s: pod %s/%s", r, pod.Namespace, pod.Name)
 }

@@ -376,11 +376,3 @@ func splitProvReqPods(pods []*v1.Pod) (provReq, regular []*v1.Pod) {
 	}
 	return provReq, regular
 }
-
-// removeProvReqClaims deletes the claims made for the requests' pods.
-func (a *Autoscaler) removeProvReqClaims() {
-	for _, r := range a.provreqs {
-		a.c.RemoveVirtualClaims(r.claims)
-		r.claims = nil
-	}
-}

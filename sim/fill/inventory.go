@@ -106,8 +106,6 @@ type request struct {
 	milliCPU int64
 	// devices of milliDevice each, per device request of a counted class.
 	parts []part
-	// key names the request shape (its class and selectors).
-	key string
 }
 
 type part struct {

@@ -37,14 +37,6 @@ func newFastReader(s string) *fastReader {
 	return &fastReader{s: s, line: 1}
 }
 
-// continueWith reads the next chunk of the file, s, once next has reported
-// the end of the one before; more says whether another follows. Lines are
-// counted on, and a chunk that follows one ending after a "---" line reads
-// as the text after that line would in the whole file.
-func (r *fastReader) continueWith(s string, more bool) {
-	r.s, r.pos, r.done, r.more = s, 0, false, more
-}
-
 // next reads the next document into r.tree. It returns ok=false when the
 // fast reader cannot read it, and eof=true when there are no more
 // documents. empty is set for a document without content (yaml.v3 gives a

@@ -576,15 +576,6 @@ func (p *groupPreemptionPlugin) PodGroupPostFilter(ctx context.Context, _ []*fra
 	return nil, framework.NewStatus(framework.Unschedulable, p.result.Message)
 }
 
-// victimPriority is a running pod's priority as preemption weighs it: its
-// pod group's, when it has one (kube's GetPodPriority).
-func (r *Replayer) victimPriority(pod *v1.Pod) int32 {
-	if pg, _ := r.c.PodGroupOf(pod); pg != nil {
-		return cluster.PodGroupPriority(pg)
-	}
-	return corev1helpers.PodPriority(pod)
-}
-
 // setPodGroupCondition sets the PodGroupInitiallyScheduled condition the
 // scheduler writes to a pod group after each attempt.
 func setPodGroupCondition(pg *schedulingv1beta1.PodGroup, phase, msg string) {

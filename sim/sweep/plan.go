@@ -189,13 +189,12 @@ type planBuilder struct {
 	// base are spec.flags by name, input files resolved.
 	base map[string]string
 	// gates are spec.flags' feature gates, by name.
-	gates     map[string]string
-	hasSeed   bool
-	hasPar    bool
-	flagAxis  map[string]string // flag -> axis that sets it
-	gateAxes  int
-	reads     map[string]bool
-	readOrder []string
+	gates    map[string]string
+	hasSeed  bool
+	hasPar   bool
+	flagAxis map[string]string // flag -> axis that sets it
+	gateAxes int
+	reads    map[string]bool
 	// hashed are the files whose contents the fingerprint covers.
 	hashed []string
 }

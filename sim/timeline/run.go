@@ -223,8 +223,6 @@ type podState struct {
 	// completion event of an earlier run (after an eviction).
 	pendingSince time.Duration
 	gen          int
-	// firstAttempt is set once it was tried.
-	tried bool
 }
 
 // billing is a node being paid for.
@@ -386,10 +384,7 @@ func newEngine(ctx context.Context, in *Input, opts Options) (*engine, error) {
 			return nil, err
 		}
 	}
-	var mix []*v1.Pod
-	for _, p := range e.c.Queue() {
-		mix = append(mix, p)
-	}
+	mix := append([]*v1.Pod(nil), e.c.Queue()...)
 	for i := range in.Arrivals {
 		mix = append(mix, in.Arrivals[i].Pod)
 	}

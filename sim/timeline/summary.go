@@ -158,9 +158,7 @@ func (e *engine) inputs() Inputs {
 				DelayAfterAdd: secondsOf(sd.DelayAfterAdd), DelayAfterDelete: secondsOf(sd.DelayAfterDelete),
 				MaxParallelism: sd.MaxParallelism, MaxDrainParallelism: sd.MaxDrainParallelism}
 		}
-		for _, g := range e.initialGroups {
-			a.Groups = append(a.Groups, g)
-		}
+		a.Groups = append(a.Groups, e.initialGroups...)
 		in.Autoscaler = a
 	}
 	return in

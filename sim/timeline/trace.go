@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/drasim/drasim/internal/kubenames"
 	"github.com/drasim/drasim/internal/suggest"
@@ -401,9 +400,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
-
-// seconds renders a duration as seconds for messages.
-func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
 
 func hasRequest(snap *snapshot.Snapshot, namespace, name string) bool {
 	for _, pr := range snap.ProvisioningRequests {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -76,17 +75,6 @@ func (f *editFlags) add(fs *pflag.FlagSet) {
 	}
 }
 
-// files are the edits files named, for the input-overwrite check.
-func (f *editFlags) files() []string {
-	var out []string
-	for _, e := range f.list {
-		if e.name == editsFileFlag {
-			out = append(out, e.value)
-		}
-	}
-	return out
-}
-
 // parse reads the edits in command-line order. A malformed flag is a
 // usage error; a bad edits file an input error.
 func (f *editFlags) parse() ([]whatif.Edit, error) {
@@ -127,6 +115,3 @@ func (f *editFlags) apply(res *load.Result) (*whatif.Applied, error) {
 	res.Snapshot = applied.Snapshot
 	return applied, nil
 }
-
-// errNoEdits is returned by commands that need edits when none is given.
-var errNoEdits = errors.New("no edits given")

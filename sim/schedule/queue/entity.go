@@ -185,7 +185,6 @@ func (h *entityHeap) Pop() any {
 
 func (h *entityHeap) add(e *Entity)    { heap.Push(h, e) }
 func (h *entityHeap) remove(e *Entity) { heap.Remove(h, e.heapIndex) }
-func (h *entityHeap) fix(e *Entity)    { heap.Fix(h, e.heapIndex) }
 func (h *entityHeap) peek() *Entity {
 	if len(h.items) == 0 {
 		return nil
